@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Builds the native PocketSphinx addon (node-gyp) and the TypeScript sources (tsc -> dist/).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export npm_config_nodedir=/usr
+if [ -f native/pocketsphinx/binding.gyp ]; then
+  if [ ! -f native/pocketsphinx/build/Release/parla_pocketsphinx.node ] || [ -n "$(find native/pocketsphinx -name '*.cc' -newer native/pocketsphinx/build/Release/parla_pocketsphinx.node)" ]; then
+    echo "build: native/pocketsphinx"
+    (cd native/pocketsphinx && node ../../node_modules/node-gyp/bin/node-gyp.js rebuild --nodedir=/usr >/dev/null)
+  fi
+fi
+echo "build: tsc"
+node node_modules/typescript/bin/tsc -p tsconfig.build.json

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs what Parla needs on a fresh Debian 12 machine with Node 20, then builds it.
+# Idempotent and quick when everything is already there.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+DEBS=(flite libpocketsphinx-dev libsphinxbase-dev pocketsphinx-en-us pkg-config)
+[ "${PARLA_SETUP_TEST_DEPS:-0}" = 1 ] && DEBS+=(pocketsphinx-testdata pocketsphinx espeak-ng sox ffmpeg)
+missing=()
+for p in "${DEBS[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+if [ ${#missing[@]} -gt 0 ]; then
+  if [ "$(id -u)" = 0 ]; then
+    echo "setup: installing Debian packages: ${missing[*]}"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+  else
+    echo "setup: please install these Debian packages first: ${missing[*]}" >&2
+    exit 1
+  fi
+fi
+
+# node-gyp cannot download Node headers here: build native code against the system's.
+export npm_config_nodedir=/usr
+if [ ! -d node_modules ] || [ package.json -nt node_modules/.package-lock.json ]; then
+  echo "setup: installing npm packages"
+  npm install --no-audit --no-fund --loglevel=error
+fi
+bash scripts/build.sh

@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# `npm test`: set up what is missing (including test-only packages and services), type-check,
+# then run the whole suite.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PARLA_SETUP_TEST_DEPS=1 bash scripts/setup.sh
+bash scripts/services.sh
+echo "test: type-check"
+node node_modules/typescript/bin/tsc -p tsconfig.json --noEmit
+node scripts/run-tests.mjs "$@"

@@ -1,0 +1,205 @@
+// One typed, validated configuration: environment variables for the deployment (ports, database,
+// secrets) and config/parla.json (+ optional PARLA_CONFIG override) for the product (plans,
+// prices, engine bindings). Nothing else in the code reads process.env.
+
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Plan } from './accounts/types.js';
+
+export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), fileURLToPath(import.meta.url).includes(`${path.sep}dist${path.sep}`) ? '../..' : '..');
+
+export interface PlanConfig {
+  requestsPerMinute: number;
+  requestsPerHour: number;
+  concurrent: number;
+  monthlyCharacters: number;
+  ttsModels: string[];
+  premiumVoices: boolean;
+}
+
+export interface SttBinding {
+  engine: string;
+  profile: string;
+}
+
+export interface ProductConfig {
+  plans: Record<Plan, PlanConfig>;
+  pricing: {
+    ttsCreditsPerCharacter: Record<string, number>;
+    sttCreditsPerSecond: Record<string, number>;
+  };
+  ttsBindings: Record<string, string[]>;
+  sttBindings: Record<string, SttBinding[]>;
+  newAccountCredits: { live: number; test: number };
+}
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  /** postgres:// URL, or null for SQLite in dataDir. */
+  databaseUrl: string | null;
+  redisUrl: string | null;
+  realtimePort: number;
+  realtimeHost: string;
+  tlsCertPath: string | null;
+  tlsKeyPath: string | null;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** HMAC secret for API key hashes. Every node of one deployment must share it. */
+  keySecret: string;
+  /** Engine worker threads (default: number of cores). */
+  workerThreads: number;
+  /** Engine tasks allowed to wait for a worker before requests get 503 SERVICE_OVERLOADED. */
+  engineQueueMax: number;
+  /** PocketSphinx decoders kept warm (default: number of cores). */
+  sttDecoders: number;
+  /** Bearer token for /metrics; null = metrics only on metricsPort (if set). */
+  metricsToken: string | null;
+  metricsPort: number | null;
+  /** Real-time streams: maximum session length in seconds. */
+  realtimeMaxSessionSeconds: number;
+  /** Create the demo account and key on first start with an empty database. */
+  seedDemo: boolean;
+  /** Directory for optional neural model files (sherpa-onnx). */
+  modelsDir: string;
+  product: ProductConfig;
+}
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+function int(env: Env, name: string, def: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return def;
+  if (!/^\d+$/.test(raw.trim())) throw new ConfigError(`${name} must be a whole number, got "${raw}"`);
+  const n = Number(raw);
+  if (n < min || n > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${n}`);
+  return n;
+}
+
+function str(env: Env, name: string): string | null {
+  const raw = env[name];
+  return raw === undefined || raw.trim() === '' ? null : raw.trim();
+}
+
+function bool(env: Env, name: string, def: boolean): boolean {
+  const raw = str(env, name);
+  if (raw === null) return def;
+  if (/^(1|true|yes|on)$/i.test(raw)) return true;
+  if (/^(0|false|no|off)$/i.test(raw)) return false;
+  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function deepMerge(base: unknown, over: unknown): unknown {
+  if (!isObject(base) || !isObject(over)) return over === undefined ? base : over;
+  const out: Record<string, unknown> = { ...base };
+  for (const [k, v] of Object.entries(over)) out[k] = deepMerge(base[k], v);
+  return out;
+}
+
+function readJson(file: string): unknown {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw new ConfigError(`cannot read config file ${file}: ${(err as Error).message}`);
+  }
+}
+
+function validateProduct(p: unknown): ProductConfig {
+  if (!isObject(p) || !isObject(p.plans) || !isObject(p.pricing) || !isObject(p.ttsBindings) || !isObject(p.sttBindings)) {
+    throw new ConfigError('product config needs plans, pricing, ttsBindings and sttBindings');
+  }
+  for (const plan of ['free', 'basic', 'pro', 'enterprise']) {
+    const c = p.plans[plan];
+    if (!isObject(c)) throw new ConfigError(`plans.${plan} is missing`);
+    for (const f of ['requestsPerMinute', 'requestsPerHour', 'concurrent', 'monthlyCharacters']) {
+      if (!Number.isInteger(c[f]) || (c[f] as number) < 0) throw new ConfigError(`plans.${plan}.${f} must be a whole number`);
+    }
+    if (!Array.isArray(c.ttsModels)) throw new ConfigError(`plans.${plan}.ttsModels must be a list`);
+  }
+  const pricing = p.pricing as Record<string, unknown>;
+  for (const table of ['ttsCreditsPerCharacter', 'sttCreditsPerSecond']) {
+    const t = pricing[table];
+    if (!isObject(t)) throw new ConfigError(`pricing.${table} is missing`);
+    for (const [model, rate] of Object.entries(t)) {
+      if (!Number.isInteger(rate) || (rate as number) < 0) throw new ConfigError(`pricing.${table}.${model} must be a whole number`);
+    }
+  }
+  return p as unknown as ProductConfig;
+}
+
+function loadKeySecret(env: Env, dataDir: string): string {
+  const fromEnv = str(env, 'PARLA_KEY_SECRET');
+  if (fromEnv) {
+    if (fromEnv.length < 16) throw new ConfigError('PARLA_KEY_SECRET must be at least 16 characters');
+    return fromEnv;
+  }
+  // Single-node default: a random secret kept beside the SQLite file. Multi-node deployments set
+  // PARLA_KEY_SECRET on every node (docs/operations.md).
+  const file = path.join(dataDir, 'key-secret');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  mkdirSync(dataDir, { recursive: true });
+  const secret = randomBytes(32).toString('base64url');
+  writeFileSync(file, secret + '\n', { mode: 0o600 });
+  return secret;
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const dataDir = path.resolve(str(env, 'PARLA_DATA_DIR') ?? path.join(PROJECT_ROOT, 'data'));
+  const databaseUrl = str(env, 'DATABASE_URL');
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new ConfigError('DATABASE_URL must be a postgres:// URL (leave it unset for SQLite)');
+  }
+  const redisUrl = str(env, 'REDIS_URL');
+  if (redisUrl && !/^rediss?:\/\//.test(redisUrl)) throw new ConfigError('REDIS_URL must be a redis:// URL');
+  const logLevel = (str(env, 'LOG_LEVEL') ?? 'info') as Config['logLevel'];
+  if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
+    throw new ConfigError(`LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent`);
+  }
+  const tlsCertPath = str(env, 'TLS_CERT_PATH');
+  const tlsKeyPath = str(env, 'TLS_KEY_PATH');
+  if ((tlsCertPath === null) !== (tlsKeyPath === null)) throw new ConfigError('TLS_CERT_PATH and TLS_KEY_PATH go together');
+  const cores = availableParallelism();
+  const workerThreads = int(env, 'PARLA_WORKERS', cores, 1, 256);
+
+  let product = readJson(path.join(PROJECT_ROOT, 'config', 'parla.json'));
+  const override = str(env, 'PARLA_CONFIG');
+  if (override) product = deepMerge(product, readJson(path.resolve(override)));
+
+  const metricsPortRaw = str(env, 'METRICS_PORT');
+  return {
+    port: int(env, 'PORT', 8080, 0, 65535),
+    host: str(env, 'HOST') ?? '127.0.0.1',
+    dataDir,
+    databaseUrl,
+    redisUrl,
+    realtimePort: int(env, 'REALTIME_PORT', 8443, 0, 65535),
+    realtimeHost: str(env, 'REALTIME_HOST') ?? str(env, 'HOST') ?? '127.0.0.1',
+    tlsCertPath,
+    tlsKeyPath,
+    logLevel,
+    keySecret: loadKeySecret(env, dataDir),
+    workerThreads,
+    engineQueueMax: int(env, 'PARLA_QUEUE_MAX', workerThreads * 8, 0, 100000),
+    sttDecoders: int(env, 'PARLA_STT_DECODERS', cores, 1, 64),
+    metricsToken: str(env, 'METRICS_TOKEN'),
+    metricsPort: metricsPortRaw === null ? null : int(env, 'METRICS_PORT', 9464, 0, 65535),
+    realtimeMaxSessionSeconds: int(env, 'REALTIME_MAX_SESSION_SECONDS', 3600, 10, 86400),
+    seedDemo: bool(env, 'PARLA_SEED_DEMO', true),
+    modelsDir: path.resolve(str(env, 'PARLA_MODELS_DIR') ?? path.join(dataDir, 'models')),
+    product: validateProduct(product),
+  };
+}

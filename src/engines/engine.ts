@@ -1,0 +1,104 @@
+// Engine interfaces. Engines know nothing of HTTP, keys or credits: they turn text into PCM and
+// PCM into words, and throw EngineError when they cannot. Product models (aura-*, rapid-*,
+// cipher-*, lucid-*) bind to ordered chains of engines in configuration (src/engines/registry.ts).
+
+/** Mono 16-bit PCM with its sample rate. */
+export interface PcmAudio {
+  samples: Int16Array;
+  sampleRate: number;
+}
+
+export interface WordTiming {
+  word: string;
+  /** Seconds from the start of the audio. */
+  start: number;
+  end: number;
+  confidence?: number;
+}
+
+export class EngineError extends Error {
+  constructor(
+    readonly engine: string,
+    message: string,
+    readonly retryable = true,
+    options?: { cause?: unknown },
+  ) {
+    super(`${engine}: ${message}`, options);
+    this.name = 'EngineError';
+  }
+}
+
+// ---------------------------------------------------------------- text-to-speech
+
+export type SpeechStyle = 'normal' | 'whisper' | 'emphasis';
+
+export interface SynthesisRequest {
+  /** Plain text: markup was already parsed out by the TTS service. */
+  text: string;
+  /** Engine-specific voice id (eSpeak voice+variant such as "en-us+m3", Flite voice such as "slt"). */
+  engineVoice: string;
+  /** Catalogue language code (e.g. "en-US", "de-DE", "ja"). */
+  language: string;
+  /** Multiplier on the voice's base rate; 1 = the voice's natural rate. */
+  speed: number;
+  /** Semitones relative to the voice's base pitch. */
+  pitch: number;
+  style: SpeechStyle;
+}
+
+export interface SynthesisResult extends PcmAudio {
+  words?: WordTiming[];
+}
+
+export interface TtsEngine {
+  readonly id: string;
+  /** False when the engine cannot run here (e.g. the flite binary is missing); with a reason. */
+  status(): { available: boolean; reason?: string };
+  /** Catalogue language codes this engine serves. */
+  languages(): string[];
+  synthesize(req: SynthesisRequest, signal?: AbortSignal): Promise<SynthesisResult>;
+}
+
+// ---------------------------------------------------------------- speech-to-text
+
+export interface RecognizedUtterance {
+  /** Seconds on the audio's (or stream's) timeline. */
+  start: number;
+  end: number;
+  words: WordTiming[];
+}
+
+export interface RecognitionOptions {
+  language: string;
+  /** Engine settings profile bound to the product model (e.g. "fast", "accurate"). */
+  profile: string;
+  /** Domain words to boost (prompt / keywords), per request only. */
+  keywords?: string[];
+}
+
+export interface RecognitionResult {
+  utterances: RecognizedUtterance[];
+  /** Seconds of audio recognized. */
+  duration: number;
+}
+
+export interface SttStream {
+  /** Feeds 16 kHz mono PCM; resolves when it has been processed. */
+  write(pcm16k: Int16Array): Promise<void>;
+  /** Best hypothesis of the current utterance so far (interim result), or null. */
+  partial(): Promise<RecognizedUtterance | null>;
+  /** Ends the current utterance and returns its final words (null when nothing was said). */
+  finalizeUtterance(): Promise<RecognizedUtterance | null>;
+  /** Returns the stream's decoder to its pool. */
+  close(): Promise<void>;
+}
+
+export interface SttEngine {
+  readonly id: string;
+  status(): { available: boolean; reason?: string };
+  languages(): string[];
+  /** Batch recognition of 16 kHz mono PCM. */
+  recognize(pcm16k: Int16Array, opts: RecognitionOptions, signal?: AbortSignal): Promise<RecognitionResult>;
+  /** A streaming recognizer for real time; its timeline starts at 0. */
+  openStream(opts: RecognitionOptions): Promise<SttStream>;
+}

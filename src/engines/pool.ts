@@ -1,0 +1,73 @@
+// The bounded worker-thread pool every CPU-heavy task runs on (synthesis, encoding, decoding,
+// resampling), so the event loop stays free. Bounded queue: when it is full, callers get
+// SERVICE_OVERLOADED at once instead of waiting without bound (decisions #31).
+
+import { Piscina } from 'piscina';
+import { ApiError } from '../errors.js';
+import type { TaskName, TaskPayload, TaskResult } from './worker-tasks.js';
+
+const workerExt = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
+
+export interface PoolOptions {
+  threads: number;
+  /** Tasks allowed to wait for a free worker. */
+  maxQueue: number;
+}
+
+export interface PoolStats {
+  threads: number;
+  queued: number;
+  running: number;
+  completed: number;
+  /** Mean time tasks waited in the queue, ms. */
+  waitMeanMs: number;
+}
+
+export class EnginePool {
+  private readonly piscina: Piscina;
+  private readonly maxQueue: number;
+
+  constructor(opts: PoolOptions) {
+    this.maxQueue = opts.maxQueue;
+    this.piscina = new Piscina({
+      filename: new URL(`./worker${workerExt}`, import.meta.url).href,
+      minThreads: opts.threads,
+      maxThreads: opts.threads,
+      // Our own admission check below answers 503 before piscina's queue limit is reached.
+      maxQueue: Math.max(1, opts.maxQueue + opts.threads),
+      idleTimeout: 2 ** 31 - 1,
+      concurrentTasksPerWorker: 1,
+    });
+  }
+
+  /** Runs a task on a worker; rejects with SERVICE_OVERLOADED when the queue is full. */
+  async run<N extends TaskName>(name: N, payload: TaskPayload<N>, opts: { transferList?: ArrayBuffer[]; signal?: AbortSignal } = {}): Promise<TaskResult<N>> {
+    if (this.piscina.queueSize >= this.maxQueue) {
+      throw new ApiError('SERVICE_OVERLOADED', { retryAfter: 1, details: { queued: this.piscina.queueSize } });
+    }
+    const runOpts: Parameters<Piscina['run']>[1] = { name: 'runTask' };
+    if (opts.transferList) runOpts.transferList = opts.transferList as never;
+    if (opts.signal) runOpts.signal = opts.signal;
+    return (await this.piscina.run({ name, payload }, runOpts)) as TaskResult<N>;
+  }
+
+  stats(): PoolStats {
+    const waitTime = this.piscina.waitTime as unknown as { mean?: number } | undefined;
+    return {
+      threads: this.piscina.threads.length,
+      queued: this.piscina.queueSize,
+      running: this.piscina.threads.length - this.idleThreads(),
+      completed: this.piscina.completed,
+      waitMeanMs: Number.isFinite(waitTime?.mean) ? (waitTime?.mean as number) : 0,
+    };
+  }
+
+  private idleThreads(): number {
+    // piscina does not expose idle workers directly; utilization is the closest proxy.
+    return Math.max(0, Math.round(this.piscina.threads.length * (1 - this.piscina.utilization)));
+  }
+
+  async close(): Promise<void> {
+    await this.piscina.destroy();
+  }
+}

@@ -1,0 +1,39 @@
+// The limits port: request-rate windows and concurrency slots per account.
+// MemoryLimiter (one node, default) and RedisLimiter (REDIS_URL: shared by every node) implement
+// it; test/limits/limiter-contract.ts runs the same suite against both.
+
+export interface RateWindow {
+  /** Window length in seconds (60 for per-minute, 3600 for per-hour). */
+  windowSeconds: number;
+  limit: number;
+}
+
+export interface RateDecision {
+  allowed: boolean;
+  /** The most constraining window (the one with the fewest remaining requests). */
+  limit: number;
+  remaining: number;
+  /** Seconds until that window resets. */
+  resetSeconds: number;
+  /** Seconds to wait before retrying when not allowed. */
+  retryAfter: number;
+  /** Every window's state, for the IETF RateLimit / RateLimit-Policy fields. */
+  windows: Array<{ windowSeconds: number; limit: number; remaining: number; resetSeconds: number }>;
+}
+
+export type SlotDecision =
+  | { ok: true; slotId: string; inUse: number }
+  | { ok: false; inUse: number; retryAfter: number };
+
+export interface Limiter {
+  readonly kind: 'memory' | 'redis';
+  /** Counts one request against every window of the account; a refused request is not counted. */
+  hit(accountId: string, windows: RateWindow[]): Promise<RateDecision>;
+  /** Takes one of the account's `max` concurrency slots, leased for `leaseMs` (renew long holders). */
+  acquireSlot(accountId: string, max: number, leaseMs: number): Promise<SlotDecision>;
+  /** Extends a slot's lease (long requests and real-time streams). */
+  renewSlot(accountId: string, slotId: string, leaseMs: number): Promise<void>;
+  releaseSlot(accountId: string, slotId: string): Promise<void>;
+  slotsInUse(accountId: string): Promise<number>;
+  close(): Promise<void>;
+}
