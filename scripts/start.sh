@@ -3,4 +3,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-exec node dist/src/cli/main.js serve "$@"
+exec node dist/src/cli/run.js serve "$@"

@@ -52,13 +52,13 @@ export class EnginePool {
   }
 
   stats(): PoolStats {
-    const waitTime = this.piscina.waitTime as unknown as { mean?: number } | undefined;
+    const waitTime = this.piscina.histogram.waitTime;
     return {
       threads: this.piscina.threads.length,
       queued: this.piscina.queueSize,
       running: this.piscina.threads.length - this.idleThreads(),
       completed: this.piscina.completed,
-      waitMeanMs: Number.isFinite(waitTime?.mean) ? (waitTime?.mean as number) : 0,
+      waitMeanMs: Number.isFinite(waitTime.mean) ? waitTime.mean : 0,
     };
   }
 

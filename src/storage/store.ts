@@ -20,6 +20,14 @@ import type {
   UsageSummary,
 } from '../accounts/types.js';
 
+/** The database cannot be reached; the edge answers 503 CREDIT_CHECK_FAILED (decisions #34). */
+export class StoreUnavailableError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'StoreUnavailableError';
+  }
+}
+
 export interface NewAccount {
   name: string;
   plan: Plan;

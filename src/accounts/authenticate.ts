@@ -1,0 +1,76 @@
+// Turns a raw API key into an AuthContext, or the authentication error of decisions #22.
+// Shared by the HTTP hook and the real-time upgrade. A short cache (under a second) keeps hot
+// keys off the database while still honouring a revocation on another node within one second.
+
+import type { Store } from '../storage/store.js';
+import { ApiError } from '../errors.js';
+import { hashApiKey, keyMode } from './api-keys.js';
+import type { AuthContext } from './auth-context.js';
+import type { Account, ApiKeyRecord } from './types.js';
+import { guardStore } from './billing.js';
+
+const CACHE_TTL_MS = 500;
+const CACHE_MAX = 10_000;
+/** last_used_at is written at most this often per key, so auth is not a write per request. */
+const TOUCH_INTERVAL_MS = 60_000;
+
+interface CacheEntry {
+  at: number;
+  found: { key: ApiKeyRecord; account: Account } | null;
+}
+
+export class KeyAuthenticator {
+  private readonly cache = new Map<string, CacheEntry>();
+  private readonly touched = new Map<string, number>();
+
+  constructor(
+    private readonly store: Store,
+    private readonly secret: string,
+  ) {}
+
+  async authenticate(rawKey: string | undefined | null): Promise<AuthContext> {
+    if (rawKey === undefined || rawKey === null || rawKey.trim() === '') throw new ApiError('AUTH_MISSING_API_KEY');
+    const key = rawKey.trim();
+    const mode = keyMode(key);
+    if (mode === null) {
+      throw new ApiError('AUTH_INVALID_API_KEY', {
+        message: 'The API key is not recognized: keys start with svc_live_ or svc_test_.',
+      });
+    }
+    const hash = hashApiKey(this.secret, key);
+    const found = await this.lookup(hash);
+    if (!found) throw new ApiError('AUTH_INVALID_API_KEY');
+    const { key: record, account } = found;
+    if (record.state === 'revoked') throw new ApiError('AUTH_REVOKED_API_KEY');
+    if (record.state === 'disabled') throw new ApiError('AUTH_DISABLED_API_KEY');
+    if (record.expiresAt && record.expiresAt.getTime() <= Date.now()) {
+      throw new ApiError('AUTH_EXPIRED_API_KEY', { details: { expired_at: record.expiresAt.toISOString() } });
+    }
+    this.touch(record.id);
+    return { account, key: record, mode: record.mode };
+  }
+
+  /** Forget cached lookups (after a local revoke/disable, so this node refuses at once). */
+  invalidate(): void {
+    this.cache.clear();
+  }
+
+  private async lookup(hash: string): Promise<CacheEntry['found']> {
+    const now = Date.now();
+    const hit = this.cache.get(hash);
+    if (hit && now - hit.at < CACHE_TTL_MS) return hit.found;
+    const found = await guardStore(() => this.store.findKeyByHash(hash));
+    if (this.cache.size >= CACHE_MAX) this.cache.clear();
+    this.cache.set(hash, { at: now, found });
+    return found;
+  }
+
+  private touch(keyId: string): void {
+    const now = Date.now();
+    const last = this.touched.get(keyId) ?? 0;
+    if (now - last < TOUCH_INTERVAL_MS) return;
+    this.touched.set(keyId, now);
+    // Best effort: a failed write of last_used_at must not fail the request.
+    this.store.touchKey(keyId, new Date(now)).catch(() => this.touched.delete(keyId));
+  }
+}

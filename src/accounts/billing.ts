@@ -1,0 +1,166 @@
+// Billing rules at the service level: price -> hold (before work) -> settle once on success, or
+// release on failure (decisions #27). Store failures become 503 CREDIT_CHECK_FAILED (#34);
+// an exhausted monthly character quota is 429 QUOTA_EXCEEDED with Retry-After until the period
+// ends (#29).
+
+import { randomUUID } from 'node:crypto';
+import type { Config } from '../config.js';
+import { ApiError } from '../errors.js';
+import { StoreUnavailableError, type HoldResult, type Store } from '../storage/store.js';
+import type { AuthContext } from './auth-context.js';
+import { currentPeriod } from './period.js';
+import type { UsageKind } from './types.js';
+
+/** Unsettled holds older than this are treated as abandoned by a crashed node and released. */
+const HOLD_LEASE_MS = 15 * 60 * 1000;
+
+export interface HoldSpec {
+  requestId: string;
+  kind: UsageKind;
+  model: string;
+  credits: number;
+  /** Characters counted against the monthly quota (TTS); 0 for STT. */
+  characters: number;
+}
+
+export interface SettleSpec {
+  /** TTS: characters; STT: seconds billed. */
+  units: number;
+  characters: number;
+  credits: number;
+}
+
+export function storeFailure(err: unknown): ApiError {
+  return new ApiError('CREDIT_CHECK_FAILED', {
+    message: 'The credit balance could not be verified because the account store is unreachable.',
+    retryAfter: 5,
+    cause: err,
+  });
+}
+
+/** Runs a store call, turning an unreachable database into 503 CREDIT_CHECK_FAILED. */
+export async function guardStore<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (err instanceof StoreUnavailableError) throw storeFailure(err);
+    throw err;
+  }
+}
+
+export class CreditHold {
+  private done = false;
+  credits: number;
+  characters: number;
+
+  constructor(
+    private readonly billing: Billing,
+    readonly holdId: string,
+    readonly auth: AuthContext,
+    readonly spec: HoldSpec,
+    /** Balance right after the hold was taken. */
+    readonly balanceAfterHold: number,
+  ) {
+    this.credits = spec.credits;
+    this.characters = spec.characters;
+  }
+
+  get settled(): boolean {
+    return this.done;
+  }
+
+  /** Adds to the hold (long real-time streams); throws INSUFFICIENT_CREDITS / QUOTA_EXCEEDED. */
+  async extend(extraCredits: number, extraCharacters = 0): Promise<void> {
+    const { store, config } = this.billing;
+    const limit = config.product.plans[this.auth.account.plan].monthlyCharacters;
+    const period = currentPeriod(this.auth.account.periodAnchor);
+    const res = await guardStore(() =>
+      store.extendHold(this.holdId, extraCredits, extraCharacters, extraCharacters > 0 ? limit : null, period.start, new Date(Date.now() + HOLD_LEASE_MS)),
+    );
+    this.billing.check(res, this.auth, extraCredits);
+    this.credits += extraCredits;
+    this.characters += extraCharacters;
+  }
+
+  /** Writes the one ledger row and refunds what was held beyond `actual.credits`. Returns the new balance. */
+  async settle(actual: SettleSpec): Promise<number> {
+    if (this.done) throw new Error('hold already settled or released');
+    this.done = true;
+    const res = await guardStore(() =>
+      this.billing.store.settleHold(this.holdId, {
+        requestId: this.spec.requestId,
+        accountId: this.auth.account.id,
+        keyId: this.auth.key.id,
+        mode: this.auth.mode,
+        kind: this.spec.kind,
+        model: this.spec.model,
+        units: actual.units,
+        characters: actual.characters,
+        credits: actual.credits,
+        createdAt: new Date(),
+      }),
+    );
+    return res.balance;
+  }
+
+  /** Gives the held credits back (failed request). Never throws: a failed release expires later. */
+  async release(): Promise<void> {
+    if (this.done) return;
+    this.done = true;
+    try {
+      await this.billing.store.releaseHold(this.holdId);
+    } catch {
+      // The hold's lease expires and releaseExpiredHolds returns the credits.
+    }
+  }
+}
+
+export class Billing {
+  constructor(
+    readonly store: Store,
+    readonly config: Config,
+  ) {}
+
+  /** Checks credits and quota and takes the hold; throws 402 / 429 / 503 as the decisions say. */
+  async hold(auth: AuthContext, spec: HoldSpec): Promise<CreditHold> {
+    const plan = this.config.product.plans[auth.account.plan];
+    const period = currentPeriod(auth.account.periodAnchor);
+    const holdId = `hold_${randomUUID()}`;
+    const res = await guardStore(() =>
+      this.store.holdCredits({
+        holdId,
+        accountId: auth.account.id,
+        mode: auth.mode,
+        credits: spec.credits,
+        characters: spec.characters,
+        characterLimit: spec.characters > 0 ? plan.monthlyCharacters : null,
+        periodStart: period.start,
+        expiresAt: new Date(Date.now() + HOLD_LEASE_MS),
+      }),
+    );
+    this.check(res, auth, spec.credits);
+    return new CreditHold(this, holdId, auth, spec, res.ok ? res.balance : 0);
+  }
+
+  check(res: HoldResult, auth: AuthContext, credits: number): void {
+    if (res.ok) return;
+    if (res.reason === 'credits') {
+      throw new ApiError('INSUFFICIENT_CREDITS', {
+        message: `This request costs ${credits} credits but the ${auth.mode} balance is ${res.balance}.`,
+        details: { required: credits, balance: res.balance },
+      });
+    }
+    const period = currentPeriod(auth.account.periodAnchor);
+    const limit = this.config.product.plans[auth.account.plan].monthlyCharacters;
+    throw new ApiError('QUOTA_EXCEEDED', {
+      message: `The monthly character quota of ${limit} would be exceeded (${res.charactersUsed} used this period).`,
+      retryAfter: Math.max(1, Math.ceil((period.end.getTime() - Date.now()) / 1000)),
+      details: { characters_limit: limit, characters_used: res.charactersUsed },
+    });
+  }
+
+  /** Periodic clean-up of holds left by crashed nodes. */
+  async releaseExpiredHolds(): Promise<number> {
+    return this.store.releaseExpiredHolds(new Date());
+  }
+}

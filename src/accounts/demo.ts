@@ -1,0 +1,34 @@
+// First start with an empty database: one demo account (plan pro) and one live key, printed once.
+
+import type { Services } from '../services.js';
+import { createAccountWithKey } from './admin.js';
+
+export interface DemoSeed {
+  accountId: string;
+  apiKey: string;
+  announcement(baseUrl: string): string;
+}
+
+export async function seedDemoAccount(services: Services): Promise<DemoSeed | null> {
+  if ((await services.store.countAccounts()) > 0) return null;
+  const { account, rawKey } = await createAccountWithKey(services.store, services.config, { name: 'Demo', plan: 'pro', keyName: 'demo key' });
+  return {
+    accountId: account.id,
+    apiKey: rawKey,
+    announcement: (baseUrl) =>
+      [
+        '',
+        'Parla created a demo account (plan pro) with this API key. It is shown only once: keep it.',
+        '',
+        `  ${rawKey}`,
+        '',
+        'Try it:',
+        `  curl -s ${baseUrl}/api/v1/user/credits -H "X-API-Key: ${rawKey}"`,
+        `  curl -s ${baseUrl}/api/v1/tts/generate -H "X-API-Key: ${rawKey}" -H "Content-Type: application/json" \\`,
+        `       -d '{"text":"Hello from Parla.","voice":"Aria"}' -o hello.wav`,
+        '',
+        `API reference: ${baseUrl}/docs`,
+        '',
+      ].join('\n'),
+  };
+}

@@ -1,0 +1,105 @@
+// buildApp(services): the whole HTTP API as a Fastify instance. The process entry (server.ts) and
+// the tests build it the same way.
+
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import { Ajv } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import type { Services } from './services.js';
+import { newRequestId, requestIdPlugin } from './http/request-id.js';
+import { errorHandlerPlugin } from './http/error-handler.js';
+import { authPlugin } from './http/auth.js';
+import { ErrorBodySchema } from './http/schemas.js';
+import { healthRoutes, VERSION } from './routes/health.js';
+import { accountRoutes } from './routes/v1/account.js';
+
+const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
+
+export interface BuildAppOptions {
+  /** A pino logger instance or Fastify logger options; tests pass false. */
+  logger?: FastifyServerOptions['loggerInstance'] | boolean;
+}
+
+function makeAjv(coerce: boolean): Ajv {
+  // JSON bodies are validated strictly ("1.5" is not a number); query strings are text by nature
+  // and are coerced.
+  const ajv = new Ajv({ coerceTypes: coerce ? 'array' : false, useDefaults: true, removeAdditional: true, allErrors: false, strict: false });
+  addFormats(ajv);
+  return ajv;
+}
+
+/** Removes the api_key query parameter from logged URLs: keys never reach the logs. */
+export function redactUrl(url: string): string {
+  return url.replace(/([?&]api_key=)[^&]*/gi, '$1[redacted]');
+}
+
+/** Pino options for the service: request lines without headers (X-API-Key) or key parameters. */
+export function loggerOptions(level: string) {
+  return {
+    level,
+    redact: { paths: ['req.headers["x-api-key"]', 'req.headers.cookie', 'req.headers.authorization'], censor: '[redacted]' },
+    serializers: {
+      req(req: { method?: string; url?: string; id?: string }) {
+        return { method: req.method, url: redactUrl(req.url ?? ''), id: req.id };
+      },
+    },
+  };
+}
+
+export async function buildApp(services: Services, opts: BuildAppOptions = {}): Promise<FastifyInstance> {
+  const loggerOpts =
+    typeof opts.logger === 'object'
+      ? { loggerInstance: opts.logger }
+      : { logger: opts.logger === false ? false : loggerOptions(services.config.logLevel) };
+  const app = Fastify({
+    ...loggerOpts,
+    genReqId: newRequestId,
+    requestIdLogLabel: 'request_id',
+    bodyLimit: 2 * 1024 * 1024,
+    // Clients may stop reading a stream; never let a stuck connection hold resources forever.
+    connectionTimeout: 0,
+    requestTimeout: 10 * 60 * 1000,
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+    routerOptions: { ignoreTrailingSlash: true },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  const bodyAjv = makeAjv(false);
+  const queryAjv = makeAjv(true);
+  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? bodyAjv : queryAjv).compile(schema));
+
+  app.addSchema(ErrorBodySchema);
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Parla API',
+        version: VERSION,
+        description: 'Self-hosted text-to-speech and speech-to-text. Every endpoint except /health needs the X-API-Key header.',
+      },
+      components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } } },
+      tags: [
+        { name: 'tts', description: 'Text-to-speech' },
+        { name: 'stt', description: 'Speech-to-text' },
+        { name: 'catalog', description: 'Voices, languages and models' },
+        { name: 'account', description: 'Usage and credits' },
+        { name: 'health', description: 'Health check' },
+      ],
+    },
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
+
+  await app.register(requestIdPlugin);
+  await app.register(errorHandlerPlugin);
+  await app.register(authPlugin, { authenticator: services.authenticator });
+
+  app.get('/openapi.json', { schema: { hide: true }, config: { public: true } }, async () => app.swagger());
+
+  await app.register(healthRoutes, { services });
+  await app.register(accountRoutes, { services, prefix: '/api/v1' });
+
+  return app;
+}

@@ -1,0 +1,55 @@
+// `parla`: operator commands (serve, accounts, keys, credits) and, on top of the client SDK,
+// the client commands. Exit codes: 0 ok, 1 failure, 2 bad arguments.
+
+import { ConfigError, loadConfig } from '../config.js';
+import { UsageError } from './args.js';
+import { accountsCommand, creditsCommand, keysCommand } from './operator.js';
+
+const HELP = `parla: self-hosted speech service
+
+Operator commands (read DATABASE_URL / PARLA_DATA_DIR like the server):
+  parla serve                                       start the API (and real-time) server
+  parla accounts create --name N --plan free|basic|pro|enterprise [--credits N] [--test-credits N] [--no-key]
+  parla accounts list | show ID
+  parla accounts plan ID PLAN
+  parla accounts features ID --enable|--disable FEATURE   (tts, tts_stream, stt, stt_realtime, diarization)
+  parla keys create --account ID --name N [--test] [--expires-at ISO8601]
+  parla keys list --account ID
+  parla keys revoke|disable|enable KEY_ID
+  parla credits add --account ID --amount N [--test]
+
+Every command takes --json for machine-readable output.
+`;
+
+export async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  try {
+    if (!command || command === 'help' || command === '--help' || command === '-h') {
+      process.stdout.write(HELP);
+      return command ? 0 : 2;
+    }
+    const config = loadConfig();
+    switch (command) {
+      case 'serve': {
+        const { serveForever } = await import('../server.js');
+        await serveForever(config);
+        return await new Promise<number>(() => undefined);
+      }
+      case 'accounts':
+        return await accountsCommand(config, rest);
+      case 'keys':
+        return await keysCommand(config, rest);
+      case 'credits':
+        return await creditsCommand(config, rest);
+      default:
+        throw new UsageError(`unknown command "${command}" (parla help)`);
+    }
+  } catch (err) {
+    if (err instanceof UsageError || err instanceof ConfigError) {
+      process.stderr.write(`parla: ${err.message}\n`);
+      return 2;
+    }
+    process.stderr.write(`parla: ${(err as Error).message}\n`);
+    return 1;
+  }
+}

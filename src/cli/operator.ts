@@ -1,0 +1,205 @@
+// Operator commands: accounts, keys, credits. They open the store directly (SQLite in WAL mode or
+// PostgreSQL), so they work while the server runs; nodes see changes within a second.
+
+import type { Config } from '../config.js';
+import { openStore } from '../storage/open-store.js';
+import type { Store } from '../storage/store.js';
+import { createAccountWithKey, createApiKey } from '../accounts/admin.js';
+import { FEATURES, PLANS, type Account, type Feature, type KeyMode } from '../accounts/types.js';
+import { optionalInt, oneOf, output, parse, requireString, UsageError } from './args.js';
+
+async function withStore<T>(config: Config, fn: (store: Store) => Promise<T>): Promise<T> {
+  const store = await openStore(config);
+  try {
+    await store.migrate();
+    return await fn(store);
+  } finally {
+    await store.close();
+  }
+}
+
+function accountJson(a: Account) {
+  return {
+    id: a.id,
+    name: a.name,
+    plan: a.plan,
+    email: a.email,
+    credits: a.credits,
+    test_credits: a.testCredits,
+    features: a.features,
+    created_at: a.createdAt.toISOString(),
+  };
+}
+
+function accountText(a: Account): string {
+  const off = FEATURES.filter((f) => !a.features[f]);
+  return `${a.id}  ${a.name}  plan=${a.plan}  credits=${a.credits}  test_credits=${a.testCredits}${off.length ? `  disabled=${off.join(',')}` : ''}`;
+}
+
+async function getAccountOrFail(store: Store, id: string): Promise<Account> {
+  const a = await store.getAccount(id);
+  if (!a) throw new UsageError(`no account ${id}`);
+  return a;
+}
+
+export async function accountsCommand(config: Config, args: string[]): Promise<number> {
+  const [sub, ...rest] = args;
+  switch (sub) {
+    case 'create': {
+      const { values } = parse(rest, { name: { type: 'string' }, plan: { type: 'string' }, credits: { type: 'string' }, 'test-credits': { type: 'string' }, 'key-name': { type: 'string' }, 'no-key': { type: 'boolean' } }, false);
+      const name = requireString(values, 'name');
+      const plan = oneOf(requireString(values, 'plan'), PLANS, '--plan');
+      const credits = optionalInt(values, 'credits', { min: 0 });
+      const testCredits = optionalInt(values, 'test-credits', { min: 0 });
+      return withStore(config, async (store) => {
+        if (values['no-key']) {
+          const account = await store.createAccount({ name, plan, credits: credits ?? config.product.newAccountCredits.live, testCredits: testCredits ?? config.product.newAccountCredits.test });
+          output(!!values.json, accountJson(account), () => `created account ${accountText(account)}`);
+          return 0;
+        }
+        const { account, key, rawKey } = await createAccountWithKey(store, config, {
+          name,
+          plan,
+          keyName: typeof values['key-name'] === 'string' ? values['key-name'] : 'default',
+          ...(credits === undefined ? {} : { credits }),
+          ...(testCredits === undefined ? {} : { testCredits }),
+        });
+        output(!!values.json, { account: accountJson(account), key: { id: key.id, api_key: rawKey } }, () =>
+          `created account ${accountText(account)}\nAPI key (shown once): ${rawKey}`,
+        );
+        return 0;
+      });
+    }
+    case 'list': {
+      const { values } = parse(rest, {}, false);
+      return withStore(config, async (store) => {
+        const all = await store.listAccounts();
+        output(!!values.json, all.map(accountJson), () => (all.length ? all.map(accountText).join('\n') : 'no accounts'));
+        return 0;
+      });
+    }
+    case 'show': {
+      const { values, positionals } = parse(rest, {});
+      const id = positionals[0];
+      if (!id) throw new UsageError('usage: parla accounts show ACCOUNT_ID');
+      return withStore(config, async (store) => {
+        const a = await getAccountOrFail(store, id);
+        output(!!values.json, accountJson(a), () => accountText(a));
+        return 0;
+      });
+    }
+    case 'features': {
+      const { values, positionals } = parse(rest, { enable: { type: 'string', multiple: true }, disable: { type: 'string', multiple: true } });
+      const id = positionals[0];
+      if (!id) throw new UsageError('usage: parla accounts features ACCOUNT_ID --enable|--disable FEATURE');
+      const enable = ((values.enable as string[] | undefined) ?? []).map((f) => oneOf(f, FEATURES, 'feature'));
+      const disable = ((values.disable as string[] | undefined) ?? []).map((f) => oneOf(f, FEATURES, 'feature'));
+      return withStore(config, async (store) => {
+        await getAccountOrFail(store, id);
+        for (const f of enable) await store.setFeature(id, f as Feature, true);
+        for (const f of disable) await store.setFeature(id, f as Feature, false);
+        const a = await getAccountOrFail(store, id);
+        output(!!values.json, { id: a.id, features: a.features }, () => FEATURES.map((f) => `${f}: ${a.features[f] ? 'on' : 'off'}`).join('\n'));
+        return 0;
+      });
+    }
+    case 'plan': {
+      const { values, positionals } = parse(rest, {});
+      const [id, planArg] = positionals;
+      if (!id || !planArg) throw new UsageError('usage: parla accounts plan ACCOUNT_ID free|basic|pro|enterprise');
+      const plan = oneOf(planArg, PLANS, 'plan');
+      return withStore(config, async (store) => {
+        await getAccountOrFail(store, id);
+        await store.setPlan(id, plan);
+        const a = await getAccountOrFail(store, id);
+        output(!!values.json, accountJson(a), () => accountText(a));
+        return 0;
+      });
+    }
+    default:
+      throw new UsageError('usage: parla accounts create|list|show|features|plan ... (parla help)');
+  }
+}
+
+export async function keysCommand(config: Config, args: string[]): Promise<number> {
+  const [sub, ...rest] = args;
+  switch (sub) {
+    case 'create': {
+      const { values } = parse(rest, { account: { type: 'string' }, name: { type: 'string' }, test: { type: 'boolean' }, 'expires-at': { type: 'string' } }, false);
+      const accountId = requireString(values, 'account');
+      const name = requireString(values, 'name');
+      const mode: KeyMode = values.test ? 'test' : 'live';
+      let expiresAt: Date | null = null;
+      if (typeof values['expires-at'] === 'string') {
+        expiresAt = new Date(values['expires-at']);
+        if (Number.isNaN(expiresAt.getTime()) || !/^\d{4}-\d{2}-\d{2}/.test(values['expires-at'])) throw new UsageError('--expires-at must be an ISO 8601 date-time');
+      }
+      return withStore(config, async (store) => {
+        await getAccountOrFail(store, accountId);
+        const { key, rawKey } = await createApiKey(store, config, { accountId, name, mode, expiresAt });
+        output(!!values.json, { id: key.id, name: key.name, mode: key.mode, prefix: key.prefix, expires_at: key.expiresAt?.toISOString() ?? null, api_key: rawKey }, () =>
+          `created key ${key.id} (${key.mode}) "${key.name}"\nAPI key (shown once): ${rawKey}`,
+        );
+        return 0;
+      });
+    }
+    case 'list': {
+      const { values } = parse(rest, { account: { type: 'string' } }, false);
+      const accountId = requireString(values, 'account');
+      return withStore(config, async (store) => {
+        await getAccountOrFail(store, accountId);
+        const keys = await store.listKeys(accountId);
+        const rows = keys.map((k) => ({
+          id: k.id,
+          name: k.name,
+          mode: k.mode,
+          prefix: k.prefix,
+          state: k.state === 'active' && k.expiresAt && k.expiresAt.getTime() <= Date.now() ? 'expired' : k.state,
+          created_at: k.createdAt.toISOString(),
+          last_used_at: k.lastUsedAt?.toISOString() ?? null,
+          expires_at: k.expiresAt?.toISOString() ?? null,
+          requests: k.requests,
+          credits_used: k.creditsUsed,
+        }));
+        output(!!values.json, rows, () =>
+          rows.length ? rows.map((r) => `${r.id}  ${r.prefix}…  ${r.mode}  ${r.state}  "${r.name}"  requests=${r.requests} credits=${r.credits_used}  last_used=${r.last_used_at ?? 'never'}`).join('\n') : 'no keys',
+        );
+        return 0;
+      });
+    }
+    case 'revoke':
+    case 'disable':
+    case 'enable': {
+      const { values, positionals } = parse(rest, {});
+      const keyId = positionals[0];
+      if (!keyId) throw new UsageError(`usage: parla keys ${sub} KEY_ID`);
+      const state = sub === 'revoke' ? 'revoked' : sub === 'disable' ? 'disabled' : 'active';
+      return withStore(config, async (store) => {
+        const key = await store.getKey(keyId);
+        if (!key) throw new UsageError(`no key ${keyId}`);
+        const ok = await store.setKeyState(keyId, state);
+        if (!ok) throw new UsageError(`key ${keyId} is revoked; revocation is final`);
+        output(!!values.json, { id: keyId, state }, () => `key ${keyId} is now ${state}`);
+        return 0;
+      });
+    }
+    default:
+      throw new UsageError('usage: parla keys create|list|revoke|disable|enable ... (parla help)');
+  }
+}
+
+export async function creditsCommand(config: Config, args: string[]): Promise<number> {
+  const [sub, ...rest] = args;
+  if (sub !== 'add') throw new UsageError('usage: parla credits add --account ID --amount N [--test]');
+  const { values } = parse(rest, { account: { type: 'string' }, amount: { type: 'string' }, test: { type: 'boolean' } }, false);
+  const accountId = requireString(values, 'account');
+  const amount = optionalInt(values, 'amount');
+  if (amount === undefined) throw new UsageError('--amount is required');
+  const mode: KeyMode = values.test ? 'test' : 'live';
+  return withStore(config, async (store) => {
+    await getAccountOrFail(store, accountId);
+    const balance = await store.addCredits(accountId, mode, amount);
+    output(!!values.json, { account: accountId, mode, balance }, () => `${mode} balance of ${accountId}: ${balance}`);
+    return 0;
+  });
+}

@@ -1,0 +1,128 @@
+// Maps everything that can go wrong to the error body of interface.md with the statuses of
+// decisions #25: ApiError as is, schema validation to the INVALID_* code of the offending field,
+// Fastify's own body/content-type errors to 400/413, anything else to 500 without internals.
+
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import { ApiError, errorBody, type ErrorCode } from '../errors.js';
+import { EngineError } from '../engines/engine.js';
+import { StoreUnavailableError } from '../storage/store.js';
+import { storeFailure } from '../accounts/billing.js';
+
+/** The INVALID_* code for a request field, when a field has a code of its own. */
+const FIELD_CODES: Record<string, ErrorCode> = {
+  voice: 'INVALID_VOICE',
+  language: 'INVALID_LANGUAGE',
+  model: 'INVALID_MODEL',
+  speed: 'INVALID_SPEED',
+  pitch: 'INVALID_PITCH',
+  format: 'INVALID_FORMAT',
+  response_format: 'INVALID_FORMAT',
+  sample_rate: 'INVALID_SAMPLE_RATE',
+};
+
+interface AjvError {
+  keyword: string;
+  instancePath: string;
+  message?: string;
+  params: Record<string, unknown>;
+}
+
+function fieldOf(e: AjvError): string {
+  if (e.keyword === 'required' && typeof e.params.missingProperty === 'string') return e.params.missingProperty;
+  const parts = e.instancePath.split('/').filter(Boolean);
+  return parts[0] ?? '';
+}
+
+function provided(request: FastifyRequest, context: string | undefined, field: string): string | undefined {
+  const source = (context === 'querystring' ? request.query : context === 'params' ? request.params : request.body) as unknown;
+  if (!field || typeof source !== 'object' || source === null) return undefined;
+  const v = (source as Record<string, unknown>)[field];
+  if (v === undefined) return undefined;
+  return typeof v === 'string' ? v : JSON.stringify(v);
+}
+
+export function validationToApiError(request: FastifyRequest, errors: AjvError[], context: string | undefined): ApiError {
+  const first = errors.find((e) => e.keyword !== 'if') ?? errors[0];
+  if (!first) return new ApiError('INVALID_PARAMETER');
+  const field = fieldOf(first);
+  const value = provided(request, context, field);
+  const details = { field, ...(value === undefined ? {} : { provided: value }) };
+  if (context === 'body' && field === '' && first.keyword === 'type') {
+    return new ApiError('INVALID_REQUEST', { message: 'The request body must be a JSON object.', details });
+  }
+  if (field === 'text') {
+    if (first.keyword === 'required' || first.keyword === 'minLength') return new ApiError('MISSING_TEXT', { details });
+    if (first.keyword === 'maxLength') {
+      return new ApiError('TEXT_TOO_LONG', {
+        message: `text must be at most ${String(first.params.limit)} characters.`,
+        details: { field, limit: first.params.limit },
+      });
+    }
+  }
+  const code = FIELD_CODES[field] ?? 'INVALID_PARAMETER';
+  const what = first.keyword === 'required' ? `${field} is required` : `${field || context || 'request'} ${first.message ?? 'is invalid'}`;
+  const allowed = Array.isArray(first.params.allowedValues) ? ` (allowed: ${(first.params.allowedValues as unknown[]).join(', ')})` : '';
+  // The table's message already states the rule for range-checked fields.
+  const message = code === 'INVALID_SPEED' || code === 'INVALID_PITCH' || code === 'INVALID_SAMPLE_RATE' ? `${what}: ${new ApiError(code).message}` : `${what}${allowed}.`;
+  return new ApiError(code, { message, details });
+}
+
+function fastifyToApiError(err: FastifyError): ApiError | null {
+  switch (err.code) {
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new ApiError('INVALID_REQUEST', { message: `Unsupported Content-Type: ${err.message.replace(/^Unsupported Media Type:?\s*/i, '') || 'unknown'}; send application/json.` });
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new ApiError('REQUEST_TOO_LARGE');
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new ApiError('INVALID_REQUEST', { message: 'The JSON body is empty.' });
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new ApiError('INVALID_REQUEST', { message: 'The Content-Length header does not match the body.' });
+    default:
+      break;
+  }
+  if (err instanceof SyntaxError || err.code === 'FST_ERR_CTP_INVALID_JSON_BODY') {
+    return new ApiError('INVALID_REQUEST', { message: `The JSON body is malformed: ${err.message}` });
+  }
+  const status = err.statusCode ?? 500;
+  if (status === 413) return new ApiError('REQUEST_TOO_LARGE');
+  if (status >= 400 && status < 500 && status !== 404) return new ApiError('INVALID_REQUEST', { message: err.message });
+  return null;
+}
+
+export function toApiError(err: unknown, request: FastifyRequest): ApiError {
+  if (err instanceof ApiError) return err;
+  if (err instanceof StoreUnavailableError) return storeFailure(err);
+  if (err instanceof EngineError) return new ApiError('ENGINE_ERROR', { cause: err });
+  const fe = err as FastifyError & { validation?: AjvError[]; validationContext?: string };
+  if (fe && Array.isArray(fe.validation)) return validationToApiError(request, fe.validation, fe.validationContext);
+  if (fe && typeof fe === 'object' && 'code' in fe) {
+    const mapped = fastifyToApiError(fe);
+    if (mapped) return mapped;
+  }
+  return new ApiError('INTERNAL_ERROR', { cause: err });
+}
+
+export function sendApiError(reply: FastifyReply, err: ApiError): FastifyReply {
+  reply.header('X-Request-ID', reply.request.id);
+  if (err.retryAfter !== undefined) reply.header('Retry-After', String(Math.ceil(err.retryAfter)));
+  // An error replaces whatever the handler had started to describe.
+  reply.removeHeader('Content-Disposition');
+  return reply.code(err.status).type('application/json; charset=utf-8').send(errorBody(err, reply.request.id));
+}
+
+export const errorHandlerPlugin = fp(
+  async (app: FastifyInstance) => {
+    app.setErrorHandler(async (err, request, reply) => {
+      const apiErr = toApiError(err, request);
+      if (apiErr.status >= 500) request.log.error({ err, code: apiErr.code }, 'request failed');
+      else request.log.info({ code: apiErr.code }, apiErr.message);
+      return sendApiError(reply, apiErr);
+    });
+    app.setNotFoundHandler(async (request, reply) => {
+      const path = request.url.split('?')[0] ?? request.url;
+      return sendApiError(reply, new ApiError('NOT_FOUND', { message: `No endpoint ${request.method} ${path}.` }));
+    });
+  },
+  { name: 'parla-errors', fastify: '5.x' },
+);

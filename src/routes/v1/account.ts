@@ -1,0 +1,73 @@
+// GET /api/v1/usage and GET /api/v1/user/credits: the usage and credit records of interface.md,
+// computed from the ledger for the calling key's mode (live or test, decisions #24).
+
+import { Type } from 'typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Services } from '../../services.js';
+import { currentPeriod, isoDate, startOfUtcDay } from '../../accounts/period.js';
+import { guardStore } from '../../accounts/billing.js';
+import { errorResponses } from '../../http/schemas.js';
+
+const UsageRecord = Type.Object(
+  {
+    plan: Type.String(),
+    period: Type.Object({ start: Type.String({ format: 'date-time' }), end: Type.String({ format: 'date-time' }) }),
+    usage: Type.Object({
+      characters_used: Type.Integer(),
+      characters_limit: Type.Integer(),
+      characters_remaining: Type.Integer(),
+      requests_today: Type.Integer({ description: 'Billable requests since 00:00 UTC.' }),
+      requests_this_month: Type.Integer({ description: 'Billable requests in the current period.' }),
+    }),
+    rate_limits: Type.Object({ requests_per_minute: Type.Integer(), requests_per_hour: Type.Integer() }),
+  },
+  { $id: 'UsageRecord' },
+);
+
+const CreditRecord = Type.Object(
+  {
+    credits: Type.Integer({ description: 'Remaining balance of the key\'s mode (live or test).' }),
+    used_this_month: Type.Integer(),
+    plan: Type.String(),
+    renewal_date: Type.String({ format: 'date' }),
+  },
+  { $id: 'CreditRecord' },
+);
+
+export const accountRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
+  app.get(
+    '/usage',
+    { schema: { tags: ['account'], summary: 'Usage in the current period', security: [{ apiKey: [] }], response: { 200: UsageRecord, ...errorResponses() } } },
+    async (request) => {
+      const { account, mode } = request.auth;
+      const plan = services.config.product.plans[account.plan];
+      const period = currentPeriod(account.periodAnchor);
+      const summary = await guardStore(() => services.store.usageSummary(account.id, mode, period.start, startOfUtcDay()));
+      return {
+        plan: account.plan,
+        period: { start: period.start.toISOString(), end: period.end.toISOString() },
+        usage: {
+          characters_used: summary.charactersUsed,
+          characters_limit: plan.monthlyCharacters,
+          characters_remaining: Math.max(0, plan.monthlyCharacters - summary.charactersUsed),
+          requests_today: summary.requestsToday,
+          requests_this_month: summary.requestsThisMonth,
+        },
+        rate_limits: { requests_per_minute: plan.requestsPerMinute, requests_per_hour: plan.requestsPerHour },
+      };
+    },
+  );
+
+  app.get(
+    '/user/credits',
+    { schema: { tags: ['account'], summary: 'Credit balance', security: [{ apiKey: [] }], response: { 200: CreditRecord, ...errorResponses() } } },
+    async (request) => {
+      const { account, mode } = request.auth;
+      const period = currentPeriod(account.periodAnchor);
+      const [balance, summary] = await guardStore(() =>
+        Promise.all([services.store.getBalance(account.id, mode), services.store.usageSummary(account.id, mode, period.start, startOfUtcDay())]),
+      );
+      return { credits: balance, used_this_month: summary.creditsUsed, plan: account.plan, renewal_date: isoDate(period.end) };
+    },
+  );
+};

@@ -1,0 +1,53 @@
+// The long-lived parts of one Parla node, built once at start and handed to buildApp() and the
+// real-time server. Tests build the same object (test/helpers/) against real databases.
+
+import type { FastifyBaseLogger } from 'fastify';
+import type { Config } from './config.js';
+import type { Store } from './storage/store.js';
+import type { Limiter } from './limits/limiter.js';
+import { EnginePool } from './engines/pool.js';
+import { Billing } from './accounts/billing.js';
+import { KeyAuthenticator } from './accounts/authenticate.js';
+import { openStore } from './storage/open-store.js';
+import { openLimiter } from './limits/open-limiter.js';
+
+export interface Services {
+  config: Config;
+  log: FastifyBaseLogger;
+  store: Store;
+  limiter: Limiter;
+  pool: EnginePool;
+  billing: Billing;
+  authenticator: KeyAuthenticator;
+  /** Closes everything this object opened, in reverse order. */
+  close(): Promise<void>;
+}
+
+export async function createServices(config: Config, log: FastifyBaseLogger): Promise<Services> {
+  const closers: Array<() => Promise<void>> = [];
+  try {
+    const store = await openStore(config);
+    closers.push(() => store.close());
+    await store.migrate();
+    const limiter = await openLimiter(config, log);
+    closers.push(() => limiter.close());
+    const pool = new EnginePool({ threads: config.workerThreads, maxQueue: config.engineQueueMax });
+    closers.push(() => pool.close());
+    const services: Services = {
+      config,
+      log,
+      store,
+      limiter,
+      pool,
+      billing: new Billing(store, config),
+      authenticator: new KeyAuthenticator(store, config.keySecret),
+      async close() {
+        for (const c of closers.reverse()) await c().catch((err: unknown) => log.warn({ err }, 'close failed'));
+      },
+    };
+    return services;
+  } catch (err) {
+    for (const c of closers.reverse()) await c().catch(() => undefined);
+    throw err;
+  }
+}
