@@ -1,0 +1,49 @@
+// Writes docs/errors.md from the one table in src/errors.ts (run: node --import tsx scripts/gen-errors-doc.ts).
+import { writeFileSync } from 'node:fs';
+import { ERRORS } from '../src/errors.js';
+
+const rows = Object.entries(ERRORS).map(([code, e]) => `| \`${code}\` | ${e.status} | ${e.category} | ${e.message} | ${e.resolution} |`);
+const doc = `# Errors
+
+Every error response, 404 and 500 included, has this body (interface.md), and the
+\`X-Request-ID\` header equals \`request_id\`:
+
+\`\`\`json
+{
+  "success": false,
+  "error": {
+    "code": "INVALID_SPEED",
+    "message": "speed must be <= 2: speed must be a number from 0.5 to 2.0.",
+    "category": "validation",
+    "resolution": "Send a speed between 0.5 and 2.0 (default 1.0).",
+    "details": { "field": "speed", "provided": "3" }
+  },
+  "request_id": "req_5f0c6f0e0b6d4c1f9a0f2a3b4c5d6e7f",
+  "timestamp": 1795370000.123
+}
+\`\`\`
+
+\`details\` may hold \`field\` (the request field at fault), \`provided\` (what was sent) and
+\`suggestions\` (valid alternatives, e.g. the right localized voice name). 429 and 503 responses
+carry \`Retry-After\` (seconds).
+
+Retry rules for clients (interface.md): 400, 401, 402, 403 are not retried; 429 after
+\`Retry-After\`; 500 with exponential backoff (1 s, 2 s, 4 s plus 0-1 s jitter); 503 after
+\`Retry-After\` / backoff.
+
+This table is generated from \`src/errors.ts\` (\`node --import tsx scripts/gen-errors-doc.ts\`).
+
+| code | status | category | message | resolution |
+|---|---|---|---|---|
+${rows.join('\n')}
+
+Choices where the interface is silent (decisions.md #25 and our own):
+
+- Malformed JSON, a body that is not a JSON object, or a wrong \`Content-Type\`: 400 \`INVALID_REQUEST\`.
+- A field of the wrong type or out of range: the field's own code (\`INVALID_SPEED\`, \`INVALID_VOICE\`, ...),
+  or \`INVALID_PARAMETER\` for fields without one; the message names the field.
+- An unreachable database: 503 \`CREDIT_CHECK_FAILED\` for every authenticated request, since neither
+  the key nor the balance can be verified (decisions #34).
+- A speech engine that fails after retries: 500 \`ENGINE_ERROR\`; no partial audio is returned.
+`;
+writeFileSync(new URL('../docs/errors.md', import.meta.url), doc);
