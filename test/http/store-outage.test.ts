@@ -1,0 +1,50 @@
+// decisions #34: with PostgreSQL unreachable under a running server, billable requests get 503
+// CREDIT_CHECK_FAILED with Retry-After, the process keeps running, and it recovers.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createTestAccount, createTestApp, type TestApp } from '../helpers/app.js';
+import { freshPgSchema } from '../helpers/env.js';
+import { TcpProxy } from '../helpers/tcp-proxy.js';
+
+let t: TestApp;
+let proxy: TcpProxy;
+let schema: Awaited<ReturnType<typeof freshPgSchema>>;
+
+before(async () => {
+  proxy = new TcpProxy(5432);
+  const port = await proxy.start();
+  schema = await freshPgSchema(`postgres://postgres@127.0.0.1:${port}/test`);
+  t = await createTestApp({ DATABASE_URL: schema.url });
+});
+after(async () => {
+  await t.close();
+  await proxy.cut();
+  await schema.drop().catch(() => undefined);
+});
+
+test('database gone: 503 CREDIT_CHECK_FAILED; database back: 200 again', async () => {
+  const { apiKey } = await createTestAccount(t.services);
+  const get = () => t.app.inject({ method: 'GET', url: '/api/v1/user/credits', headers: { 'x-api-key': apiKey } });
+  assert.equal((await get()).statusCode, 200);
+  assert.equal(t.services.store.kind, 'postgres');
+
+  await proxy.cut();
+  await new Promise((r) => setTimeout(r, 600)); // past the auth cache
+  const started = Date.now();
+  const res = await get();
+  assert.equal(res.statusCode, 503, res.body);
+  assert.equal(res.json().error.code, 'CREDIT_CHECK_FAILED');
+  assert.ok(Number(res.headers['retry-after']) >= 1);
+  assert.ok(Date.now() - started < 15_000, 'answers promptly instead of hanging');
+  const health = await t.app.inject({ method: 'GET', url: '/health' });
+  assert.equal(health.statusCode, 200);
+  assert.equal(health.json().status, 'degraded');
+
+  await proxy.restore();
+  let ok = false;
+  for (let i = 0; i < 40 && !ok; i++) {
+    ok = (await get()).statusCode === 200;
+    if (!ok) await new Promise((r) => setTimeout(r, 250));
+  }
+  assert.ok(ok, 'recovers when the database returns');
+});
