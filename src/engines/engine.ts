@@ -56,6 +56,11 @@ export interface TtsEngine {
   status(): { available: boolean; reason?: string };
   /** Catalogue language codes this engine serves. */
   languages(): string[];
+  /**
+   * Styles the engine renders itself. For any other style the TTS service sends 'normal' and
+   * transforms the audio (whisper: LPC resynthesis with noise; emphasis: slower, higher, louder).
+   */
+  readonly nativeStyles?: readonly SpeechStyle[];
   synthesize(req: SynthesisRequest, signal?: AbortSignal): Promise<SynthesisResult>;
 }
 
