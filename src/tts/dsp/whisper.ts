@@ -1,0 +1,96 @@
+// Whisper transform for engines without a whisper voice: LPC analysis of the voice's own audio
+// and resynthesis with a noise excitation. The vocal-tract envelope (what makes the words and the
+// voice recognizable) is kept; the periodic glottal source (what makes it voiced) is replaced by
+// breath noise. Written here because no maintained npm package offers LPC resynthesis.
+
+/** Levinson-Durbin: LPC coefficients a[1..p] (a[0] = 1) and the prediction error energy. */
+function levinson(r: Float64Array, p: number): { a: Float64Array; err: number } {
+  const a = new Float64Array(p + 1);
+  a[0] = 1;
+  let err = r[0]!;
+  if (err <= 0) return { a, err: 0 };
+  const tmp = new Float64Array(p + 1);
+  for (let i = 1; i <= p; i++) {
+    let acc = r[i]!;
+    for (let j = 1; j < i; j++) acc += a[j]! * r[i - j]!;
+    const k = -acc / err;
+    tmp.set(a);
+    for (let j = 1; j < i; j++) a[j] = tmp[j]! + k * tmp[i - j]!;
+    a[i] = k;
+    err *= 1 - k * k;
+    if (err <= 1e-12) break;
+  }
+  return { a, err: Math.max(err, 0) };
+}
+
+/** Small deterministic PRNG (mulberry32) so the same input always whispers the same way. */
+function rng(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = s;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export function whisperize(samples: Int16Array, sampleRate: number, opts: { level?: number; seed?: number } = {}): Int16Array {
+  const level = opts.level ?? 0.7;
+  const frame = Math.round(sampleRate * 0.025);
+  const hop = Math.floor(frame / 2);
+  const order = Math.min(32, Math.round(2 + sampleRate / 1000));
+  const window = new Float64Array(frame);
+  for (let i = 0; i < frame; i++) window[i] = 0.5 - 0.5 * Math.cos((2 * Math.PI * i) / frame);
+  const out = new Float64Array(samples.length + frame);
+  const x = new Float64Array(frame);
+  const r = new Float64Array(order + 1);
+  const y = new Float64Array(frame);
+  const rand = rng(opts.seed ?? 0x5eed);
+  const gauss = () => {
+    // Box-Muller from two uniforms.
+    const u = Math.max(rand(), 1e-12);
+    return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * rand());
+  };
+
+  for (let start = 0; start < samples.length; start += hop) {
+    let energy = 0;
+    for (let i = 0; i < frame; i++) {
+      const idx = start + i;
+      // Pre-emphasis flattens the spectral tilt so the LPC fit favours the formants.
+      const cur = idx < samples.length ? samples[idx]! / 32768 : 0;
+      const prev = idx - 1 >= 0 && idx - 1 < samples.length ? samples[idx - 1]! / 32768 : 0;
+      x[i] = (cur - 0.95 * prev) * window[i]!;
+      energy += (cur * window[i]!) ** 2;
+    }
+    if (energy < 1e-9) continue;
+    for (let k = 0; k <= order; k++) {
+      let acc = 0;
+      for (let i = k; i < frame; i++) acc += x[i]! * x[i - k]!;
+      r[k] = acc;
+    }
+    r[0] = r[0]! * (1 + 1e-9) + 1e-12;
+    const { a } = levinson(r, order);
+    // Excite the all-pole filter 1/A(z) with noise, then de-emphasize.
+    let de = 0;
+    let outEnergy = 0;
+    for (let i = 0; i < frame; i++) {
+      let v = gauss();
+      for (let j = 1; j <= order && j <= i; j++) v -= a[j]! * y[i - j]!;
+      y[i] = v;
+      de = v + 0.95 * de;
+      x[i] = de * window[i]!;
+      outEnergy += x[i]! ** 2;
+    }
+    // Match the frame's loudness, so whispered speech keeps the original's dynamics.
+    const gain = outEnergy > 0 ? Math.sqrt(energy / outEnergy) : 0;
+    for (let i = 0; i < frame; i++) out[start + i] = out[start + i]! + x[i]! * gain;
+  }
+
+  const res = new Int16Array(samples.length);
+  for (let i = 0; i < samples.length; i++) {
+    const v = out[i]! * level * 32768;
+    res[i] = v > 32767 ? 32767 : v < -32768 ? -32768 : Math.round(v);
+  }
+  return res;
+}
