@@ -22,3 +22,16 @@ test('text without punctuation is one sentence; empty text none', () => {
   assert.deepEqual(splitSentences('just words'), ['just words']);
   assert.deepEqual(splitSentences(''), []);
 });
+
+import { groupIntoSentences } from '../../src/tts/stream-plan.js';
+import { parseMarkup } from '../../src/tts/markup.js';
+
+test('stream groups follow sentences across styled runs and carry their characters', () => {
+  const p = parseMarkup('Hi there. This is <emphasis>very</emphasis> important! <laugh> Bye<break time="1s"/> now.');
+  const groups = groupIntoSentences(p.items);
+  assert.equal(groups.length, 3);
+  assert.equal(groups.reduce((n, g) => n + g.characters, 0), [...p.plainText].length);
+  assert.deepEqual(groups[1]!.items.map((i) => (i.type === 'text' ? i.text : i.type)), ['This is ', 'very', ' important! ']);
+  assert.ok(groups[2]!.items.some((i) => i.type === 'vocal'));
+  assert.ok(groups.every((g) => g.items.every((i) => i.type !== 'break')));
+});

@@ -1,0 +1,112 @@
+// Renders parsed markup items to PCM with one engine voice: text runs in their style, vocalizations
+// in the voice's register. Styles the engine cannot render itself are transformed here (whisper:
+// LPC resynthesis with noise in a worker; emphasis: slower, higher and louder).
+
+import type { EnginePool } from '../engines/pool.js';
+import { EngineError, type PcmAudio, type SpeechStyle, type TtsEngine } from '../engines/engine.js';
+import { ApiError } from '../errors.js';
+import type { MarkupItem } from './markup.js';
+import { VOCAL_REALIZATIONS } from './vocalizations.js';
+
+export interface VoiceParams {
+  engine: TtsEngine;
+  engineVoice: string;
+  language: string;
+  /** Final multiplier on the engine voice's rate (voice base rate x request speed). */
+  speed: number;
+  /** Final semitones (voice base pitch + request pitch). */
+  pitch: number;
+}
+
+const EMPHASIS = { speed: 0.85, pitch: 2, gain: 1.35 };
+const RETRIES = 2;
+const PITCH_LIMIT = 24;
+
+function clampSpeed(s: number): number {
+  return Math.min(4, Math.max(0.25, s));
+}
+
+function applyGain(samples: Int16Array, gain: number): Int16Array {
+  if (gain === 1) return samples;
+  const out = new Int16Array(samples.length);
+  for (let i = 0; i < samples.length; i++) {
+    const v = Math.round(samples[i]! * gain);
+    out[i] = v > 32767 ? 32767 : v < -32768 ? -32768 : v;
+  }
+  return out;
+}
+
+export function concatPcm(parts: PcmAudio[], sampleRate: number): PcmAudio {
+  const total = parts.reduce((n, p) => n + p.samples.length, 0);
+  const out = new Int16Array(total);
+  let o = 0;
+  for (const p of parts) {
+    if (p.sampleRate !== sampleRate) throw new Error(`cannot join ${p.sampleRate} Hz audio into ${sampleRate} Hz`);
+    out.set(p.samples, o);
+    o += p.samples.length;
+  }
+  return { samples: out, sampleRate };
+}
+
+/** One engine call with retries for transient engine failures; overload is never retried. */
+async function synthesizeWithRetry(voice: VoiceParams, text: string, speed: number, pitch: number, style: SpeechStyle, signal?: AbortSignal): Promise<PcmAudio> {
+  let lastErr: unknown;
+  for (let attempt = 0; attempt <= RETRIES; attempt++) {
+    if (signal?.aborted) throw signal.reason ?? new Error('aborted');
+    try {
+      const res = await voice.engine.synthesize(
+        { text, engineVoice: voice.engineVoice, language: voice.language, speed: clampSpeed(speed), pitch: Math.max(-PITCH_LIMIT, Math.min(PITCH_LIMIT, pitch)), style },
+        signal,
+      );
+      return { samples: res.samples, sampleRate: res.sampleRate };
+    } catch (err) {
+      lastErr = err;
+      if (err instanceof ApiError || signal?.aborted) throw err;
+      if (err instanceof EngineError && !err.retryable) break;
+    }
+  }
+  throw lastErr instanceof EngineError ? lastErr : new EngineError(voice.engine.id, `synthesis failed: ${(lastErr as Error)?.message ?? lastErr}`, false, { cause: lastErr });
+}
+
+async function renderRun(pool: EnginePool, voice: VoiceParams, text: string, style: SpeechStyle, speed: number, pitch: number, gain: number, signal?: AbortSignal): Promise<PcmAudio> {
+  const native = voice.engine.nativeStyles ?? ['normal'];
+  let s = speed;
+  let p = pitch;
+  let g = gain;
+  let engineStyle: SpeechStyle = style;
+  if (!native.includes(style)) {
+    engineStyle = 'normal';
+    if (style === 'emphasis') {
+      s *= EMPHASIS.speed;
+      p += EMPHASIS.pitch;
+      g *= EMPHASIS.gain;
+    }
+  }
+  const audio = await synthesizeWithRetry(voice, text, s, p, engineStyle, signal);
+  let samples = audio.samples;
+  if (style === 'whisper' && engineStyle !== 'whisper' && samples.length > 0) {
+    samples = await pool.run('tts.whisper', { samples, sampleRate: audio.sampleRate }, signal ? { signal } : {});
+  }
+  return { samples: applyGain(samples, g), sampleRate: audio.sampleRate };
+}
+
+/** Renders a run of items (no breaks) in order. Empty or whitespace-only text renders nothing. */
+export async function renderItems(pool: EnginePool, voice: VoiceParams, items: MarkupItem[], signal?: AbortSignal): Promise<PcmAudio | null> {
+  const jobs: Array<Promise<PcmAudio>> = [];
+  for (const item of items) {
+    if (item.type === 'break') continue;
+    if (item.type === 'text') {
+      if (!/[\p{L}\p{N}]/u.test(item.text)) continue;
+      const style: SpeechStyle = item.whisper ? 'whisper' : item.emphasis ? 'emphasis' : 'normal';
+      jobs.push(renderRun(pool, voice, item.text, style, voice.speed, voice.pitch, 1, signal));
+    } else {
+      const v = VOCAL_REALIZATIONS[item.kind];
+      const style: SpeechStyle = item.whisper ? 'whisper' : v.style;
+      jobs.push(renderRun(pool, voice, v.text, style, voice.speed * v.speed, voice.pitch + v.pitch, v.gain, signal));
+    }
+  }
+  if (jobs.length === 0) return null;
+  const parts = await Promise.all(jobs);
+  const rate = parts[0]!.sampleRate;
+  return concatPcm(parts, rate);
+}

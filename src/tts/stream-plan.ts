@@ -1,0 +1,40 @@
+// Groups markup items into sentences for /tts/stream: each group is synthesized and sent as soon
+// as it is ready, and billed only if its audio was sent (decisions #30).
+
+import { countCharacters } from '../accounts/pricing.js';
+import type { MarkupItem } from './markup.js';
+import { splitSentences } from './sentences.js';
+
+export interface SentenceGroup {
+  items: MarkupItem[];
+  /** Billable characters of this group (text without tags). */
+  characters: number;
+}
+
+export function groupIntoSentences(items: MarkupItem[]): SentenceGroup[] {
+  const groups: SentenceGroup[] = [];
+  let current: MarkupItem[] = [];
+  let chars = 0;
+  const flush = () => {
+    if (current.length > 0) groups.push({ items: current, characters: chars });
+    current = [];
+    chars = 0;
+  };
+  for (const item of items) {
+    if (item.type === 'break') continue;
+    if (item.type === 'vocal') {
+      current.push(item);
+      continue;
+    }
+    const sentences = splitSentences(item.text);
+    sentences.forEach((s, i) => {
+      current.push({ ...item, text: s });
+      chars += countCharacters(s);
+      // Every piece but the last ends a sentence; the last may continue in the next item.
+      const endsSentence = i < sentences.length - 1 || /[.!?。！？…]["'”’)\]]*\s*$/.test(s);
+      if (endsSentence) flush();
+    });
+  }
+  flush();
+  return groups;
+}
