@@ -1,0 +1,196 @@
+// ParlaClient: typed methods for every endpoint of the Parla API, with the interface's retry rules.
+
+import { readFile } from 'node:fs/promises';
+import { basename } from 'node:path';
+import { Readable } from 'node:stream';
+import { ParlaError } from './errors.js';
+import { defaultRetryEnvironment, type RetryEnvironment, type RetryOptions } from './retry.js';
+import { send, type RequestSpec, type TransportOptions } from './transport.js';
+import { RealtimeConnection, type RealtimeOptions } from './realtime.js';
+import type {
+  CreditRecord, GenerateRequest, GenerateResult, HealthRecord, LanguageList, Model, ResponseFormat, StreamRequest,
+  TranscribeOptions, TranscribeResult, TtsModel, UsageRecord, VoiceList,
+} from './types.js';
+
+export interface ParlaClientOptions {
+  /** Defaults to the PARLA_API_KEY environment variable. */
+  apiKey?: string;
+  /** Service address; "/api/v1" is appended when missing. Default PARLA_URL or http://127.0.0.1:8080. */
+  baseUrl?: string;
+  /** Real-time address (wss://host:8443). Default PARLA_REALTIME_URL or the base URL's host on 8443. */
+  realtimeUrl?: string;
+  /** Per-attempt timeout, ms (default 60 s). */
+  timeoutMs?: number;
+  retry?: RetryOptions;
+  /** Clock and random source for retries (tests inject their own). */
+  retryEnvironment?: RetryEnvironment;
+  fetch?: typeof fetch;
+  /** TLS options for the real-time WebSocket, e.g. { rejectUnauthorized: false } for a self-signed certificate. */
+  realtimeTls?: { ca?: string | Buffer; rejectUnauthorized?: boolean };
+}
+
+export type AudioInput = string | Uint8Array | ArrayBuffer | Blob | NodeJS.ReadableStream;
+
+const VERSION = '0.1.0';
+
+function withApiPrefix(url: string): { root: string; api: string } {
+  const trimmed = url.replace(/\/+$/, '');
+  const root = trimmed.replace(/\/api\/v1$/, '');
+  return { root, api: `${root}/api/v1` };
+}
+
+async function toBlob(input: AudioInput): Promise<{ blob: Blob; name: string }> {
+  if (typeof input === 'string') return { blob: new Blob([new Uint8Array(await readFile(input))]), name: basename(input) };
+  if (input instanceof Blob) return { blob: input, name: 'audio' };
+  if (input instanceof Uint8Array) return { blob: new Blob([new Uint8Array(input)]), name: 'audio' };
+  if (input instanceof ArrayBuffer) return { blob: new Blob([new Uint8Array(input)]), name: 'audio' };
+  const chunks: Buffer[] = [];
+  for await (const c of input as AsyncIterable<Buffer | string>) chunks.push(typeof c === 'string' ? Buffer.from(c) : c);
+  return { blob: new Blob([new Uint8Array(Buffer.concat(chunks))]), name: 'audio' };
+}
+
+function numberHeader(res: Response, name: string): number | null {
+  const v = res.headers.get(name);
+  return v === null || v === '' || Number.isNaN(Number(v)) ? null : Number(v);
+}
+
+export class ParlaClient {
+  readonly baseUrl: string;
+  readonly rootUrl: string;
+  readonly realtimeUrl: string;
+  private readonly transport: TransportOptions;
+  private readonly realtimeTls: ParlaClientOptions['realtimeTls'];
+
+  constructor(opts: ParlaClientOptions = {}) {
+    const env = typeof process !== 'undefined' ? process.env : {};
+    const { root, api } = withApiPrefix(opts.baseUrl ?? env.PARLA_URL ?? 'http://127.0.0.1:8080');
+    this.rootUrl = root;
+    this.baseUrl = api;
+    const host = new URL(root).hostname;
+    this.realtimeUrl = (opts.realtimeUrl ?? env.PARLA_REALTIME_URL ?? `wss://${host.includes(':') ? `[${host}]` : host}:8443`).replace(/\/+$/, '');
+    this.realtimeTls = opts.realtimeTls;
+    this.transport = {
+      apiKey: opts.apiKey ?? env.PARLA_API_KEY,
+      baseUrl: api,
+      timeoutMs: opts.timeoutMs ?? 60_000,
+      retry: opts.retry ?? {},
+      env: opts.retryEnvironment ?? defaultRetryEnvironment,
+      fetch: opts.fetch ?? globalThis.fetch.bind(globalThis),
+      userAgent: `parla-client/${VERSION} node/${process.versions.node}`,
+    };
+  }
+
+  private async json<T>(spec: RequestSpec): Promise<T> {
+    const res = await send(this.transport, spec);
+    return (await res.json()) as T;
+  }
+
+  readonly tts = {
+    /** POST /tts/generate: the whole audio file with the response metadata. */
+    generate: async (req: GenerateRequest, opts: { signal?: AbortSignal } = {}): Promise<GenerateResult> => {
+      const res = await send(this.transport, { method: 'POST', path: 'tts/generate', json: req, ...(opts.signal ? { signal: opts.signal } : {}) });
+      const audio = new Uint8Array(await res.arrayBuffer());
+      const disposition = res.headers.get('content-disposition');
+      return {
+        audio,
+        contentType: res.headers.get('content-type') ?? 'application/octet-stream',
+        fileName: disposition ? (/filename="?([^";]+)"?/.exec(disposition)?.[1] ?? null) : null,
+        requestId: res.headers.get('x-request-id'),
+        processingTimeMs: numberHeader(res, 'x-processing-time-ms'),
+        creditsUsed: numberHeader(res, 'x-credits-used'),
+        creditsRemaining: numberHeader(res, 'x-credits-remaining'),
+      };
+    },
+    /**
+     * POST /tts/stream: raw 16-bit little-endian mono PCM as it is synthesized. Only the request
+     * is retried; once audio flows, a broken stream is reported, not repeated.
+     */
+    stream: async (req: StreamRequest, opts: { signal?: AbortSignal } = {}): Promise<{ sampleRate: number; requestId: string | null; chunks: AsyncIterable<Uint8Array> }> => {
+      const res = await send(this.transport, { method: 'POST', path: 'tts/stream', json: req, ...(opts.signal ? { signal: opts.signal } : {}), timeoutMs: 10 * 60_000 });
+      if (!res.body) throw new ParlaError({ status: res.status, code: 'UNEXPECTED_RESPONSE', message: 'the stream has no body' });
+      const body = res.body;
+      return {
+        sampleRate: numberHeader(res, 'x-sample-rate') ?? req.sample_rate ?? 24000,
+        requestId: res.headers.get('x-request-id'),
+        chunks: (async function* () {
+          for await (const chunk of Readable.fromWeb(body as never)) yield new Uint8Array(chunk as Buffer);
+        })(),
+      };
+    },
+  };
+
+  readonly voices = {
+    /** GET /voices: the response shape depends on model and language (discriminated by `shape`). */
+    list: async (query: { model?: TtsModel; language?: string; gender?: 'male' | 'female' } = {}): Promise<VoiceList> => {
+      const body = await this.json<Record<string, unknown>>({ method: 'GET', path: 'voices', query });
+      if ('voices_by_language' in body) return { shape: 'flash', ...body } as VoiceList;
+      if ('supported_models' in body) return { shape: 'aura', ...body } as VoiceList;
+      if (query.language !== undefined && query.model === undefined) return { shape: 'basic', ...body } as VoiceList;
+      return { shape: 'extended', ...body } as VoiceList;
+    },
+  };
+
+  readonly languages = {
+    list: (query: { model?: TtsModel } = {}): Promise<LanguageList> => this.json({ method: 'GET', path: 'languages', query }),
+  };
+
+  readonly models = {
+    list: async (): Promise<Model[]> => (await this.json<{ models: Model[] }>({ method: 'GET', path: 'models' })).models,
+  };
+
+  readonly usage = {
+    get: (): Promise<UsageRecord> => this.json({ method: 'GET', path: 'usage' }),
+  };
+
+  readonly credits = {
+    get: (): Promise<CreditRecord> => this.json({ method: 'GET', path: 'user/credits' }),
+  };
+
+  /** GET /health (no key needed). */
+  health(): Promise<HealthRecord> {
+    return this.json({ method: 'GET', path: `${this.rootUrl}/health`, auth: false });
+  }
+
+  private async transcribeAt<F extends ResponseFormat | undefined>(path: string, input: AudioInput, opts: TranscribeOptions & { response_format?: F }): Promise<TranscribeResult<F>> {
+    const { blob, name } = await toBlob(input);
+    const form = () => {
+      const f = new FormData();
+      f.set('file', blob, opts.filename ?? name);
+      for (const key of ['model', 'language', 'response_format', 'prompt', 'timestamp_granularities', 'diarize', 'smart_format', 'punctuate', 'keywords'] as const) {
+        const v = opts[key];
+        if (v === undefined) continue;
+        f.set(key, Array.isArray(v) ? v.join(',') : String(v));
+      }
+      return f;
+    };
+    const res = await send(this.transport, {
+      method: 'POST',
+      path,
+      form,
+      timeoutMs: Math.max(this.transport.timeoutMs, 10 * 60_000),
+      ...(opts.signal ? { signal: opts.signal } : {}),
+      ...(opts.onRetry ? { onRetry: (a: number, d: number) => opts.onRetry?.(a, d) } : {}),
+    });
+    const format = opts.response_format ?? 'json';
+    return (format === 'text' || format === 'srt' || format === 'vtt' ? await res.text() : await res.json()) as TranscribeResult<F>;
+  }
+
+  readonly stt = {
+    /** POST /stt/transcribe: any model; accepts every Cipher and Lucid field. */
+    transcribe: <F extends ResponseFormat | undefined = undefined>(input: AudioInput, opts: TranscribeOptions & { response_format?: F } = {}) => this.transcribeAt<F>('stt/transcribe', input, opts),
+    /** POST /stt/cipher/transcribe: cipher-fast, cipher-max. */
+    cipher: <F extends ResponseFormat | undefined = undefined>(input: AudioInput, opts: TranscribeOptions & { response_format?: F } = {}) => this.transcribeAt<F>('stt/cipher/transcribe', input, opts),
+    /** POST /stt/lucid/transcribe: lucid-mono, lucid-multi, lucid-agent, lucid-lite. */
+    lucid: <F extends ResponseFormat | undefined = undefined>(input: AudioInput, opts: TranscribeOptions & { response_format?: F } = {}) => this.transcribeAt<F>('stt/lucid/transcribe', input, opts),
+    /** GET /stt/realtime/info. */
+    realtimeInfo: (): Promise<Record<string, unknown>> => this.json({ method: 'GET', path: 'stt/realtime/info' }),
+  };
+
+  readonly realtime = {
+    /** Opens a live transcription stream (wss://.../api/v1/stt/realtime/stream). */
+    connect: async (opts: RealtimeOptions = {}): Promise<RealtimeConnection> => {
+      if (!this.transport.apiKey) throw new ParlaError({ status: 0, code: 'AUTH_MISSING_API_KEY', message: 'No API key: pass apiKey or set PARLA_API_KEY.' });
+      return RealtimeConnection.open(this.realtimeUrl, this.transport.apiKey, opts, this.realtimeTls);
+    },
+  };
+}

@@ -1,0 +1,167 @@
+// Response and request types of the Parla API (interface.md and decisions.md).
+
+export type TtsModel = 'aura-lite' | 'aura-prime' | 'aura-max' | 'rapid-flash' | 'rapid-max';
+export type SttModel = 'cipher-fast' | 'cipher-max' | 'lucid-mono' | 'lucid-multi' | 'lucid-agent' | 'lucid-lite';
+export type AudioFormat = 'wav' | 'mp3' | 'ogg' | 'flac';
+export type ResponseFormat = 'json' | 'text' | 'verbose_json' | 'srt' | 'vtt';
+export type Plan = 'free' | 'basic' | 'pro' | 'enterprise';
+
+export interface GenerateRequest {
+  text: string;
+  voice: string;
+  model?: TtsModel;
+  language?: string;
+  speed?: number;
+  pitch?: number;
+  format?: AudioFormat;
+}
+
+export interface GenerateResult {
+  audio: Uint8Array;
+  contentType: string;
+  fileName: string | null;
+  requestId: string | null;
+  processingTimeMs: number | null;
+  creditsUsed: number | null;
+  creditsRemaining: number | null;
+}
+
+export interface StreamRequest {
+  text: string;
+  voice: string;
+  model?: Exclude<TtsModel, never>;
+  language?: string;
+  sample_rate?: 8000 | 16000 | 22050 | 24000 | 44100 | 48000;
+  speed?: number;
+  pitch?: number;
+}
+
+export interface Model {
+  id: TtsModel;
+  name: string;
+  description: string;
+  languages: number;
+  plans?: Plan[];
+}
+
+export interface Language {
+  code: string;
+  name: string;
+  region: string;
+}
+
+export interface LanguageList {
+  success: boolean;
+  languages: Language[];
+  total: number;
+  model: string;
+}
+
+/** GET /voices without model and with language. */
+export interface BasicVoiceList {
+  shape: 'basic';
+  voices: Array<{ voice_id: string; name: string; gender: string; language: string; preview_url?: string; premium?: boolean }>;
+  total: number;
+}
+/** GET /voices without model or language. */
+export interface ExtendedVoiceList {
+  shape: 'extended';
+  voices: Array<{ id: string; name: string; gender: string; age: string; style: string; languages: string[]; sample_url: string; premium?: boolean }>;
+  total: number;
+}
+/** GET /voices?model=<aura model or rapid-max>. */
+export interface AuraVoiceList {
+  shape: 'aura';
+  success: boolean;
+  voices: Array<{ id: string; name: string; gender: string; premium?: boolean }>;
+  total: number;
+  language: string;
+  model: string;
+  supported_models: string[];
+  note: string;
+}
+/** GET /voices?model=rapid-flash. */
+export interface FlashVoiceList {
+  shape: 'flash';
+  success: boolean;
+  model: string;
+  total_voices: number;
+  total_languages: number;
+  voices_by_language: Record<string, Array<{ name: string; gender: string }>>;
+  supported_languages: string[];
+}
+export type VoiceList = BasicVoiceList | ExtendedVoiceList | AuraVoiceList | FlashVoiceList;
+
+export interface UsageRecord {
+  plan: string;
+  period: { start: string; end: string };
+  usage: { characters_used: number; characters_limit: number; characters_remaining: number; requests_today: number; requests_this_month: number };
+  rate_limits: { requests_per_minute: number; requests_per_hour: number };
+}
+
+export interface CreditRecord {
+  credits: number;
+  used_this_month: number;
+  plan: string;
+  renewal_date: string;
+}
+
+export interface HealthRecord {
+  status: string;
+  version: string;
+  timestamp: string;
+  [extra: string]: unknown;
+}
+
+export interface Word {
+  word: string;
+  start: number;
+  end: number;
+  confidence?: number;
+  speaker?: number;
+}
+
+export interface Transcription {
+  text: string;
+  language: string;
+  duration: number;
+  model: string;
+  provider: string;
+  credits_used: number;
+  words?: Word[];
+  [extra: string]: unknown;
+}
+
+export interface Segment {
+  id: number;
+  start: number;
+  end: number;
+  text: string;
+  [extra: string]: unknown;
+}
+
+export interface VerboseTranscription extends Transcription {
+  task: string;
+  segments: Segment[];
+}
+
+export interface TranscribeOptions {
+  model?: SttModel;
+  language?: string;
+  response_format?: ResponseFormat;
+  /** Cipher */
+  prompt?: string;
+  timestamp_granularities?: 'word' | 'segment';
+  /** Lucid */
+  diarize?: boolean;
+  smart_format?: boolean;
+  punctuate?: boolean;
+  keywords?: string | string[];
+  /** File name sent with the upload (default from the path, or "audio"). */
+  filename?: string;
+  signal?: AbortSignal;
+  /** Called before each retry wait. */
+  onRetry?: (attempt: number, delayMs: number) => void;
+}
+
+export type TranscribeResult<F extends ResponseFormat | undefined> = F extends 'text' | 'srt' | 'vtt' ? string : F extends 'verbose_json' ? VerboseTranscription : Transcription;

@@ -1,0 +1,39 @@
+// What the TTS service needs from the catalogue and the engine registry. The service depends on
+// these narrow ports; src/services.ts wires the real catalogue and registry to them.
+
+import type { Plan } from '../accounts/types.js';
+import type { TtsEngine } from '../engines/engine.js';
+
+export interface VoiceSelection {
+  /** Stable id of the base voice. */
+  id: string;
+  /** The name as the request used it (localized for Aura voices). */
+  name: string;
+  /** Engine voice per engine id (e.g. { espeak: "de+m3", flite: "rms" }). */
+  engineVoices: Record<string, string>;
+  /** Semitones the voice sits above or below its engine voice. */
+  basePitch: number;
+  /** Multiplier on the engine voice's natural rate. */
+  baseRate: number;
+}
+
+export interface VoiceRequest {
+  model: string;
+  language: string;
+  voice: string;
+  plan: Plan;
+}
+
+export interface TtsCatalogPort {
+  /**
+   * Validates the language for the model and finds the voice. Throws ApiError: INVALID_LANGUAGE,
+   * LANGUAGE_NOT_SUPPORTED, INVALID_VOICE (details.suggestions), VOICE_ACCESS_DENIED.
+   * Returns the canonical language code (e.g. "de" -> "de-DE") with the voice.
+   */
+  selectVoice(req: VoiceRequest): { language: string; voice: VoiceSelection };
+}
+
+export interface TtsEnginePort {
+  /** The first available engine of the model's chain that serves the language, or null. */
+  resolve(model: string, language: string): TtsEngine | null;
+}

@@ -1,0 +1,86 @@
+// Turns a validated TTS request into a synthesis job: permissions, markup rules, voice and engine
+// selection, price. Everything here runs before any credit is held or any audio is made.
+
+import type { AuthContext } from '../accounts/auth-context.js';
+import { requireFeature } from '../accounts/auth-context.js';
+import { countCharacters, ttsCredits } from '../accounts/pricing.js';
+import type { Config } from '../config.js';
+import { EngineError } from '../engines/engine.js';
+import { ApiError } from '../errors.js';
+import { parseMarkup, withoutBreaks, type MarkupItem } from './markup.js';
+import type { TtsCatalogPort, TtsEnginePort } from './ports.js';
+import type { VoiceParams } from './render.js';
+
+export type TtsEndpoint = 'generate' | 'stream';
+
+export interface TtsRequest {
+  text: string;
+  voice: string;
+  model: string;
+  language: string;
+  speed: number;
+  /** Undefined when the request did not send pitch. */
+  pitch: number | undefined;
+}
+
+export interface TtsJob {
+  model: string;
+  language: string;
+  voiceName: string;
+  voice: VoiceParams;
+  items: MarkupItem[];
+  characters: number;
+  credits: number;
+}
+
+const AURA = /^aura-/;
+
+export function prepareTts(config: Config, catalog: TtsCatalogPort, engines: TtsEnginePort, auth: AuthContext, req: TtsRequest, endpoint: TtsEndpoint): TtsJob {
+  requireFeature(auth, endpoint === 'generate' ? 'tts' : 'tts_stream');
+  const plan = config.product.plans[auth.account.plan];
+  if (!plan.ttsModels.includes(req.model)) {
+    const allowed = plan.ttsModels.join(', ');
+    throw new ApiError('MODEL_ACCESS_DENIED', {
+      message: `The ${auth.account.plan} plan does not include ${req.model}; it includes ${allowed}.`,
+      details: { provided: req.model, suggestions: plan.ttsModels },
+    });
+  }
+  if (req.text.trim() === '') throw new ApiError('MISSING_TEXT');
+
+  const parsed = parseMarkup(req.text);
+  if ((parsed.hasBreaks || parsed.hasExpressions) && !AURA.test(req.model)) {
+    throw new ApiError('EXPRESSION_NOT_SUPPORTED', {
+      message: `Expression and break tags are supported by Aura models only, not ${req.model}.`,
+      details: { provided: req.model, suggestions: ['aura-lite', 'aura-prime', 'aura-max'] },
+    });
+  }
+  if (endpoint === 'stream' && req.pitch !== undefined && req.model !== 'rapid-flash') {
+    throw new ApiError('INVALID_PITCH', {
+      message: `Streaming does not support pitch for ${req.model}; only rapid-flash streams with pitch. Remove pitch or use /tts/generate.`,
+      details: { field: 'pitch', provided: String(req.pitch) },
+    });
+  }
+
+  const { language, voice } = catalog.selectVoice({ model: req.model, language: req.language, voice: req.voice, plan: auth.account.plan });
+  const engine = engines.resolve(req.model, language);
+  if (!engine) {
+    throw new ApiError('LANGUAGE_NOT_SUPPORTED', {
+      message: `${req.model} cannot speak ${language} in this installation.`,
+      details: { provided: language },
+    });
+  }
+  const engineVoice = voice.engineVoices[engine.id];
+  if (engineVoice === undefined) throw new EngineError(engine.id, `voice ${voice.id} has no ${engine.id} mapping`, false);
+
+  const items = endpoint === 'stream' ? withoutBreaks(parsed.items) : parsed.items;
+  const characters = countCharacters(parsed.plainText);
+  return {
+    model: req.model,
+    language,
+    voiceName: voice.name,
+    voice: { engine, engineVoice, language, speed: voice.baseRate * req.speed, pitch: voice.basePitch + (req.pitch ?? 0) },
+    items,
+    characters,
+    credits: ttsCredits(config.product, req.model, characters),
+  };
+}
