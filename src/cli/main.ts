@@ -4,6 +4,7 @@
 import { ConfigError, loadConfig } from '../config.js';
 import { UsageError } from './args.js';
 import { accountsCommand, creditsCommand, keysCommand } from './operator.js';
+import { describeClientError, listenCommand, sayCommand, transcribeCommand } from './client-commands.js';
 
 const HELP = `parla: self-hosted speech service
 
@@ -18,7 +19,12 @@ Operator commands (read DATABASE_URL / PARLA_DATA_DIR like the server):
   parla keys revoke|disable|enable KEY_ID
   parla credits add --account ID --amount N [--test]
 
-Every command takes --json for machine-readable output.
+Client commands (read --api-key / --url or PARLA_API_KEY / PARLA_URL, default http://127.0.0.1:8080):
+  parla say "text" -o out.mp3 [--voice NAME] [--model M] [--language L] [--speed X] [--pitch N]
+  parla transcribe FILE [--format json|text|verbose_json|srt|vtt] [--model M] [--language L] [--diarize] [--keywords a,b] [-o out]
+  parla listen [FILE.wav | -] [--model M] [--sample-rate N] [--fast] [--insecure]   live transcription over the WebSocket
+
+Operator commands take --json for machine-readable output.
 `;
 
 export async function main(argv: string[]): Promise<number> {
@@ -27,6 +33,16 @@ export async function main(argv: string[]): Promise<number> {
     if (!command || command === 'help' || command === '--help' || command === '-h') {
       process.stdout.write(HELP);
       return command ? 0 : 2;
+    }
+    switch (command) {
+      case 'say':
+        return await sayCommand(rest);
+      case 'transcribe':
+        return await transcribeCommand(rest);
+      case 'listen':
+        return await listenCommand(rest);
+      default:
+        break;
     }
     const config = loadConfig();
     switch (command) {
@@ -49,7 +65,8 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(`parla: ${err.message}\n`);
       return 2;
     }
-    process.stderr.write(`parla: ${(err as Error).message}\n`);
+    const api = describeClientError(err);
+    process.stderr.write(`parla: ${api ?? (err as Error).message}\n`);
     return 1;
   }
 }
