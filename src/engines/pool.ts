@@ -6,7 +6,8 @@ import { Piscina } from 'piscina';
 import { ApiError } from '../errors.js';
 import type { TaskName, TaskPayload, TaskResult } from './worker-tasks.js';
 
-const workerExt = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
+// From TypeScript sources the worker needs tsx registered first (worker-dev.mjs); compiled, worker.js.
+const workerFile = import.meta.url.endsWith('.ts') ? './worker-dev.mjs' : './worker.js';
 
 export interface PoolOptions {
   threads: number;
@@ -30,7 +31,7 @@ export class EnginePool {
   constructor(opts: PoolOptions) {
     this.maxQueue = opts.maxQueue;
     this.piscina = new Piscina({
-      filename: new URL(`./worker${workerExt}`, import.meta.url).href,
+      filename: new URL(workerFile, import.meta.url).href,
       minThreads: opts.threads,
       maxThreads: opts.threads,
       // Our own admission check below answers 503 before piscina's queue limit is reached.

@@ -1,0 +1,61 @@
+// Versioned PostgreSQL schema. Append new versions; never edit an applied one.
+// Tables are created unqualified, in the connection's search_path schema.
+
+export const POSTGRES_MIGRATIONS: Array<{ version: number; sql: string }> = [
+  {
+    version: 1,
+    sql: `
+      CREATE TABLE accounts (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        plan TEXT NOT NULL CHECK (plan IN ('free', 'basic', 'pro', 'enterprise')),
+        email TEXT UNIQUE,
+        password_hash TEXT,
+        credits BIGINT NOT NULL DEFAULT 0 CHECK (credits >= 0),
+        test_credits BIGINT NOT NULL DEFAULT 0 CHECK (test_credits >= 0),
+        features JSONB NOT NULL DEFAULT '{}',
+        period_anchor TIMESTAMPTZ NOT NULL,
+        created_at TIMESTAMPTZ NOT NULL
+      );
+      CREATE TABLE api_keys (
+        id TEXT PRIMARY KEY,
+        account_id TEXT NOT NULL REFERENCES accounts(id),
+        name TEXT NOT NULL,
+        mode TEXT NOT NULL CHECK (mode IN ('live', 'test')),
+        hash TEXT NOT NULL UNIQUE,
+        prefix TEXT NOT NULL,
+        state TEXT NOT NULL CHECK (state IN ('active', 'revoked', 'disabled')),
+        expires_at TIMESTAMPTZ,
+        created_at TIMESTAMPTZ NOT NULL,
+        last_used_at TIMESTAMPTZ
+      );
+      CREATE INDEX api_keys_account ON api_keys(account_id);
+      CREATE TABLE credit_holds (
+        id TEXT PRIMARY KEY,
+        account_id TEXT NOT NULL REFERENCES accounts(id),
+        mode TEXT NOT NULL,
+        credits BIGINT NOT NULL CHECK (credits >= 0),
+        characters BIGINT NOT NULL DEFAULT 0,
+        created_at TIMESTAMPTZ NOT NULL,
+        expires_at TIMESTAMPTZ NOT NULL
+      );
+      CREATE INDEX credit_holds_account ON credit_holds(account_id, mode);
+      CREATE INDEX credit_holds_expiry ON credit_holds(expires_at);
+      CREATE TABLE usage_ledger (
+        id BIGSERIAL PRIMARY KEY,
+        request_id TEXT NOT NULL UNIQUE,
+        account_id TEXT NOT NULL REFERENCES accounts(id),
+        key_id TEXT NOT NULL,
+        mode TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        model TEXT NOT NULL,
+        units DOUBLE PRECISION NOT NULL,
+        characters BIGINT NOT NULL DEFAULT 0,
+        credits BIGINT NOT NULL CHECK (credits >= 0),
+        created_at TIMESTAMPTZ NOT NULL
+      );
+      CREATE INDEX usage_ledger_account_time ON usage_ledger(account_id, mode, created_at);
+      CREATE INDEX usage_ledger_key ON usage_ledger(key_id);
+    `,
+  },
+];

@@ -1,0 +1,61 @@
+// Versioned SQLite schema. Append new versions; never edit an applied one.
+// Timestamps are Unix milliseconds (INTEGER); money is whole credits (INTEGER).
+
+export const SQLITE_MIGRATIONS: Array<{ version: number; sql: string }> = [
+  {
+    version: 1,
+    sql: `
+      CREATE TABLE accounts (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        plan TEXT NOT NULL CHECK (plan IN ('free', 'basic', 'pro', 'enterprise')),
+        email TEXT UNIQUE,
+        password_hash TEXT,
+        credits INTEGER NOT NULL DEFAULT 0 CHECK (credits >= 0),
+        test_credits INTEGER NOT NULL DEFAULT 0 CHECK (test_credits >= 0),
+        features TEXT NOT NULL DEFAULT '{}',
+        period_anchor INTEGER NOT NULL,
+        created_at INTEGER NOT NULL
+      );
+      CREATE TABLE api_keys (
+        id TEXT PRIMARY KEY,
+        account_id TEXT NOT NULL REFERENCES accounts(id),
+        name TEXT NOT NULL,
+        mode TEXT NOT NULL CHECK (mode IN ('live', 'test')),
+        hash TEXT NOT NULL UNIQUE,
+        prefix TEXT NOT NULL,
+        state TEXT NOT NULL CHECK (state IN ('active', 'revoked', 'disabled')),
+        expires_at INTEGER,
+        created_at INTEGER NOT NULL,
+        last_used_at INTEGER
+      );
+      CREATE INDEX api_keys_account ON api_keys(account_id);
+      CREATE TABLE credit_holds (
+        id TEXT PRIMARY KEY,
+        account_id TEXT NOT NULL REFERENCES accounts(id),
+        mode TEXT NOT NULL,
+        credits INTEGER NOT NULL CHECK (credits >= 0),
+        characters INTEGER NOT NULL DEFAULT 0,
+        created_at INTEGER NOT NULL,
+        expires_at INTEGER NOT NULL
+      );
+      CREATE INDEX credit_holds_account ON credit_holds(account_id, mode);
+      CREATE INDEX credit_holds_expiry ON credit_holds(expires_at);
+      CREATE TABLE usage_ledger (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        request_id TEXT NOT NULL UNIQUE,
+        account_id TEXT NOT NULL REFERENCES accounts(id),
+        key_id TEXT NOT NULL,
+        mode TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        model TEXT NOT NULL,
+        units REAL NOT NULL,
+        characters INTEGER NOT NULL DEFAULT 0,
+        credits INTEGER NOT NULL CHECK (credits >= 0),
+        created_at INTEGER NOT NULL
+      );
+      CREATE INDEX usage_ledger_account_time ON usage_ledger(account_id, mode, created_at);
+      CREATE INDEX usage_ledger_key ON usage_ledger(key_id);
+    `,
+  },
+];
