@@ -1,0 +1,114 @@
+// One contract suite for every Limiter implementation (memory, Redis).
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import type { Limiter } from '../../src/limits/limiter.js';
+
+export interface LimiterHandle {
+  limiter: Limiter;
+  /** A second limiter sharing state with the first (another node), when the implementation can. */
+  peer?: Limiter;
+  cleanup(): Promise<void>;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export function runLimiterContract(name: string, open: () => Promise<LimiterHandle>): void {
+  describe(`Limiter contract: ${name}`, () => {
+    let h: LimiterHandle;
+    let l: Limiter;
+    before(async () => {
+      h = await open();
+      l = h.limiter;
+    });
+    after(() => h.cleanup());
+
+    test('a window allows its limit, then refuses with retryAfter; refusals are not counted', async () => {
+      const acct = `acc_${randomUUID()}`;
+      const windows = [{ windowSeconds: 60, limit: 3 }, { windowSeconds: 3600, limit: 5 }];
+      const first = await l.hit(acct, windows);
+      assert.equal(first.allowed, true);
+      assert.equal(first.limit, 3);
+      assert.equal(first.remaining, 2);
+      assert.ok(first.resetSeconds > 0 && first.resetSeconds <= 60);
+      assert.equal(first.windows.length, 2);
+      assert.deepEqual(first.windows.map((w) => w.remaining), [2, 4]);
+      await l.hit(acct, windows);
+      const third = await l.hit(acct, windows);
+      assert.equal(third.remaining, 0);
+      for (let i = 0; i < 3; i++) {
+        const refused = await l.hit(acct, windows);
+        assert.equal(refused.allowed, false);
+        assert.ok(refused.retryAfter >= 1 && refused.retryAfter <= 60);
+      }
+      // The refused hits did not eat into the hour window: 2 left there.
+      const other = await l.hit(acct, [{ windowSeconds: 3600, limit: 5 }]);
+      assert.equal(other.remaining, 1);
+    });
+
+    test('the tightest window is reported, and it resets', async () => {
+      const acct = `acc_${randomUUID()}`;
+      const w = [{ windowSeconds: 1, limit: 2 }, { windowSeconds: 3600, limit: 100 }];
+      assert.equal((await l.hit(acct, w)).remaining, 1);
+      assert.equal((await l.hit(acct, w)).remaining, 0);
+      assert.equal((await l.hit(acct, w)).allowed, false);
+      await sleep(1100);
+      const again = await l.hit(acct, w);
+      assert.equal(again.allowed, true);
+      assert.equal(again.windows[1]!.remaining, 97);
+    });
+
+    test('accounts are independent', async () => {
+      const w = [{ windowSeconds: 60, limit: 1 }];
+      const a = `acc_${randomUUID()}`;
+      const b = `acc_${randomUUID()}`;
+      assert.equal((await l.hit(a, w)).allowed, true);
+      assert.equal((await l.hit(a, w)).allowed, false);
+      assert.equal((await l.hit(b, w)).allowed, true);
+    });
+
+    test('slots: up to max, refused beyond, released (twice harmlessly)', async () => {
+      const acct = `acc_${randomUUID()}`;
+      const s1 = await l.acquireSlot(acct, 2, 10_000);
+      const s2 = await l.acquireSlot(acct, 2, 10_000);
+      assert.ok(s1.ok && s2.ok);
+      assert.equal(s2.inUse, 2);
+      const s3 = await l.acquireSlot(acct, 2, 10_000);
+      assert.equal(s3.ok, false);
+      assert.ok(!s3.ok && s3.retryAfter >= 1);
+      assert.equal(await l.slotsInUse(acct), 2);
+      await l.releaseSlot(acct, s1.slotId);
+      await l.releaseSlot(acct, s1.slotId);
+      assert.equal(await l.slotsInUse(acct), 1);
+      assert.equal((await l.acquireSlot(acct, 2, 10_000)).ok, true);
+    });
+
+    test('an expired lease frees its slot; a renewed one keeps it', async () => {
+      const acct = `acc_${randomUUID()}`;
+      const a = await l.acquireSlot(acct, 2, 300);
+      const b = await l.acquireSlot(acct, 2, 300);
+      assert.ok(a.ok && b.ok);
+      await sleep(150);
+      await l.renewSlot(acct, b.slotId, 2000);
+      await sleep(250);
+      assert.equal(await l.slotsInUse(acct), 1, 'the unrenewed lease expired');
+      assert.equal((await l.acquireSlot(acct, 2, 1000)).ok, true);
+      assert.equal((await l.acquireSlot(acct, 2, 1000)).ok, false);
+    });
+
+    test('two nodes share counters and slots', async (t) => {
+      if (!h.peer) return t.skip('single-node implementation');
+      const acct = `acc_${randomUUID()}`;
+      const w = [{ windowSeconds: 60, limit: 3 }];
+      await l.hit(acct, w);
+      await h.peer.hit(acct, w);
+      await l.hit(acct, w);
+      assert.equal((await h.peer.hit(acct, w)).allowed, false);
+      const s = await l.acquireSlot(acct, 1, 10_000);
+      assert.ok(s.ok);
+      assert.equal((await h.peer.acquireSlot(acct, 1, 10_000)).ok, false);
+      await h.peer.releaseSlot(acct, s.slotId);
+      assert.equal((await h.peer.acquireSlot(acct, 1, 10_000)).ok, true);
+    });
+  });
+}
