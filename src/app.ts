@@ -11,6 +11,7 @@ import type { Services } from './services.js';
 import { newRequestId, requestIdPlugin } from './http/request-id.js';
 import { errorHandlerPlugin } from './http/error-handler.js';
 import { authPlugin } from './http/auth.js';
+import { rateLimitPlugin } from './http/rate-limit.js';
 import { ErrorBodySchema } from './http/schemas.js';
 import { healthRoutes, VERSION } from './routes/health.js';
 import { accountRoutes } from './routes/v1/account.js';
@@ -95,6 +96,7 @@ export async function buildApp(services: Services, opts: BuildAppOptions = {}): 
   await app.register(requestIdPlugin);
   await app.register(errorHandlerPlugin);
   await app.register(authPlugin, { authenticator: services.authenticator });
+  await app.register(rateLimitPlugin, { limiter: services.limiter, config: services.config });
 
   app.get('/openapi.json', { schema: { hide: true }, config: { public: true } }, async () => app.swagger());
 

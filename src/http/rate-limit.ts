@@ -1,0 +1,67 @@
+// Per-account request rates and concurrency slots on every authenticated route (decisions #26):
+// 429 RATE_LIMIT_EXCEEDED / CONCURRENT_LIMIT with Retry-After, and the X-RateLimit-* and IETF
+// RateLimit / RateLimit-Policy fields on every authenticated response. A slot is held from the
+// start of the request to its last byte and released however the response ends.
+
+import fp from 'fastify-plugin';
+import type { FastifyReply } from 'fastify';
+import type { Config } from '../config.js';
+import type { Limiter, RateDecision } from '../limits/limiter.js';
+import { ApiError } from '../errors.js';
+import { isPublicRoute } from './auth.js';
+
+/** A slot's lease; renewed while the request runs, so a crashed node frees its slots this fast. */
+export const SLOT_LEASE_MS = 30_000;
+
+export function rateLimitHeaders(reply: FastifyReply, d: RateDecision): void {
+  reply.header('X-RateLimit-Limit', String(d.limit));
+  reply.header('X-RateLimit-Remaining', String(d.remaining));
+  // Unix time (seconds) at which the tightest window resets, as most HTTP APIs do.
+  reply.header('X-RateLimit-Reset', String(Math.ceil(Date.now() / 1000) + d.resetSeconds));
+  reply.header('RateLimit', `limit=${d.limit}, remaining=${d.remaining}, reset=${d.resetSeconds}`);
+  reply.header('RateLimit-Policy', d.windows.map((w) => `${w.limit};w=${w.windowSeconds}`).join(', '));
+}
+
+export const rateLimitPlugin = fp(
+  async (app, opts: { limiter: Limiter; config: Config }) => {
+    const { limiter, config } = opts;
+    app.addHook('onRequest', async (request, reply) => {
+      if (isPublicRoute(request) || !request.auth) return;
+      const { account } = request.auth;
+      const plan = config.product.plans[account.plan];
+      const decision = await limiter.hit(account.id, [
+        { windowSeconds: 60, limit: plan.requestsPerMinute },
+        { windowSeconds: 3600, limit: plan.requestsPerHour },
+      ]);
+      rateLimitHeaders(reply, decision);
+      if (!decision.allowed) {
+        throw new ApiError('RATE_LIMIT_EXCEEDED', {
+          message: `The ${account.plan} plan allows ${plan.requestsPerMinute} requests per minute and ${plan.requestsPerHour} per hour.`,
+          retryAfter: decision.retryAfter,
+          details: { limit: decision.limit, window_seconds: decision.windows[0]?.windowSeconds },
+        });
+      }
+      const slot = await limiter.acquireSlot(account.id, plan.concurrent, SLOT_LEASE_MS);
+      if (!slot.ok) {
+        throw new ApiError('CONCURRENT_LIMIT', {
+          message: `The ${account.plan} plan allows ${plan.concurrent} concurrent request${plan.concurrent === 1 ? '' : 's'}; ${slot.inUse} are running.`,
+          retryAfter: slot.retryAfter,
+          details: { limit: plan.concurrent, in_use: slot.inUse },
+        });
+      }
+      const renew = setInterval(() => void limiter.renewSlot(account.id, slot.slotId, SLOT_LEASE_MS), SLOT_LEASE_MS / 3);
+      renew.unref();
+      let released = false;
+      const release = () => {
+        if (released) return;
+        released = true;
+        clearInterval(renew);
+        void limiter.releaseSlot(account.id, slot.slotId).catch(() => undefined);
+      };
+      // 'close' fires when the last byte was written and also when the client went away.
+      reply.raw.once('close', release);
+      request.raw.once('error', release);
+    });
+  },
+  { name: 'parla-rate-limit', fastify: '5.x', dependencies: ['parla-auth'] },
+);

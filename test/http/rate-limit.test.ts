@@ -1,0 +1,77 @@
+// Rate limits and concurrency slots over HTTP (decisions #26), with the memory limiter.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createTestAccount, createTestApp, type TestApp } from '../helpers/app.js';
+
+let t: TestApp;
+let release: (() => void) | null = null;
+before(async () => {
+  t = await createTestApp({}, {
+    beforeReady(app) {
+      // A request that stays in flight until the test lets it go.
+      app.get('/api/v1/test-slow', async () => {
+        await new Promise<void>((r) => (release = r));
+        return { ok: true };
+      });
+    },
+  });
+});
+after(() => t.close());
+
+test('per-minute limit: headers count down, then 429 RATE_LIMIT_EXCEEDED with Retry-After', async () => {
+  const { apiKey } = await createTestAccount(t.services, { plan: 'free' });
+  const get = () => t.app.inject({ method: 'GET', url: '/api/v1/usage', headers: { 'x-api-key': apiKey } });
+  for (let i = 0; i < 10; i++) {
+    const res = await get();
+    assert.equal(res.statusCode, 200);
+    assert.equal(res.headers['x-ratelimit-limit'], '10');
+    assert.equal(res.headers['x-ratelimit-remaining'], String(9 - i));
+    assert.ok(Number(res.headers['x-ratelimit-reset']) > Date.now() / 1000);
+    assert.match(String(res.headers.ratelimit), /^limit=10, remaining=\d+, reset=\d+$/);
+    assert.equal(res.headers['ratelimit-policy'], '10;w=60, 100;w=3600');
+    if (i === 0) assert.deepEqual(res.json().rate_limits, { requests_per_minute: 10, requests_per_hour: 100 });
+  }
+  const refused = await get();
+  assert.equal(refused.statusCode, 429);
+  assert.equal(refused.json().error.code, 'RATE_LIMIT_EXCEEDED');
+  assert.equal(refused.json().error.category, 'rate_limit');
+  const retryAfter = Number(refused.headers['retry-after']);
+  assert.ok(retryAfter >= 1 && retryAfter <= 60);
+  assert.equal(refused.headers['x-ratelimit-remaining'], '0');
+});
+
+test('health is never rate limited', async () => {
+  for (let i = 0; i < 15; i++) assert.equal((await t.app.inject({ method: 'GET', url: '/health' })).statusCode, 200);
+});
+
+test('concurrency: the free plan runs one request at a time; the slot is released after', async () => {
+  const { apiKey } = await createTestAccount(t.services, { plan: 'free' });
+  const slow = t.app.inject({ method: 'GET', url: '/api/v1/test-slow', headers: { 'x-api-key': apiKey } });
+  while (!release) await new Promise((r) => setTimeout(r, 5));
+  const second = await t.app.inject({ method: 'GET', url: '/api/v1/usage', headers: { 'x-api-key': apiKey } });
+  assert.equal(second.statusCode, 429);
+  assert.equal(second.json().error.code, 'CONCURRENT_LIMIT');
+  assert.ok(Number(second.headers['retry-after']) >= 1);
+  release!();
+  release = null;
+  assert.equal((await slow).statusCode, 200);
+  await new Promise((r) => setTimeout(r, 20));
+  assert.equal((await t.app.inject({ method: 'GET', url: '/api/v1/usage', headers: { 'x-api-key': apiKey } })).statusCode, 200);
+});
+
+test('a client that disconnects mid-request frees its slot', async () => {
+  const { apiKey, accountId } = await createTestAccount(t.services, { plan: 'free' });
+  await t.app.listen({ port: 0, host: '127.0.0.1' });
+  const port = (t.app.server.address() as AddressInfo).port;
+  const req = http.get({ host: '127.0.0.1', port, path: '/api/v1/test-slow', headers: { 'x-api-key': apiKey } });
+  req.on('error', () => undefined);
+  while (!release) await new Promise((r) => setTimeout(r, 5));
+  assert.equal(await t.services.limiter.slotsInUse(accountId), 1);
+  req.destroy();
+  for (let i = 0; i < 50 && (await t.services.limiter.slotsInUse(accountId)) > 0; i++) await new Promise((r) => setTimeout(r, 20));
+  assert.equal(await t.services.limiter.slotsInUse(accountId), 0);
+  release!();
+  release = null;
+});
