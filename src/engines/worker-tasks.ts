@@ -2,11 +2,18 @@
 // so a worker only pays for the engines it is asked to use (eSpeak init is ~0.4 s).
 // Add a task: one line in TaskMap (types) and one in taskHandlers.
 
+import type { FinishPayload } from '../tts/finish.js';
+
 export interface TaskMap {
   /** Health check of the pool itself. */
   'pool.echo': { payload: { value: number }; result: { value: number } };
   /** Whisper transform of a voice's own audio (src/tts/dsp/whisper.ts). */
   'tts.whisper': { payload: { samples: Int16Array; sampleRate: number; seed?: number }; result: Int16Array };
+  /** Join segments with silences, resample, encode (src/tts/finish.ts). */
+  'tts.finish': { payload: FinishPayload; result: Uint8Array };
+  'audio.resample': { payload: { samples: Int16Array; inputRate: number; outputRate: number }; result: Int16Array };
+  /** Any supported upload to 16 kHz mono PCM (src/audio/decode.ts); AudioDecodeError when it is not audio. */
+  'audio.decode': { payload: { bytes: Uint8Array }; result: { ok: true; pcm: Int16Array } | { ok: false; reason: string } };
 }
 
 export type TaskName = keyof TaskMap;
@@ -15,5 +22,17 @@ export type TaskResult<N extends TaskName> = TaskMap[N]['result'];
 
 export const taskHandlers: { [N in TaskName]: (p: TaskPayload<N>) => Promise<TaskResult<N>> } = {
   'pool.echo': async (p) => ({ value: p.value }),
+  'tts.finish': async (p) => (await import('../tts/finish.js')).finishInWorker(p),
+  'audio.resample': async (p) => (await import('../audio/resample.js')).resampleInt16(p.samples, p.inputRate, p.outputRate),
+  // Error classes do not survive the thread boundary, so a decode failure comes back as data.
+  'audio.decode': async (p) => {
+    const { decodeToMono16k, AudioDecodeError } = await import('../audio/decode.js');
+    try {
+      return { ok: true, pcm: await decodeToMono16k(p.bytes) };
+    } catch (err) {
+      if (err instanceof AudioDecodeError) return { ok: false, reason: err.message };
+      throw err;
+    }
+  },
   'tts.whisper': async (p) => (await import('../tts/dsp/whisper.js')).whisperize(p.samples, p.sampleRate, p.seed === undefined ? {} : { seed: p.seed }),
 };

@@ -1,0 +1,84 @@
+// WAV: writing PCM16 mono, and reading any PCM width (8/16/24/32-bit), float (32/64-bit),
+// WAVE_FORMAT_EXTENSIBLE, any rate and channel count.
+
+export class WavFormatError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'WavFormatError';
+  }
+}
+
+export function wavHeader(sampleRate: number, dataBytes: number, channels = 1): Buffer {
+  const h = Buffer.alloc(44);
+  h.write('RIFF', 0, 'ascii');
+  h.writeUInt32LE(Math.min(0xffffffff, 36 + dataBytes), 4);
+  h.write('WAVE', 8, 'ascii');
+  h.write('fmt ', 12, 'ascii');
+  h.writeUInt32LE(16, 16);
+  h.writeUInt16LE(1, 20);
+  h.writeUInt16LE(channels, 22);
+  h.writeUInt32LE(sampleRate, 24);
+  h.writeUInt32LE(sampleRate * channels * 2, 28);
+  h.writeUInt16LE(channels * 2, 32);
+  h.writeUInt16LE(16, 34);
+  h.write('data', 36, 'ascii');
+  h.writeUInt32LE(Math.min(0xffffffff, dataBytes), 40);
+  return h;
+}
+
+export function encodeWav(samples: Int16Array, sampleRate: number): Buffer {
+  const data = Buffer.from(samples.buffer, samples.byteOffset, samples.byteLength);
+  return Buffer.concat([wavHeader(sampleRate, data.length), data]);
+}
+
+export function isWav(bytes: Uint8Array): boolean {
+  return bytes.length >= 12 && Buffer.from(bytes.subarray(0, 4)).toString('ascii') === 'RIFF' && Buffer.from(bytes.subarray(8, 12)).toString('ascii') === 'WAVE';
+}
+
+/** Decodes a WAV file to one Float32Array per channel. */
+export function decodeWav(bytes: Uint8Array): { sampleRate: number; channels: Float32Array[] } {
+  const b = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (!isWav(b)) throw new WavFormatError('not a RIFF/WAVE file');
+  let off = 12;
+  let fmt: { format: number; channels: number; rate: number; bits: number; align: number } | null = null;
+  while (off + 8 <= b.length) {
+    const id = b.toString('ascii', off, off + 4);
+    const size = b.readUInt32LE(off + 4);
+    const body = off + 8;
+    if (id === 'fmt ') {
+      if (size < 16 || body + 16 > b.length) throw new WavFormatError('truncated fmt chunk');
+      let format = b.readUInt16LE(body);
+      // WAVE_FORMAT_EXTENSIBLE keeps the real format in the sub-format GUID's first two bytes.
+      if (format === 0xfffe && size >= 40) format = b.readUInt16LE(body + 24);
+      fmt = { format, channels: b.readUInt16LE(body + 2), rate: b.readUInt32LE(body + 4), bits: b.readUInt16LE(body + 14), align: b.readUInt16LE(body + 12) };
+    } else if (id === 'data') {
+      if (!fmt) throw new WavFormatError('data chunk before fmt chunk');
+      const { format, channels, rate, bits } = fmt;
+      if (channels < 1 || channels > 32 || rate < 1000 || rate > 768000) throw new WavFormatError('implausible WAV format');
+      const bytesPer = bits / 8;
+      if (![1, 3].includes(format) || !Number.isInteger(bytesPer) || (format === 1 && ![1, 2, 3, 4].includes(bytesPer)) || (format === 3 && ![4, 8].includes(bytesPer))) {
+        throw new WavFormatError(`unsupported WAV encoding (format ${format}, ${bits} bits)`);
+      }
+      // A streamed WAV may declare 0 or 0xFFFFFFFF bytes: read to the end of the file.
+      const end = size === 0 || size === 0xffffffff || body + size > b.length ? b.length : body + size;
+      const frame = bytesPer * channels;
+      const frames = Math.floor((end - body) / frame);
+      const out = Array.from({ length: channels }, () => new Float32Array(frames));
+      for (let i = 0; i < frames; i++) {
+        for (let c = 0; c < channels; c++) {
+          const p = body + i * frame + c * bytesPer;
+          let v: number;
+          if (format === 3) v = bytesPer === 4 ? b.readFloatLE(p) : b.readDoubleLE(p);
+          else if (bytesPer === 1) v = (b[p]! - 128) / 128;
+          else if (bytesPer === 2) v = b.readInt16LE(p) / 32768;
+          else if (bytesPer === 3) v = b.readIntLE(p, 3) / 8388608;
+          else v = b.readInt32LE(p) / 2147483648;
+          out[c]![i] = v;
+        }
+      }
+      return { sampleRate: rate, channels: out };
+    }
+    off = body + size + (size % 2);
+  }
+  throw new WavFormatError('no data chunk');
+}

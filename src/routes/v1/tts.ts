@@ -1,0 +1,169 @@
+// POST /api/v1/tts/generate (a complete audio file) and POST /api/v1/tts/stream (raw PCM, chunked).
+// Thin: validate (schemas) -> prepare the job -> hold credits -> synthesize -> settle -> respond.
+
+import { PassThrough } from 'node:stream';
+import { Type, type Static } from 'typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Services } from '../../services.js';
+import { errorResponses } from '../../http/schemas.js';
+import { prepareTts, type TtsRequest } from '../../tts/prepare.js';
+import { generateAudio, OUTPUT_FORMATS, type OutputFormat } from '../../tts/generate.js';
+import { streamAudio, STREAM_SAMPLE_RATES } from '../../tts/stream.js';
+import type { TtsCatalogPort, TtsEnginePort } from '../../tts/ports.js';
+import { ApiError } from '../../errors.js';
+
+const TTS_MODELS = ['aura-lite', 'aura-prime', 'aura-max', 'rapid-flash', 'rapid-max'] as const;
+const STREAM_MODELS = TTS_MODELS;
+
+const literalUnion = <T extends readonly string[]>(values: T, opts: Record<string, unknown> = {}) =>
+  Type.Union(values.map((v) => Type.Literal(v)), opts);
+
+const GenerateBody = Type.Object(
+  {
+    text: Type.String({ minLength: 1, maxLength: 5000, description: 'Text to speak, at most 5,000 characters; Aura models accept break and expression tags.' }),
+    voice: Type.String({ minLength: 1, description: 'Voice name valid for the model and language (GET /voices).' }),
+    model: literalUnion(TTS_MODELS, { default: 'aura-prime' }),
+    language: Type.String({ minLength: 2, maxLength: 16, default: 'en-US', description: 'Language code, e.g. en-US, de-DE, ja.' }),
+    speed: Type.Number({ minimum: 0.5, maximum: 2, default: 1 }),
+    pitch: Type.Optional(Type.Number({ minimum: -20, maximum: 20, description: 'Semitones, -20 to +20; default 0.' })),
+    format: literalUnion(OUTPUT_FORMATS, { default: 'wav' }),
+  },
+  { additionalProperties: true },
+);
+
+const StreamBody = Type.Object(
+  {
+    text: Type.String({ minLength: 1, maxLength: 50000, description: 'Text to speak, at most 50,000 characters. Break tags are removed.' }),
+    voice: Type.String({ minLength: 1 }),
+    model: literalUnion(STREAM_MODELS, { default: 'aura-prime' }),
+    language: Type.String({ minLength: 2, maxLength: 16, default: 'en-US' }),
+    sample_rate: Type.Integer({ default: 24000, description: 'One of 8000, 16000, 22050, 24000, 44100, 48000.' }),
+    speed: Type.Number({ minimum: 0.5, maximum: 2, default: 1 }),
+    pitch: Type.Optional(Type.Number({ minimum: -20, maximum: 20, description: 'rapid-flash only.' })),
+  },
+  { additionalProperties: true },
+);
+
+const CONTENT_TYPES: Record<OutputFormat, string> = { wav: 'audio/wav', mp3: 'audio/mpeg', ogg: 'audio/ogg', flac: 'audio/flac' };
+
+export interface TtsRouteOptions {
+  services: Services;
+  catalog: TtsCatalogPort;
+  engines: TtsEnginePort;
+}
+
+export const ttsRoutes: FastifyPluginAsyncTypebox<TtsRouteOptions> = async (app, { services, catalog, engines }) => {
+  const { config, billing, pool } = services;
+
+  app.post(
+    '/tts/generate',
+    {
+      schema: {
+        tags: ['tts'],
+        summary: 'Synthesize a complete audio file',
+        security: [{ apiKey: [] }],
+        body: GenerateBody,
+        response: { 200: Type.Unsafe<Buffer>({ type: 'string', format: 'binary', description: 'The audio file (Content-Type per format).' }), ...errorResponses(402, 413) },
+      },
+    },
+    async (request, reply) => {
+      const started = performance.now();
+      const body = request.body as Static<typeof GenerateBody>;
+      const req: TtsRequest = { text: body.text, voice: body.voice, model: body.model, language: body.language, speed: body.speed, pitch: body.pitch };
+      const job = prepareTts(config, catalog, engines, request.auth, req, 'generate');
+      const hold = await billing.hold(request.auth, { requestId: request.id, kind: 'tts', model: job.model, credits: job.credits, characters: job.characters });
+      let audio: Uint8Array;
+      try {
+        audio = await generateAudio(pool, job, body.format, abortOnClose(reply.raw));
+      } catch (err) {
+        await hold.release();
+        throw err;
+      }
+      const balance = await hold.settle({ units: job.characters, characters: job.characters, credits: job.credits });
+      return reply
+        .code(200)
+        .header('Content-Type', CONTENT_TYPES[body.format])
+        .header('Content-Disposition', `attachment; filename="parla-${request.id.slice(4, 16)}.${body.format}"`)
+        .header('Content-Length', String(audio.byteLength))
+        .header('X-Processing-Time-Ms', String(Math.round(performance.now() - started)))
+        .header('X-Credits-Used', String(job.credits))
+        .header('X-Credits-Remaining', String(balance))
+        .send(Buffer.from(audio.buffer, audio.byteOffset, audio.byteLength));
+    },
+  );
+
+  app.post(
+    '/tts/stream',
+    {
+      schema: {
+        tags: ['tts'],
+        summary: 'Stream raw PCM (16-bit little-endian, mono) while it is synthesized',
+        security: [{ apiKey: [] }],
+        body: StreamBody,
+        response: { 200: Type.Unsafe<unknown>({ type: 'string', format: 'binary', description: 'audio/pcm, chunked' }), ...errorResponses(402, 413) },
+      },
+    },
+    async (request, reply) => {
+      const body = request.body as Static<typeof StreamBody>;
+      if (!(STREAM_SAMPLE_RATES as readonly number[]).includes(body.sample_rate)) {
+        throw new ApiError('INVALID_SAMPLE_RATE', { details: { field: 'sample_rate', provided: String(body.sample_rate) } });
+      }
+      const req: TtsRequest = { text: body.text, voice: body.voice, model: body.model, language: body.language, speed: body.speed, pitch: body.pitch };
+      const job = prepareTts(config, catalog, engines, request.auth, req, 'stream');
+      const hold = await billing.hold(request.auth, { requestId: request.id, kind: 'tts_stream', model: job.model, credits: job.credits, characters: job.characters });
+      const controller = new AbortController();
+      reply.raw.once('close', () => {
+        if (!reply.raw.writableFinished) controller.abort(new Error('client went away'));
+      });
+
+      const out = new PassThrough();
+      let settled = false;
+      const settle = async (charactersSent: number) => {
+        if (settled) return;
+        settled = true;
+        const credits = Math.round((job.credits * charactersSent) / Math.max(1, job.characters));
+        if (charactersSent === 0) await hold.release();
+        else await hold.settle({ units: charactersSent, characters: charactersSent, credits }).catch((err: unknown) => request.log.error({ err }, 'settling a stream failed'));
+      };
+
+      // The first sentence is synthesized before the headers go out, so a failure there is still a
+      // proper JSON error; later failures end the stream early and bill only what was sent.
+      const run = streamAudio(pool, job, body.sample_rate, out, controller.signal);
+      try {
+        await run.firstChunk;
+      } catch (err) {
+        await settle(0);
+        throw err;
+      }
+      run.done.then(
+        async (sent) => {
+          await settle(sent);
+          out.end();
+        },
+        async (err: unknown) => {
+          await settle(run.charactersSent());
+          if (!controller.signal.aborted) request.log.error({ err }, 'stream synthesis failed mid-stream');
+          out.destroy(err instanceof Error ? err : new Error(String(err)));
+        },
+      );
+      return reply
+        .code(200)
+        .header('Content-Type', 'audio/pcm')
+        .header('X-Sample-Rate', String(body.sample_rate))
+        .header('X-Bits-Per-Sample', '16')
+        .header('X-Channels', '1')
+        .header('X-Audio-Format', 'pcm')
+        .header('X-Credits-Reserved', String(job.credits))
+        .send(out);
+    },
+  );
+};
+
+/** An abort signal that fires when the client goes away before the response was sent. */
+function abortOnClose(res: import('node:http').ServerResponse): AbortSignal {
+  const controller = new AbortController();
+  res.once('close', () => {
+    if (!res.writableFinished) controller.abort(new Error('client went away'));
+  });
+  return controller.signal;
+}

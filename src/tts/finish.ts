@@ -1,0 +1,45 @@
+// The last steps of synthesis, run in a worker: join segments with the break silences, resample
+// once to the output rate, encode. Also the per-sentence resampling of /tts/stream.
+
+import type { EnginePool } from '../engines/pool.js';
+import type { PcmAudio } from '../engines/engine.js';
+import { encodeAll, type AudioFormat } from '../audio/encoders.js';
+import { concatInt16, silence, trimSilence } from '../audio/pcm.js';
+import { resampleInt16 } from '../audio/resample.js';
+
+export interface FinishPayload {
+  /** Rendered segments in order (null: a segment with nothing to say). */
+  segments: Array<Int16Array | null>;
+  /** Silence after segment i, seconds (length = segments - 1). */
+  silences: number[];
+  inputRate: number;
+  outputRate: number;
+  format: AudioFormat;
+}
+
+/** Worker side: join, resample, encode. */
+export async function finishInWorker(p: FinishPayload): Promise<Uint8Array> {
+  const parts: Int16Array[] = [];
+  const hasBreaks = p.silences.length > 0;
+  p.segments.forEach((seg, i) => {
+    // Around a break, engine padding is trimmed so the pause has the requested length.
+    if (seg && seg.length) parts.push(hasBreaks ? trimSilence(seg, p.inputRate) : seg);
+    const gap = p.silences[i];
+    if (gap !== undefined && gap > 0) parts.push(silence(gap, p.inputRate));
+  });
+  const joined = resampleInt16(concatInt16(parts), p.inputRate, p.outputRate);
+  const bytes = await encodeAll(p.format, joined, p.outputRate);
+  return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+
+export async function finishDocument(pool: EnginePool, rendered: Array<PcmAudio | null>, silences: number[], outputRate: number, format: AudioFormat, signal?: AbortSignal): Promise<Uint8Array> {
+  const inputRate = rendered.find((r) => r !== null)?.sampleRate ?? outputRate;
+  for (const r of rendered) if (r && r.sampleRate !== inputRate) throw new Error('segments rendered at different sample rates');
+  const segments = rendered.map((r) => r?.samples ?? null);
+  return pool.run('tts.finish', { segments, silences, inputRate, outputRate, format }, signal ? { signal } : {});
+}
+
+export async function resampleForOutput(pool: EnginePool, pcm: PcmAudio, outputRate: number, signal?: AbortSignal): Promise<Int16Array> {
+  if (pcm.sampleRate === outputRate) return pcm.samples;
+  return pool.run('audio.resample', { samples: pcm.samples, inputRate: pcm.sampleRate, outputRate }, signal ? { signal } : {});
+}
