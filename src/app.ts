@@ -15,6 +15,8 @@ import { rateLimitPlugin } from './http/rate-limit.js';
 import { ErrorBodySchema } from './http/schemas.js';
 import { healthRoutes, VERSION } from './routes/health.js';
 import { accountRoutes } from './routes/v1/account.js';
+import { catalogRoutes } from './routes/v1/catalog.js';
+import { ttsRoutes } from './routes/v1/tts.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
@@ -57,7 +59,6 @@ export async function buildApp(services: Services, opts: BuildAppOptions = {}): 
   const app = Fastify({
     ...loggerOpts,
     genReqId: newRequestId,
-    requestIdLogLabel: 'request_id',
     bodyLimit: 2 * 1024 * 1024,
     // Clients may stop reading a stream; never let a stuck connection hold resources forever.
     connectionTimeout: 0,
@@ -102,6 +103,8 @@ export async function buildApp(services: Services, opts: BuildAppOptions = {}): 
 
   await app.register(healthRoutes, { services });
   await app.register(accountRoutes, { services, prefix: '/api/v1' });
+  await app.register(catalogRoutes, { services, catalog: services.tts.catalog, engines: services.tts.registry });
+  await app.register(ttsRoutes, { services, catalog: services.tts.catalog, engines: services.tts.registry, prefix: '/api/v1' });
 
   return app;
 }

@@ -10,6 +10,10 @@ import { Billing } from './accounts/billing.js';
 import { KeyAuthenticator } from './accounts/authenticate.js';
 import { openStore } from './storage/open-store.js';
 import { openLimiter } from './limits/open-limiter.js';
+import { TtsEngineRegistry } from './engines/registry.js';
+import { EspeakEngine } from './engines/espeak/espeak-engine.js';
+import { FliteEngine } from './engines/flite/flite-engine.js';
+import { Catalog } from './catalog/catalog.js';
 
 export interface Services {
   config: Config;
@@ -19,6 +23,8 @@ export interface Services {
   pool: EnginePool;
   billing: Billing;
   authenticator: KeyAuthenticator;
+  /** Text-to-speech engines and the voice/language catalogue built on them. */
+  tts: { registry: TtsEngineRegistry; catalog: Catalog };
   /** Closes everything this object opened, in reverse order. */
   close(): Promise<void>;
 }
@@ -33,6 +39,14 @@ export async function createServices(config: Config, log: FastifyBaseLogger): Pr
     closers.push(() => limiter.close());
     const pool = new EnginePool({ threads: config.workerThreads, maxQueue: config.engineQueueMax });
     closers.push(() => pool.close());
+    const registry = new TtsEngineRegistry(config, [
+      new FliteEngine(pool, { maxProcesses: Math.max(2, config.workerThreads * 2) }),
+      new EspeakEngine(pool, Catalog.espeakLanguageMap()),
+    ]);
+    for (const e of registry.all()) {
+      const st = e.status();
+      if (!st.available) log.warn({ engine: e.id, reason: st.reason }, 'TTS engine unavailable');
+    }
     const services: Services = {
       config,
       log,
@@ -41,6 +55,7 @@ export async function createServices(config: Config, log: FastifyBaseLogger): Pr
       pool,
       billing: new Billing(store, config),
       authenticator: new KeyAuthenticator(store, config.keySecret),
+      tts: { registry, catalog: new Catalog(config, registry) },
       async close() {
         for (const c of closers.reverse()) await c().catch((err: unknown) => log.warn({ err }, 'close failed'));
       },

@@ -3,14 +3,19 @@
 // Add a task: one line in TaskMap (types) and one in taskHandlers.
 
 import type { FinishPayload } from '../tts/finish.js';
+import type { EspeakOutput, EspeakTask } from './espeak/espeak-worker.js';
 
 export interface TaskMap {
   /** Health check of the pool itself. */
   'pool.echo': { payload: { value: number }; result: { value: number } };
   /** Whisper transform of a voice's own audio (src/tts/dsp/whisper.ts). */
   'tts.whisper': { payload: { samples: Int16Array; sampleRate: number; seed?: number }; result: Int16Array };
+  /** eSpeak NG synthesis (one emscripten instance per worker). */
+  'tts.espeak': { payload: EspeakTask; result: EspeakOutput };
   /** Join segments with silences, resample, encode (src/tts/finish.ts). */
   'tts.finish': { payload: FinishPayload; result: Uint8Array };
+  /** Pitch shift in semitones, duration unchanged (src/audio/dsp/time-pitch.ts). */
+  'audio.pitch': { payload: { samples: Int16Array; sampleRate: number; semitones: number }; result: Int16Array };
   'audio.resample': { payload: { samples: Int16Array; inputRate: number; outputRate: number }; result: Int16Array };
   /** Any supported upload to 16 kHz mono PCM (src/audio/decode.ts); AudioDecodeError when it is not audio. */
   'audio.decode': { payload: { bytes: Uint8Array }; result: { ok: true; pcm: Int16Array } | { ok: false; reason: string } };
@@ -22,7 +27,9 @@ export type TaskResult<N extends TaskName> = TaskMap[N]['result'];
 
 export const taskHandlers: { [N in TaskName]: (p: TaskPayload<N>) => Promise<TaskResult<N>> } = {
   'pool.echo': async (p) => ({ value: p.value }),
+  'tts.espeak': async (p) => (await import('./espeak/espeak-worker.js')).synthesizeEspeak(p),
   'tts.finish': async (p) => (await import('../tts/finish.js')).finishInWorker(p),
+  'audio.pitch': async (p) => (await import('../audio/dsp/time-pitch.js')).pitchShift(p.samples, p.sampleRate, p.semitones),
   'audio.resample': async (p) => (await import('../audio/resample.js')).resampleInt16(p.samples, p.inputRate, p.outputRate),
   // Error classes do not survive the thread boundary, so a decode failure comes back as data.
   'audio.decode': async (p) => {

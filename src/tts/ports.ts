@@ -20,6 +20,8 @@ export interface VoiceSelection {
 export interface VoiceRequest {
   model: string;
   language: string;
+  /** False when the request did not name a language (a Flash voice then speaks its own). */
+  languageGiven?: boolean;
   voice: string;
   plan: Plan;
 }

@@ -17,7 +17,8 @@ export interface TtsRequest {
   text: string;
   voice: string;
   model: string;
-  language: string;
+  /** Undefined when the request did not send one: en-US, or a Flash voice's own language. */
+  language: string | undefined;
   speed: number;
   /** Undefined when the request did not send pitch. */
   pitch: number | undefined;
@@ -61,7 +62,7 @@ export function prepareTts(config: Config, catalog: TtsCatalogPort, engines: Tts
     });
   }
 
-  const { language, voice } = catalog.selectVoice({ model: req.model, language: req.language, voice: req.voice, plan: auth.account.plan });
+  const { language, voice } = catalog.selectVoice({ model: req.model, language: req.language ?? 'en-US', languageGiven: req.language !== undefined, voice: req.voice, plan: auth.account.plan });
   const engine = engines.resolve(req.model, language);
   if (!engine) {
     throw new ApiError('LANGUAGE_NOT_SUPPORTED', {

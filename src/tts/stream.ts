@@ -13,7 +13,7 @@ import type { PcmAudio } from '../engines/engine.js';
 export const STREAM_SAMPLE_RATES = [8000, 16000, 22050, 24000, 44100, 48000] as const;
 
 export interface StreamRun {
-  /** Resolves once the first audio was written (or the text had nothing to say). */
+  /** Resolves once the first sentence's audio is ready to be written (or there was nothing to say). */
   firstChunk: Promise<void>;
   /** Resolves with the characters whose audio was written. */
   done: Promise<number>;
@@ -56,11 +56,12 @@ export function streamAudio(pool: EnginePool, job: TtsJob, sampleRate: number, o
         next = render(i + 1);
         next.catch(() => undefined);
         if (signal.aborted) throw signal.reason ?? new Error('aborted');
+        // The response starts once the first sentence is ready; only then is anyone reading `out`.
+        if (i === 0) markFirst();
         if (current && current.length > 0) {
           await write(out, Buffer.from(current.buffer, current.byteOffset, current.byteLength), signal);
         }
         sent += groups[i]!.characters;
-        if (i === 0) markFirst();
       }
       markFirst();
       return sent;

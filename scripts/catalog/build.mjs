@@ -1,0 +1,84 @@
+// Builds the catalogue data files in src/catalog/data/ from the tables beside this script:
+//   languages.tsv -> languages.json (Aura languages: code, name, region, eSpeak voice, name set)
+//   names.txt     -> aura-names.json (15 female + 15 male given names per name set)
+//   the FLASH table below -> flash-voices.json (62 voices over the 18 rapid-flash languages)
+// Run: node scripts/catalog/build.mjs
+import { readFileSync, writeFileSync } from 'node:fs';
+
+const here = new URL('.', import.meta.url);
+const out = new URL('../../src/catalog/data/', import.meta.url);
+
+const languages = readFileSync(new URL('languages.tsv', here), 'utf8')
+  .split('\n')
+  .filter((l) => l.trim() && !l.startsWith('#'))
+  .map((l) => {
+    const [code, name, region, espeak, nameSet] = l.split('\t');
+    return { code, name, region, espeak, nameSet };
+  });
+
+const names = {};
+for (const line of readFileSync(new URL('names.txt', here), 'utf8').split('\n')) {
+  if (!line.trim() || line.startsWith('#')) continue;
+  const [set, female, male] = line.split('|').map((s) => s.trim());
+  names[set] = { female: female.split(/\s+/), male: male.split(/\s+/) };
+}
+for (const l of languages) if (!names[l.nameSet]) throw new Error(`no names for ${l.code} (${l.nameSet})`);
+
+// rapid-flash: 62 voices with fixed English names over its 18 languages. English voices run on
+// Flite; the others on eSpeak NG with a variant. fil-PH has no offline Filipino voice: eSpeak's
+// Indonesian rules read Tagalog's phonetic Latin spelling (documented in docs/engines.md).
+const FLASH_LANGUAGES = {
+  'da-DK': { name: 'Danish', region: 'Denmark', espeak: 'da' },
+  'de-DE': { name: 'German', region: 'Germany', espeak: 'de' },
+  'en-AU': { name: 'English', region: 'Australia', espeak: 'en-gb' },
+  'en-GB': { name: 'English', region: 'United Kingdom', espeak: 'en-gb' },
+  'en-IN': { name: 'English', region: 'India', espeak: 'en-gb' },
+  'en-US': { name: 'English', region: 'United States', espeak: 'en-us' },
+  'es-ES': { name: 'Spanish', region: 'Spain', espeak: 'es' },
+  'es-US': { name: 'Spanish', region: 'United States', espeak: 'es-419' },
+  'fil-PH': { name: 'Filipino', region: 'Philippines', espeak: 'id' },
+  'fr-CA': { name: 'French', region: 'Canada', espeak: 'fr' },
+  'fr-FR': { name: 'French', region: 'France', espeak: 'fr' },
+  'hi-IN': { name: 'Hindi', region: 'India', espeak: 'hi' },
+  'it-IT': { name: 'Italian', region: 'Italy', espeak: 'it' },
+  'ja-JP': { name: 'Japanese', region: 'Japan', espeak: 'ja' },
+  'ko-KR': { name: 'Korean', region: 'South Korea', espeak: 'ko' },
+  'pt-BR': { name: 'Portuguese', region: 'Brazil', espeak: 'pt-br' },
+  'th-TH': { name: 'Thai', region: 'Thailand', espeak: 'th' },
+  'vi-VN': { name: 'Vietnamese', region: 'Vietnam', espeak: 'vi' },
+};
+const PER_LANGUAGE = { 'en-US': 10, 'en-GB': 4, 'en-AU': 3, 'en-IN': 3 };
+const FEMALE = 'Amelia Charlotte Evelyn Harper Madison Beatrice Florence Matilda Isla Diana Abigail Bella Cora Daisy Eleanor Fiona Gemma Holly Iris Jade Kate Lily Mia Naomi Paige Quinn Rose Sadie Tessa Violet Willow'.split(' ');
+const MALE = 'Benjamin Daniel Gabriel Isaac Nathan Edward George Lachlan Arthur Blake Connor Dominic Elliot Finn Graham Harvey Ian Jack Kevin Liam Mason Noah Peter Reid Samuel Tyler Victor Wesley Xavier Zachary Ryan'.split(' ');
+const FEMALE_ESPEAK = ['f2:55', 'f3:60', 'f4:50', 'Alicia:52', 'Andrea:58', 'Annie:50', 'belinda:54', 'linda:48', 'steph:56', 'anika:60', 'f1:62', 'f5:46', 'aunty:50', 'steph3:52', 'steph2:50', 'grandma:44'];
+const MALE_ESPEAK = ['m1:50', 'm2:45', 'm3:48', 'm4:42', 'm5:50', 'm6:55', 'm7:44', 'Alex:52', 'benjamin:47', 'caleb:53', 'david:46', 'Michael:50', 'edward:45', 'boris:40', 'max:50', 'norbert:46'];
+const FLITE_MALE = ['kal16', 'rms', 'awb'];
+
+const flash = [];
+let f = 0;
+let m = 0;
+let i = 0;
+for (const [code] of Object.entries(FLASH_LANGUAGES)) {
+  const n = PER_LANGUAGE[code] ?? 3;
+  for (let k = 0; k < n; k++, i++) {
+    const gender = k % 2 === 0 ? 'female' : 'male';
+    const name = gender === 'female' ? FEMALE[f++] : MALE[m++];
+    const english = code.startsWith('en-');
+    flash.push({
+      name,
+      language: code,
+      gender,
+      engines: english
+        ? { flite: gender === 'female' ? 'slt' : FLITE_MALE[k % 3], espeak: gender === 'female' ? FEMALE_ESPEAK[i % 16] : MALE_ESPEAK[i % 16] }
+        : { espeak: gender === 'female' ? FEMALE_ESPEAK[i % 16] : MALE_ESPEAK[i % 16] },
+      basePitch: [0, 2, -2, 1, -1, 3][i % 6],
+      baseRate: [1.0, 1.05, 0.95, 1.1, 0.92][i % 5],
+    });
+  }
+}
+if (flash.length !== 62) throw new Error(`expected 62 Flash voices, built ${flash.length}`);
+
+writeFileSync(new URL('languages.json', out), `${JSON.stringify({ aura: languages, flash: Object.entries(FLASH_LANGUAGES).map(([code, v]) => ({ code, ...v })) }, null, 1)}\n`);
+writeFileSync(new URL('aura-names.json', out), `${JSON.stringify(names, null, 1)}\n`);
+writeFileSync(new URL('flash-voices.json', out), `${JSON.stringify({ voices: flash }, null, 1)}\n`);
+console.log(`${languages.length} Aura languages, ${Object.keys(names).length} name sets, ${flash.length} Flash voices`);

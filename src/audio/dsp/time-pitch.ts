@@ -1,0 +1,62 @@
+// Pitch shifting in semitones without changing duration: WSOLA time-stretch (waveform-similarity
+// overlap-add, which keeps the voice's periods intact) by the pitch factor, then resampling by
+// its inverse. Written here because no maintained npm package does this on raw PCM in Node.
+
+import { float32ToInt16, int16ToFloat32 } from '../pcm.js';
+import { resampleFloat32 } from '../resample.js';
+
+/** Stretches duration by `factor` (2 = twice as long) keeping pitch. */
+export function wsolaStretch(x: Float32Array, sampleRate: number, factor: number): Float32Array {
+  if (Math.abs(factor - 1) < 1e-3 || x.length === 0) return x.slice();
+  const frame = Math.round(sampleRate * 0.03);
+  const hopOut = Math.round(frame / 2);
+  const hopIn = hopOut / factor;
+  const tolerance = Math.round(sampleRate * 0.012);
+  const window = new Float32Array(frame);
+  for (let i = 0; i < frame; i++) window[i] = 0.5 - 0.5 * Math.cos((2 * Math.PI * i) / frame);
+  const outLen = Math.ceil(x.length * factor) + frame;
+  const out = new Float32Array(outLen);
+  const norm = new Float32Array(outLen);
+  let prevStart = 0;
+  for (let k = 0; ; k++) {
+    const outPos = k * hopOut;
+    const nominal = Math.round(k * hopIn);
+    if (nominal >= x.length || outPos >= outLen - frame) break;
+    let best = nominal;
+    if (k > 0) {
+      // The continuation of the previous frame is what the next frame should resemble.
+      const target = prevStart + hopOut;
+      let bestScore = -Infinity;
+      const lo = Math.max(0, nominal - tolerance);
+      const hi = Math.min(x.length - frame, nominal + tolerance);
+      for (let s = lo; s <= hi; s += 2) {
+        let score = 0;
+        for (let i = 0; i < frame; i += 4) score += (x[s + i] ?? 0) * (x[target + i] ?? 0);
+        if (score > bestScore) {
+          bestScore = score;
+          best = s;
+        }
+      }
+    }
+    for (let i = 0; i < frame; i++) {
+      const v = x[best + i];
+      if (v === undefined) break;
+      out[outPos + i]! += v * window[i]!;
+      norm[outPos + i]! += window[i]!;
+    }
+    prevStart = best;
+  }
+  const n = Math.round(x.length * factor);
+  const y = new Float32Array(n);
+  for (let i = 0; i < n; i++) y[i] = norm[i]! > 1e-3 ? out[i]! / norm[i]! : 0;
+  return y;
+}
+
+export function pitchShift(samples: Int16Array, sampleRate: number, semitones: number): Int16Array {
+  if (Math.abs(semitones) < 0.01 || samples.length === 0) return samples;
+  const factor = 2 ** (semitones / 12);
+  const stretched = wsolaStretch(int16ToFloat32(samples), sampleRate, factor);
+  // Playing the stretched audio faster by `factor` restores the duration and raises the pitch.
+  const shifted = resampleFloat32(stretched, Math.round(sampleRate * factor), sampleRate);
+  return float32ToInt16(shifted);
+}

@@ -1,0 +1,96 @@
+// The response bodies of GET /voices (four shapes, decisions #5), GET /languages and GET /models.
+
+import type { Config } from '../config.js';
+import { AURA_SET_MODELS, Catalog, isFlashModel, TTS_MODELS } from './catalog.js';
+import type { Gender } from './data.js';
+
+const MODEL_INFO: Record<string, { name: string; description: string }> = {
+  'aura-lite': { name: 'Aura Lite', description: 'Fast, light voices in every language; expression and break tags.' },
+  'aura-prime': { name: 'Aura Prime', description: 'The default: the clearest voices per language; expression and break tags.' },
+  'aura-max': { name: 'Aura Max', description: 'Premium rendering of the Aura voices; expression and break tags.' },
+  'rapid-flash': { name: 'Rapid Flash', description: 'Low-latency voices with fixed names in 18 languages; speed and pitch everywhere.' },
+  'rapid-max': { name: 'Rapid Max', description: 'The Aura voices without markup, optimized for throughput.' },
+};
+
+export function previewUrl(baseUrl: string, voiceKey: string, language: string, model: string): string {
+  return `${baseUrl}/api/v1/voices/${encodeURIComponent(voiceKey)}/preview?language=${encodeURIComponent(language)}&model=${encodeURIComponent(model)}`;
+}
+
+export function listModels(catalog: Catalog, config: Config) {
+  return {
+    models: TTS_MODELS.map((id) => ({
+      id,
+      name: MODEL_INFO[id]!.name,
+      description: MODEL_INFO[id]!.description,
+      languages: catalog.languagesFor(id).length,
+      plans: (Object.entries(config.product.plans) as Array<[string, { ttsModels: string[] }]>).filter(([, p]) => p.ttsModels.includes(id)).map(([plan]) => plan),
+    })),
+  };
+}
+
+export function listLanguages(catalog: Catalog, model: string | undefined) {
+  if (model) {
+    const languages = catalog.languagesFor(model).map((l) => ({ code: l.code, name: l.name, region: l.region }));
+    return { success: true, languages, total: languages.length, model };
+  }
+  // Without a model: every language any model serves.
+  const seen = new Map<string, { code: string; name: string; region: string }>();
+  for (const m of TTS_MODELS) for (const l of catalog.languagesFor(m)) if (!seen.has(l.code)) seen.set(l.code, { code: l.code, name: l.name, region: l.region });
+  const languages = [...seen.values()];
+  return { success: true, languages, total: languages.length, model: 'all' };
+}
+
+export function listVoices(catalog: Catalog, q: { model?: string; language?: string; gender?: Gender }, baseUrl: string) {
+  const keep = (g: Gender) => !q.gender || q.gender === g;
+  const { data } = catalog;
+
+  if (q.model && isFlashModel(q.model)) {
+    const languages = catalog.languagesFor('rapid-flash').map((l) => l.code);
+    const byLanguage: Record<string, Array<{ name: string; gender: Gender }>> = {};
+    let total = 0;
+    for (const code of languages) {
+      const voices = data.flashVoices.filter((v) => v.language === code && keep(v.gender)).map((v) => ({ name: v.name, gender: v.gender }));
+      byLanguage[code] = voices;
+      total += voices.length;
+    }
+    return { success: true, model: 'rapid-flash', total_voices: total, total_languages: languages.length, voices_by_language: byLanguage, supported_languages: languages };
+  }
+
+  if (q.model) {
+    const language = catalog.resolveLanguage(q.model, q.language ?? 'en-US');
+    const voices = data.auraVoices.filter((v) => keep(v.gender)).map((v) => ({ id: v.id, name: catalog.auraName(v, language), gender: v.gender, premium: v.premium }));
+    return {
+      success: true,
+      voices,
+      total: voices.length,
+      language,
+      model: q.model,
+      supported_models: [...AURA_SET_MODELS],
+      note: `Aura voice names are localized: use the name for the request's language (here ${language}). Premium voices need the pro or enterprise plan.`,
+    };
+  }
+
+  if (q.language) {
+    const language = catalog.resolveLanguage('aura-lite', q.language);
+    const voices = data.auraVoices
+      .filter((v) => keep(v.gender))
+      .map((v) => ({ voice_id: v.id, name: catalog.auraName(v, language), gender: v.gender, language, preview_url: previewUrl(baseUrl, v.id, language, 'aura-prime'), premium: v.premium }));
+    return { voices, total: voices.length };
+  }
+
+  const languages = catalog.languagesFor('aura-lite').map((l) => l.code);
+  const voices = data.auraVoices
+    .filter((v) => keep(v.gender))
+    .map((v) => ({
+      id: v.id,
+      name: catalog.auraName(v, 'en-US'),
+      gender: v.gender,
+      age: v.age,
+      style: v.style,
+      use_case: v.use_case,
+      languages,
+      sample_url: previewUrl(baseUrl, v.id, 'en-US', 'aura-prime'),
+      premium: v.premium,
+    }));
+  return { voices, total: voices.length };
+}

@@ -1,0 +1,101 @@
+// FliteEngine: CMU Flite (BSD-style licence) from Debian's `flite` package, one child process per
+// call. Its voices (kal16, slt, rms, awb) are the clearest English voices available offline here.
+// Flite is English only. If the binary is missing the engine says so and serves nothing.
+
+import { spawn, spawnSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { EnginePool } from '../pool.js';
+import { EngineError, type SynthesisRequest, type SynthesisResult, type TtsEngine } from '../engine.js';
+import { decodeWav } from '../../audio/wav.js';
+import { float32ToInt16 } from '../../audio/pcm.js';
+
+export const FLITE_VOICES = ['kal16', 'slt', 'rms', 'awb'] as const;
+/** English variants Flite reads (its voices are American and Scottish English). */
+export const FLITE_LANGUAGES = ['en-US', 'en-GB', 'en-AU', 'en-IN'];
+
+const TIMEOUT_MS = 60_000;
+
+export class FliteEngine implements TtsEngine {
+  readonly id = 'flite';
+  private readonly problem: string | null;
+  private running = 0;
+  private readonly waiting: Array<() => void> = [];
+
+  constructor(
+    private readonly pool: EnginePool,
+    private readonly opts: { binary?: string; maxProcesses?: number } = {},
+  ) {
+    this.problem = FliteEngine.probe(opts.binary ?? 'flite');
+  }
+
+  /** Null when the binary runs and has the voices; else why not. */
+  static probe(binary: string): string | null {
+    const res = spawnSync(binary, ['-lv'], { encoding: 'utf8', timeout: 5000 });
+    if (res.error || res.status !== 0) return `the flite binary (${binary}) is not installed (Debian package "flite")`;
+    const missing = FLITE_VOICES.filter((v) => !res.stdout.split(/\s+/).includes(v));
+    return missing.length ? `flite lacks the voices ${missing.join(', ')}` : null;
+  }
+
+  status(): { available: boolean; reason?: string } {
+    return this.problem ? { available: false, reason: this.problem } : { available: true };
+  }
+
+  languages(): string[] {
+    return this.problem ? [] : [...FLITE_LANGUAGES];
+  }
+
+  private async slot(): Promise<() => void> {
+    const max = this.opts.maxProcesses ?? 4;
+    if (this.running >= max) await new Promise<void>((r) => this.waiting.push(r));
+    this.running++;
+    return () => {
+      this.running--;
+      this.waiting.shift()?.();
+    };
+  }
+
+  async synthesize(req: SynthesisRequest, signal?: AbortSignal): Promise<SynthesisResult> {
+    if (this.problem) throw new EngineError(this.id, this.problem, false);
+    if (!(FLITE_VOICES as readonly string[]).includes(req.engineVoice)) throw new EngineError(this.id, `unknown voice ${req.engineVoice}`, false);
+    const release = await this.slot();
+    // Flite cannot write to a Node pipe (it opens its output by path), so it writes a temp file.
+    const out = path.join(tmpdir(), `parla-flite-${randomUUID()}.wav`);
+    let wav: Buffer;
+    try {
+      await this.run(['-voice', req.engineVoice, '--setf', `duration_stretch=${(1 / req.speed).toFixed(4)}`, '-t', req.text, '-o', out], signal);
+      wav = await readFile(out);
+    } finally {
+      release();
+      await rm(out, { force: true });
+    }
+    const decoded = decodeWav(wav);
+    let samples = float32ToInt16(decoded.channels[0] ?? new Float32Array(0));
+    if (req.pitch !== 0 && samples.length > 0) {
+      samples = await this.pool.run('audio.pitch', { samples, sampleRate: decoded.sampleRate, semitones: req.pitch }, signal ? { signal } : {});
+    }
+    return { samples, sampleRate: decoded.sampleRate };
+  }
+
+  private run(args: string[], signal?: AbortSignal): Promise<void> {
+    return new Promise((resolve, reject) => {
+      if (signal?.aborted) return reject(signal.reason ?? new Error('aborted'));
+      const child = spawn(this.opts.binary ?? 'flite', args, { stdio: ['ignore', 'ignore', 'pipe'] });
+      let err = '';
+      const kill = () => child.kill('SIGKILL');
+      const timer = setTimeout(kill, TIMEOUT_MS);
+      signal?.addEventListener('abort', kill, { once: true });
+      child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+      child.on('error', (e) => reject(new EngineError(this.id, e.message, true, { cause: e })));
+      child.on('close', (code, sig) => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', kill);
+        if (signal?.aborted) return reject(signal.reason ?? new Error('aborted'));
+        if (code !== 0) return reject(new EngineError(this.id, `flite exited with ${code ?? sig}: ${err.trim().slice(0, 200)}`));
+        resolve();
+      });
+    });
+  }
+}

@@ -1,0 +1,42 @@
+// The TTS engine registry: which engines exist here, and which one serves a product model in a
+// language. Each model is bound in configuration to an ordered chain of engine ids; the first
+// available engine of the chain that serves the language is used. A new engine (e.g. a neural
+// one) plugs in by being added here and named in a chain; routes never change.
+
+import type { Config } from '../config.js';
+import type { TtsEngine } from './engine.js';
+
+export class TtsEngineRegistry {
+  private readonly engines = new Map<string, TtsEngine>();
+
+  constructor(
+    private readonly config: Config,
+    engines: TtsEngine[],
+  ) {
+    for (const e of engines) this.engines.set(e.id, e);
+  }
+
+  engine(id: string): TtsEngine | undefined {
+    return this.engines.get(id);
+  }
+
+  all(): TtsEngine[] {
+    return [...this.engines.values()];
+  }
+
+  chain(model: string): TtsEngine[] {
+    return (this.config.product.ttsBindings[model] ?? []).map((id) => this.engines.get(id)).filter((e): e is TtsEngine => e !== undefined && e.status().available);
+  }
+
+  /** The first available engine of the model's chain that serves the language, or null. */
+  resolve(model: string, language: string): TtsEngine | null {
+    return this.chain(model).find((e) => e.languages().includes(language)) ?? null;
+  }
+
+  /** Every language the model's chain really serves here. */
+  languagesServed(model: string): Set<string> {
+    const out = new Set<string>();
+    for (const e of this.chain(model)) for (const l of e.languages()) out.add(l);
+    return out;
+  }
+}
