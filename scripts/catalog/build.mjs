@@ -24,16 +24,17 @@ for (const line of readFileSync(new URL('names.txt', here), 'utf8').split('\n'))
 }
 for (const l of languages) if (!names[l.nameSet]) throw new Error(`no names for ${l.code} (${l.nameSet})`);
 
-// rapid-flash: 62 voices with fixed English names over its 18 languages. English voices run on
+// rapid-flash: 62 voices with fixed English names over its 18 languages (English first, so the
+// best-known names are the American ones). English voices run on
 // Flite; the others on eSpeak NG with a variant. fil-PH has no offline Filipino voice: eSpeak's
 // Indonesian rules read Tagalog's phonetic Latin spelling (documented in docs/engines.md).
 const FLASH_LANGUAGES = {
+  'en-US': { name: 'English', region: 'United States', espeak: 'en-us' },
+  'en-GB': { name: 'English', region: 'United Kingdom', espeak: 'en-gb' },
+  'en-AU': { name: 'English', region: 'Australia', espeak: 'en-gb' },
+  'en-IN': { name: 'English', region: 'India', espeak: 'en-gb' },
   'da-DK': { name: 'Danish', region: 'Denmark', espeak: 'da' },
   'de-DE': { name: 'German', region: 'Germany', espeak: 'de' },
-  'en-AU': { name: 'English', region: 'Australia', espeak: 'en-gb' },
-  'en-GB': { name: 'English', region: 'United Kingdom', espeak: 'en-gb' },
-  'en-IN': { name: 'English', region: 'India', espeak: 'en-gb' },
-  'en-US': { name: 'English', region: 'United States', espeak: 'en-us' },
   'es-ES': { name: 'Spanish', region: 'Spain', espeak: 'es' },
   'es-US': { name: 'Spanish', region: 'United States', espeak: 'es-419' },
   'fil-PH': { name: 'Filipino', region: 'Philippines', espeak: 'id' },
@@ -61,7 +62,7 @@ let i = 0;
 for (const [code] of Object.entries(FLASH_LANGUAGES)) {
   const n = PER_LANGUAGE[code] ?? 3;
   for (let k = 0; k < n; k++, i++) {
-    const gender = k % 2 === 0 ? 'female' : 'male';
+    const gender = i % 2 === 0 ? 'female' : 'male';
     const name = gender === 'female' ? FEMALE[f++] : MALE[m++];
     const english = code.startsWith('en-');
     flash.push({
@@ -69,7 +70,7 @@ for (const [code] of Object.entries(FLASH_LANGUAGES)) {
       language: code,
       gender,
       engines: english
-        ? { flite: gender === 'female' ? 'slt' : FLITE_MALE[k % 3], espeak: gender === 'female' ? FEMALE_ESPEAK[i % 16] : MALE_ESPEAK[i % 16] }
+        ? { flite: gender === 'female' ? 'slt' : FLITE_MALE[m % 3], espeak: gender === 'female' ? FEMALE_ESPEAK[i % 16] : MALE_ESPEAK[i % 16] }
         : { espeak: gender === 'female' ? FEMALE_ESPEAK[i % 16] : MALE_ESPEAK[i % 16] },
       basePitch: [0, 2, -2, 1, -1, 3][i % 6],
       baseRate: [1.0, 1.05, 0.95, 1.1, 0.92][i % 5],
@@ -77,6 +78,7 @@ for (const [code] of Object.entries(FLASH_LANGUAGES)) {
   }
 }
 if (flash.length !== 62) throw new Error(`expected 62 Flash voices, built ${flash.length}`);
+if (flash.some((v) => !v.name) || new Set(flash.map((v) => v.name)).size !== 62) throw new Error('Flash voice names must be 62 distinct names');
 
 writeFileSync(new URL('languages.json', out), `${JSON.stringify({ aura: languages, flash: Object.entries(FLASH_LANGUAGES).map(([code, v]) => ({ code, ...v })) }, null, 1)}\n`);
 writeFileSync(new URL('aura-names.json', out), `${JSON.stringify(names, null, 1)}\n`);

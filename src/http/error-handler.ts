@@ -61,8 +61,13 @@ export function validationToApiError(request: FastifyRequest, errors: AjvError[]
     }
   }
   const code = FIELD_CODES[field] ?? 'INVALID_PARAMETER';
-  const what = first.keyword === 'required' ? `${field} is required` : `${field || context || 'request'} ${first.message ?? 'is invalid'}`;
-  const allowed = Array.isArray(first.params.allowedValues) ? ` (allowed: ${(first.params.allowedValues as unknown[]).join(', ')})` : '';
+  // A union of literals fails with one "const" error per branch: together they list what is allowed.
+  const choices = errors
+    .filter((e) => fieldOf(e) === field)
+    .flatMap((e) => (e.keyword === 'const' ? [e.params.allowedValue] : Array.isArray(e.params.allowedValues) ? (e.params.allowedValues as unknown[]) : []));
+  const oneOf = choices.length > 0 && first.keyword !== 'required';
+  const what = first.keyword === 'required' ? `${field} is required` : oneOf ? `${field || context || 'request'} must be one of` : `${field || context || 'request'} ${first.message ?? 'is invalid'}`;
+  const allowed = oneOf ? ` ${choices.join(', ')}` : '';
   // The table's message already states the rule for range-checked fields.
   const message = code === 'INVALID_SPEED' || code === 'INVALID_PITCH' || code === 'INVALID_SAMPLE_RATE' ? `${what}: ${new ApiError(code).message}` : `${what}${allowed}.`;
   return new ApiError(code, { message, details });
