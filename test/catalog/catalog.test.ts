@@ -1,0 +1,119 @@
+// The catalogue: data integrity, the four /voices shapes, /languages per model (and its alias),
+// /models with languages counted from the engines, and voice previews.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createTestAccount, createTestApp, type TestApp } from '../helpers/app.js';
+import { loadCatalogData } from '../../src/catalog/data.js';
+
+const FLASH_CODES = ['da-DK', 'de-DE', 'en-AU', 'en-GB', 'en-IN', 'en-US', 'es-ES', 'es-US', 'fil-PH', 'fr-CA', 'fr-FR', 'hi-IN', 'it-IT', 'ja-JP', 'ko-KR', 'pt-BR', 'th-TH', 'vi-VN'];
+
+let t: TestApp;
+let key: string;
+before(async () => {
+  t = await createTestApp();
+  key = (await createTestAccount(t.services)).apiKey;
+});
+after(() => t.close());
+const get = (url: string) => t.app.inject({ method: 'GET', url, headers: { 'x-api-key': key } });
+
+test('data: 30 Aura voices (8 premium), localized unique names in every language, 62 Flash voices over the 18 codes', () => {
+  const d = loadCatalogData();
+  assert.equal(d.auraVoices.length, 30);
+  assert.equal(d.auraVoices.filter((v) => v.premium).length, 8);
+  assert.equal(new Set(d.auraVoices.map((v) => `${v.espeak}|${v.flite}|${v.basePitch}|${v.baseRate}`)).size, 30, 'each voice is a distinct combination');
+  assert.ok(d.auraLanguages.length >= 80);
+  for (const lang of d.auraLanguages) {
+    const set = d.names[lang.nameSet]!;
+    const names = d.auraVoices.map((v) => set[v.gender][v.slot]);
+    assert.equal(new Set(names.map((n) => n!.toLowerCase())).size, 30, `names unique in ${lang.code}`);
+  }
+  assert.equal(d.flashVoices.length, 62);
+  assert.deepEqual([...new Set(d.flashVoices.map((v) => v.language))].sort(), FLASH_CODES);
+  const auraEnglish = new Set(d.auraVoices.map((v) => d.names.en![v.gender][v.slot]));
+  assert.ok(d.flashVoices.every((v) => !auraEnglish.has(v.name)), 'Flash and Aura names differ');
+});
+
+test('GET /models: five models, languages counted from the engines, plans', async () => {
+  const res = await get('/api/v1/models');
+  assert.equal(res.statusCode, 200);
+  const { models } = res.json();
+  assert.deepEqual(models.map((m: any) => m.id), ['aura-lite', 'aura-prime', 'aura-max', 'rapid-flash', 'rapid-max']);
+  const byId = Object.fromEntries(models.map((m: any) => [m.id, m]));
+  assert.equal(byId['rapid-flash'].languages, 18);
+  assert.equal(byId['aura-lite'].languages, t.services.tts.catalog.languagesFor('aura-lite').length);
+  assert.ok(byId['aura-lite'].languages >= 80);
+  assert.deepEqual(byId['aura-max'].plans, ['pro', 'enterprise']);
+  assert.deepEqual(byId['rapid-flash'].plans, ['basic', 'pro', 'enterprise']);
+  assert.deepEqual(byId['aura-lite'].plans, ['free', 'basic', 'pro', 'enterprise']);
+});
+
+test('GET /languages: per model, rapid-flash exactly its 18 codes, and the doubled alias path', async () => {
+  const flash = (await get('/api/v1/languages?model=rapid-flash')).json();
+  assert.equal(flash.success, true);
+  assert.equal(flash.model, 'rapid-flash');
+  assert.equal(flash.total, 18);
+  assert.deepEqual(flash.languages.map((l: any) => l.code).sort(), FLASH_CODES);
+  assert.deepEqual(Object.keys(flash.languages[0]).sort(), ['code', 'name', 'region']);
+  const aura = (await get('/api/v1/languages?model=aura-prime')).json();
+  assert.ok(aura.languages.some((l: any) => l.code === 'de' && l.name === 'German'));
+  const alias = await get('/api/api/v1/languages?model=rapid-flash');
+  assert.equal(alias.statusCode, 200);
+  assert.deepEqual(alias.json(), flash);
+  assert.equal((await get('/api/v1/languages?model=nope')).json().error.code, 'INVALID_MODEL');
+});
+
+test('GET /voices: the four shapes, localized names, gender filter, premium marks', async () => {
+  const flash = (await get('/api/v1/voices?model=rapid-flash')).json();
+  assert.equal(flash.success, true);
+  assert.equal(flash.total_voices, 62);
+  assert.equal(flash.total_languages, 18);
+  assert.deepEqual(Object.keys(flash.voices_by_language).sort(), FLASH_CODES);
+  assert.deepEqual(Object.keys(flash.voices_by_language['en-US'][0]).sort(), ['gender', 'name']);
+  const flashDe = (await get('/api/v1/voices?model=rapid-flash&language=ja-JP')).json();
+  assert.deepEqual(flashDe.voices_by_language, flash.voices_by_language, 'language does not rename Flash voices');
+
+  const aura = (await get('/api/v1/voices?model=aura-prime&language=de')).json();
+  assert.equal(aura.success, true);
+  assert.equal(aura.total, 30);
+  assert.equal(aura.language, 'de');
+  assert.equal(aura.model, 'aura-prime');
+  assert.deepEqual(aura.supported_models, ['aura-lite', 'aura-prime', 'aura-max', 'rapid-max']);
+  assert.equal(typeof aura.note, 'string');
+  assert.equal(aura.voices[0].name, 'Anna');
+  assert.equal(aura.voices.filter((v: any) => v.premium).length, 8);
+  const en = (await get('/api/v1/voices?model=aura-prime')).json();
+  assert.equal(en.language, 'en-US');
+  assert.equal(en.voices[0].name, 'Aria');
+
+  const basic = (await get('/api/v1/voices?language=fr&gender=female')).json();
+  assert.equal(basic.total, 15);
+  const v = basic.voices[0];
+  assert.deepEqual(Object.keys(v).sort(), ['gender', 'language', 'name', 'premium', 'preview_url', 'voice_id']);
+  assert.equal(v.language, 'fr');
+  assert.equal(v.name, 'Camille');
+  assert.match(v.preview_url, /^http:\/\/.+\/api\/v1\/voices\/aura-01\/preview\?language=fr/);
+
+  const ext = (await get('/api/v1/voices?gender=male')).json();
+  assert.equal(ext.total, 15);
+  const e = ext.voices[0];
+  for (const f of ['id', 'name', 'gender', 'age', 'style', 'languages', 'sample_url', 'premium']) assert.ok(f in e, f);
+  assert.ok(e.languages.includes('ja'));
+
+  assert.equal((await get('/api/v1/voices?gender=other')).statusCode, 400);
+  assert.equal((await get('/api/v1/voices?model=aura-prime&language=zu')).json().error.code, 'LANGUAGE_NOT_SUPPORTED');
+});
+
+test('voice previews are real audio, served without a key, and cached', async () => {
+  const url = '/api/v1/voices/aura-01/preview?language=de&model=aura-lite';
+  const first = await t.app.inject({ method: 'GET', url });
+  assert.equal(first.statusCode, 200, first.body);
+  assert.equal(first.headers['content-type'], 'audio/wav');
+  assert.ok(first.rawPayload.length > 24000, 'at least half a second of audio');
+  const started = performance.now();
+  const again = await t.app.inject({ method: 'GET', url });
+  assert.ok(performance.now() - started < 200);
+  assert.deepEqual(again.rawPayload, first.rawPayload);
+  const flash = await t.app.inject({ method: 'GET', url: '/api/v1/voices/Amelia/preview' });
+  assert.equal(flash.statusCode, 200);
+  assert.equal((await t.app.inject({ method: 'GET', url: '/api/v1/voices/nobody/preview' })).json().error.code, 'INVALID_VOICE');
+});
