@@ -1,0 +1,487 @@
+// Parla's N-API binding to Debian's libpocketsphinx (0.8+5prealpha API).
+//
+// One Decoder wraps one ps_decoder_t. Heavy calls (init, process, end of utterance, whole-file
+// decoding) run as AsyncWorkers on the libuv pool so the event loop stays free. A decoder is not
+// thread-safe: the JS wrapper (src/engines/pocketsphinx/decoder.ts) queues calls per decoder, and
+// this layer refuses a call while another is in flight ("decoder busy") as a second guard.
+// Arguments are checked strictly: a wrong type throws a TypeError, never crashes the process.
+
+#include <napi.h>
+#include <pocketsphinx.h>
+#include <sphinxbase/err.h>
+#include <sphinxbase/logmath.h>
+#include <sphinxbase/ckd_alloc.h>
+#include <sphinxbase/ngram_model.h>
+#include <atomic>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace {
+
+struct Word {
+  std::string text;
+  int startFrame = 0;
+  int endFrame = 0;
+  double confidence = 0;
+};
+
+struct Utterance {
+  bool has = false;
+  std::string hyp;
+  std::vector<Word> words;
+};
+
+// Collects the current hypothesis and its word segments. Frame numbers count from the last
+// ps_start_stream(), so utterances of one stream share one timeline.
+void collect(ps_decoder_t* ps, Utterance& u, bool withWords) {
+  int32 score = 0;
+  const char* h = ps_get_hyp(ps, &score);
+  u.has = h != nullptr;
+  if (h) u.hyp = h;
+  if (!withWords) return;
+  logmath_t* lmath = ps_get_logmath(ps);
+  for (ps_seg_t* s = ps_seg_iter(ps); s; s = ps_seg_next(s)) {
+    Word w;
+    w.text = ps_seg_word(s);
+    ps_seg_frames(s, &w.startFrame, &w.endFrame);
+    int32 ascr, lscr, lback;
+    int32 prob = ps_seg_prob(s, &ascr, &lscr, &lback);
+    w.confidence = logmath_exp(lmath, prob);
+    u.words.push_back(std::move(w));
+  }
+}
+
+Napi::Object utteranceToJs(Napi::Env env, const Utterance& u, int frate) {
+  Napi::Object o = Napi::Object::New(env);
+  o.Set("hyp", u.has ? Napi::Value(Napi::String::New(env, u.hyp)) : env.Null());
+  Napi::Array a = Napi::Array::New(env, u.words.size());
+  for (size_t i = 0; i < u.words.size(); i++) {
+    const Word& w = u.words[i];
+    Napi::Object wo = Napi::Object::New(env);
+    wo.Set("word", w.text);
+    wo.Set("start", (double)w.startFrame / frate);
+    wo.Set("end", (double)(w.endFrame + 1) / frate);
+    wo.Set("confidence", w.confidence);
+    a.Set((uint32_t)i, wo);
+  }
+  o.Set("words", a);
+  return o;
+}
+
+bool int16Samples(const Napi::Value& v, std::vector<int16>& out) {
+  if (!v.IsTypedArray()) return false;
+  Napi::TypedArray ta = v.As<Napi::TypedArray>();
+  if (ta.TypedArrayType() != napi_int16_array) return false;
+  Napi::ArrayBuffer ab = ta.ArrayBuffer();
+  const int16* p = reinterpret_cast<const int16*>(static_cast<const uint8_t*>(ab.Data()) + ta.ByteOffset());
+  out.assign(p, p + ta.ElementLength());
+  return true;
+}
+
+class Decoder;
+
+class DecoderWorker : public Napi::AsyncWorker {
+ public:
+  DecoderWorker(Napi::Env env, Decoder* d, Napi::Object self);
+  Napi::Promise Promise() { return deferred_.Promise(); }
+  void OnOK() override;
+  void OnError(const Napi::Error& e) override;
+  virtual Napi::Value Result(Napi::Env env) = 0;
+
+ protected:
+  Decoder* dec_;
+  Napi::Promise::Deferred deferred_;
+  Napi::ObjectReference self_;
+};
+
+class Decoder : public Napi::ObjectWrap<Decoder> {
+ public:
+  ps_decoder_t* ps = nullptr;
+  std::vector<std::string> args;
+  std::atomic<bool> busy{false};
+  bool inUtterance = false;
+  int frate = 100;
+
+  static Napi::Object Init(Napi::Env env, Napi::Object exports) {
+    Napi::Function f = DefineClass(env, "Decoder", {
+      InstanceMethod("init", &Decoder::InitAsync),
+      InstanceMethod("startStream", &Decoder::StartStream),
+      InstanceMethod("startUtterance", &Decoder::StartUtterance),
+      InstanceMethod("process", &Decoder::ProcessAsync),
+      InstanceMethod("partial", &Decoder::Partial),
+      InstanceMethod("endUtterance", &Decoder::EndAsync),
+      InstanceMethod("decodeContinuous", &Decoder::DecodeContinuousAsync),
+      InstanceMethod("lookupWord", &Decoder::LookupWord),
+      InstanceMethod("addWord", &Decoder::AddWordAsync),
+      InstanceMethod("lmSetUnigram", &Decoder::LmSetUnigram),
+      InstanceMethod("lmLog10Prob", &Decoder::LmLog10Prob),
+      InstanceMethod("lmVocabularySize", &Decoder::LmVocabularySize),
+    });
+    exports.Set("Decoder", f);
+    return exports;
+  }
+
+  // new Decoder(["-hmm", dir, "-lm", file, "-dict", file, ...])
+  Decoder(const Napi::CallbackInfo& info) : Napi::ObjectWrap<Decoder>(info) {
+    Napi::Env env = info.Env();
+    if (info.Length() != 1 || !info[0].IsArray()) {
+      Napi::TypeError::New(env, "new Decoder(args: string[])").ThrowAsJavaScriptException();
+      return;
+    }
+    Napi::Array a = info[0].As<Napi::Array>();
+    for (uint32_t i = 0; i < a.Length(); i++) {
+      Napi::Value v = a.Get(i);
+      if (!v.IsString()) {
+        Napi::TypeError::New(env, "decoder arguments must be strings").ThrowAsJavaScriptException();
+        return;
+      }
+      args.push_back(v.As<Napi::String>().Utf8Value());
+    }
+  }
+
+  ~Decoder() override {
+    if (ps) ps_free(ps);
+  }
+
+  std::string doInit() {
+    std::vector<char*> argv;
+    argv.push_back(const_cast<char*>("parla"));
+    for (auto& s : args) argv.push_back(const_cast<char*>(s.c_str()));
+    cmd_ln_t* cfg = cmd_ln_parse_r(nullptr, ps_args(), (int32)argv.size(), argv.data(), TRUE);
+    if (!cfg) return "invalid decoder arguments";
+    ps_decoder_t* d = ps_init(cfg);
+    cmd_ln_free_r(cfg);
+    if (!d) return "ps_init failed (model files missing or unreadable?)";
+    frate = cmd_ln_int32_r(ps_get_config(d), "-frate");
+    ps = d;
+    return "";
+  }
+
+  bool ready(Napi::Env env, bool needInit = true) {
+    if (busy.load()) {
+      Napi::Error::New(env, "decoder busy").ThrowAsJavaScriptException();
+      return false;
+    }
+    if (needInit && !ps) {
+      Napi::Error::New(env, "decoder not initialised").ThrowAsJavaScriptException();
+      return false;
+    }
+    return true;
+  }
+
+  Napi::Value InitAsync(const Napi::CallbackInfo& info);
+  Napi::Value ProcessAsync(const Napi::CallbackInfo& info);
+  Napi::Value EndAsync(const Napi::CallbackInfo& info);
+  Napi::Value DecodeContinuousAsync(const Napi::CallbackInfo& info);
+
+  Napi::Value StartStream(const Napi::CallbackInfo& info) {
+    if (!ready(info.Env())) return info.Env().Undefined();
+    if (inUtterance) {
+      ps_end_utt(ps);
+      inUtterance = false;
+    }
+    ps_start_stream(ps);
+    return info.Env().Undefined();
+  }
+
+  Napi::Value StartUtterance(const Napi::CallbackInfo& info) {
+    if (!ready(info.Env())) return info.Env().Undefined();
+    if (inUtterance) return info.Env().Undefined();
+    if (ps_start_utt(ps) < 0) {
+      Napi::Error::New(info.Env(), "ps_start_utt failed").ThrowAsJavaScriptException();
+      return info.Env().Undefined();
+    }
+    inUtterance = true;
+    return info.Env().Undefined();
+  }
+
+  // partial(withWords: boolean) -> { hyp, words }
+  Napi::Value Partial(const Napi::CallbackInfo& info) {
+    if (!ready(info.Env())) return info.Env().Undefined();
+    Utterance u;
+    if (inUtterance) collect(ps, u, info.Length() > 0 && info[0].ToBoolean().Value());
+    return utteranceToJs(info.Env(), u, frate);
+  }
+
+  Napi::Value LookupWord(const Napi::CallbackInfo& info) {
+    if (!ready(info.Env())) return info.Env().Undefined();
+    if (info.Length() < 1 || !info[0].IsString()) {
+      Napi::TypeError::New(info.Env(), "lookupWord(word: string)").ThrowAsJavaScriptException();
+      return info.Env().Undefined();
+    }
+    char* p = ps_lookup_word(ps, info[0].As<Napi::String>().Utf8Value().c_str());
+    if (!p) return info.Env().Null();
+    Napi::String s = Napi::String::New(info.Env(), p);
+    ckd_free(p);
+    return s;
+  }
+
+  Napi::Value AddWordAsync(const Napi::CallbackInfo& info);
+
+  ngram_model_t* currentLm() {
+    const char* name = ps_get_search(ps);
+    return name ? ps_get_lm(ps, name) : nullptr;
+  }
+
+  // lmSetUnigram(word, weight): sets the word's unigram probability to weight / vocabulary size in
+  // every language model of the current search (adding the word when it is new).
+  Napi::Value LmSetUnigram(const Napi::CallbackInfo& info) {
+    if (!ready(info.Env())) return info.Env().Undefined();
+    if (info.Length() < 2 || !info[0].IsString() || !info[1].IsNumber()) {
+      Napi::TypeError::New(info.Env(), "lmSetUnigram(word: string, weight: number)").ThrowAsJavaScriptException();
+      return info.Env().Undefined();
+    }
+    ngram_model_t* lm = currentLm();
+    if (!lm) return Napi::Number::New(info.Env(), 0);
+    std::string w = info[0].As<Napi::String>().Utf8Value();
+    float32 weight = (float32)info[1].As<Napi::Number>().DoubleValue();
+    int n = 0;
+    // The search's model is a set; adding to the set is a no-op for a known word, so each member
+    // model gets the word (which resets its unigram probability).
+    for (ngram_model_set_iter_t* it = ngram_model_set_iter(lm); it; it = ngram_model_set_iter_next(it)) {
+      const char* name;
+      ngram_model_t* sub = ngram_model_set_iter_model(it, &name);
+      if (ngram_model_add_word(sub, w.c_str(), weight) >= 0) n++;
+    }
+    return Napi::Number::New(info.Env(), n);
+  }
+
+  // lmLog10Prob(word) -> unigram log10 probability in the current search's model (null if unknown).
+  Napi::Value LmLog10Prob(const Napi::CallbackInfo& info) {
+    if (!ready(info.Env())) return info.Env().Undefined();
+    if (info.Length() < 1 || !info[0].IsString()) {
+      Napi::TypeError::New(info.Env(), "lmLog10Prob(word: string)").ThrowAsJavaScriptException();
+      return info.Env().Undefined();
+    }
+    ngram_model_t* lm = currentLm();
+    if (!lm) return info.Env().Null();
+    std::string w = info[0].As<Napi::String>().Utf8Value();
+    if (ngram_wid(lm, w.c_str()) == ngram_unknown_wid(lm)) return info.Env().Null();
+    const char* words[1] = {w.c_str()};
+    int32 p = ngram_prob(lm, words, 1);
+    return Napi::Number::New(info.Env(), logmath_log_to_log10(ps_get_logmath(ps), p));
+  }
+
+  Napi::Value LmVocabularySize(const Napi::CallbackInfo& info) {
+    if (!ready(info.Env())) return info.Env().Undefined();
+    ngram_model_t* lm = currentLm();
+    if (!lm) return Napi::Number::New(info.Env(), 0);
+    return Napi::Number::New(info.Env(), ngram_model_get_size(lm));
+  }
+};
+
+DecoderWorker::DecoderWorker(Napi::Env env, Decoder* d, Napi::Object self)
+    : Napi::AsyncWorker(env), dec_(d), deferred_(Napi::Promise::Deferred::New(env)) {
+  self_ = Napi::Persistent(self);
+}
+void DecoderWorker::OnOK() {
+  dec_->busy = false;
+  deferred_.Resolve(Result(Env()));
+}
+void DecoderWorker::OnError(const Napi::Error& e) {
+  dec_->busy = false;
+  deferred_.Reject(e.Value());
+}
+
+class InitWorker : public DecoderWorker {
+ public:
+  using DecoderWorker::DecoderWorker;
+  void Execute() override {
+    std::string e = dec_->doInit();
+    if (!e.empty()) SetError(e);
+  }
+  Napi::Value Result(Napi::Env env) override { return env.Undefined(); }
+};
+
+// process(samples) -> { inSpeech }: feeds audio into the open utterance.
+class ProcessWorker : public DecoderWorker {
+ public:
+  ProcessWorker(Napi::Env env, Decoder* d, Napi::Object self, std::vector<int16>&& s) : DecoderWorker(env, d, self), samples_(std::move(s)) {}
+  void Execute() override {
+    if (ps_process_raw(dec_->ps, samples_.data(), samples_.size(), FALSE, FALSE) < 0) {
+      SetError("ps_process_raw failed");
+      return;
+    }
+    inSpeech_ = ps_get_in_speech(dec_->ps) != 0;
+  }
+  Napi::Value Result(Napi::Env env) override {
+    Napi::Object o = Napi::Object::New(env);
+    o.Set("inSpeech", inSpeech_);
+    return o;
+  }
+
+ private:
+  std::vector<int16> samples_;
+  bool inSpeech_ = false;
+};
+
+class EndWorker : public DecoderWorker {
+ public:
+  using DecoderWorker::DecoderWorker;
+  void Execute() override {
+    if (ps_end_utt(dec_->ps) < 0) {
+      SetError("ps_end_utt failed");
+      return;
+    }
+    collect(dec_->ps, u_, true);
+  }
+  Napi::Value Result(Napi::Env env) override { return utteranceToJs(env, u_, dec_->frate); }
+
+ private:
+  Utterance u_;
+};
+
+// decodeContinuous(samples) -> [{ hyp, words }]: a whole recording split into utterances where the
+// decoder's voice activity detection finds pauses, as pocketsphinx_continuous does, in one job.
+class ContinuousWorker : public DecoderWorker {
+ public:
+  ContinuousWorker(Napi::Env env, Decoder* d, Napi::Object self, std::vector<int16>&& s) : DecoderWorker(env, d, self), samples_(std::move(s)) {}
+  void Execute() override {
+    ps_decoder_t* ps = dec_->ps;
+    ps_start_stream(ps);
+    if (ps_start_utt(ps) < 0) {
+      SetError("ps_start_utt failed");
+      return;
+    }
+    const size_t chunk = 2048;
+    bool wasInSpeech = false;
+    for (size_t off = 0; off < samples_.size(); off += chunk) {
+      size_t n = std::min(chunk, samples_.size() - off);
+      ps_process_raw(ps, samples_.data() + off, n, FALSE, FALSE);
+      bool inSpeech = ps_get_in_speech(ps) != 0;
+      if (wasInSpeech && !inSpeech) {
+        ps_end_utt(ps);
+        Utterance u;
+        collect(ps, u, true);
+        if (u.has && !u.words.empty()) utterances_.push_back(std::move(u));
+        ps_start_utt(ps);
+      }
+      wasInSpeech = inSpeech;
+    }
+    ps_end_utt(ps);
+    Utterance u;
+    collect(ps, u, true);
+    if (u.has && !u.words.empty()) utterances_.push_back(std::move(u));
+    dec_->inUtterance = false;
+  }
+  Napi::Value Result(Napi::Env env) override {
+    Napi::Array a = Napi::Array::New(env, utterances_.size());
+    for (size_t i = 0; i < utterances_.size(); i++) a.Set((uint32_t)i, utteranceToJs(env, utterances_[i], dec_->frate));
+    return a;
+  }
+
+ private:
+  std::vector<int16> samples_;
+  std::vector<Utterance> utterances_;
+};
+
+// addWord(word, "P H O N E S") -> word id (< 0 on failure). Rebuilding the search takes ~200 ms,
+// so it runs off the event loop.
+class AddWordWorker : public DecoderWorker {
+ public:
+  AddWordWorker(Napi::Env env, Decoder* d, Napi::Object self, std::string w, std::string p) : DecoderWorker(env, d, self), word_(std::move(w)), phones_(std::move(p)) {}
+  void Execute() override { wid_ = ps_add_word(dec_->ps, word_.c_str(), phones_.c_str(), TRUE); }
+  Napi::Value Result(Napi::Env env) override { return Napi::Number::New(env, wid_); }
+
+ private:
+  std::string word_, phones_;
+  int wid_ = -1;
+};
+
+Napi::Value Decoder::AddWordAsync(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (!ready(env)) return env.Undefined();
+  if (info.Length() < 2 || !info[0].IsString() || !info[1].IsString()) {
+    Napi::TypeError::New(env, "addWord(word: string, phones: string)").ThrowAsJavaScriptException();
+    return env.Undefined();
+  }
+  busy = true;
+  auto* w = new AddWordWorker(env, this, info.This().As<Napi::Object>(), info[0].As<Napi::String>().Utf8Value(), info[1].As<Napi::String>().Utf8Value());
+  auto p = w->Promise();
+  w->Queue();
+  return p;
+}
+
+Napi::Value Decoder::InitAsync(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (!ready(env, false)) return env.Undefined();
+  if (ps) {
+    Napi::Error::New(env, "decoder already initialised").ThrowAsJavaScriptException();
+    return env.Undefined();
+  }
+  busy = true;
+  auto* w = new InitWorker(env, this, info.This().As<Napi::Object>());
+  auto p = w->Promise();
+  w->Queue();
+  return p;
+}
+
+Napi::Value Decoder::ProcessAsync(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (!ready(env)) return env.Undefined();
+  std::vector<int16> s;
+  if (info.Length() < 1 || !int16Samples(info[0], s)) {
+    Napi::TypeError::New(env, "process(samples: Int16Array)").ThrowAsJavaScriptException();
+    return env.Undefined();
+  }
+  if (!inUtterance) {
+    Napi::Error::New(env, "process() outside an utterance: call startUtterance() first").ThrowAsJavaScriptException();
+    return env.Undefined();
+  }
+  busy = true;
+  auto* w = new ProcessWorker(env, this, info.This().As<Napi::Object>(), std::move(s));
+  auto p = w->Promise();
+  w->Queue();
+  return p;
+}
+
+Napi::Value Decoder::EndAsync(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (!ready(env)) return env.Undefined();
+  if (!inUtterance) {
+    Napi::Error::New(env, "endUtterance() without an open utterance").ThrowAsJavaScriptException();
+    return env.Undefined();
+  }
+  inUtterance = false;
+  busy = true;
+  auto* w = new EndWorker(env, this, info.This().As<Napi::Object>());
+  auto p = w->Promise();
+  w->Queue();
+  return p;
+}
+
+Napi::Value Decoder::DecodeContinuousAsync(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (!ready(env)) return env.Undefined();
+  std::vector<int16> s;
+  if (info.Length() < 1 || !int16Samples(info[0], s)) {
+    Napi::TypeError::New(env, "decodeContinuous(samples: Int16Array)").ThrowAsJavaScriptException();
+    return env.Undefined();
+  }
+  if (inUtterance) {
+    ps_end_utt(ps);
+    inUtterance = false;
+  }
+  busy = true;
+  auto* w = new ContinuousWorker(env, this, info.This().As<Napi::Object>(), std::move(s));
+  auto p = w->Promise();
+  w->Queue();
+  return p;
+}
+
+// PocketSphinx logs to stderr process-wide; Parla silences it once at load.
+Napi::Value SetLogging(const Napi::CallbackInfo& info) {
+  err_set_logfp(info.Length() > 0 && info[0].ToBoolean().Value() ? stderr : nullptr);
+  return info.Env().Undefined();
+}
+
+Napi::Object InitAll(Napi::Env env, Napi::Object exports) {
+  Decoder::Init(env, exports);
+  exports.Set("setLogging", Napi::Function::New(env, SetLogging));
+  return exports;
+}
+
+}  // namespace
+
+NODE_API_MODULE(parla_pocketsphinx, InitAll)

@@ -1,0 +1,68 @@
+// Typed loader of the native PocketSphinx addon (native/pocketsphinx). When the addon is not built
+// or the model is not installed, the engine reports itself unavailable with the reason.
+
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { PROJECT_ROOT } from '../../config.js';
+
+export interface NativeWord {
+  word: string;
+  start: number;
+  end: number;
+  confidence: number;
+}
+
+export interface NativeUtterance {
+  hyp: string | null;
+  words: NativeWord[];
+}
+
+export interface NativeDecoder {
+  init(): Promise<void>;
+  startStream(): void;
+  startUtterance(): void;
+  process(samples: Int16Array): Promise<{ inSpeech: boolean }>;
+  partial(withWords: boolean): NativeUtterance;
+  endUtterance(): Promise<NativeUtterance>;
+  decodeContinuous(samples: Int16Array): Promise<NativeUtterance[]>;
+  lookupWord(word: string): string | null;
+  addWord(word: string, phones: string): Promise<number>;
+  lmSetUnigram(word: string, weight: number): number;
+  lmLog10Prob(word: string): number | null;
+  lmVocabularySize(): number;
+}
+
+export interface NativeModule {
+  Decoder: new (args: string[]) => NativeDecoder;
+  setLogging(on: boolean): void;
+}
+
+export const MODEL_DIR = '/usr/share/pocketsphinx/model/en-us';
+export const MODEL_FILES = {
+  hmm: path.join(MODEL_DIR, 'en-us'),
+  lm: path.join(MODEL_DIR, 'en-us.lm.bin'),
+  dict: path.join(MODEL_DIR, 'cmudict-en-us.dict'),
+};
+const ADDON = path.join(PROJECT_ROOT, 'native', 'pocketsphinx', 'build', 'Release', 'parla_pocketsphinx.node');
+
+let loaded: { native: NativeModule } | { error: string } | null = null;
+
+export function loadNative(): { native: NativeModule } | { error: string } {
+  if (loaded) return loaded;
+  const missing = Object.values(MODEL_FILES).filter((f) => !existsSync(f));
+  if (missing.length) {
+    loaded = { error: `the US English model is not installed (Debian package "pocketsphinx-en-us"; missing ${missing.join(', ')})` };
+  } else if (!existsSync(ADDON)) {
+    loaded = { error: 'the native PocketSphinx addon is not built (npm run build)' };
+  } else {
+    try {
+      const native = createRequire(import.meta.url)(ADDON) as NativeModule;
+      native.setLogging(false);
+      loaded = { native };
+    } catch (err) {
+      loaded = { error: `the native PocketSphinx addon failed to load: ${(err as Error).message}` };
+    }
+  }
+  return loaded;
+}
