@@ -5,6 +5,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
+import multipart from '@fastify/multipart';
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { Services } from './services.js';
@@ -17,6 +18,7 @@ import { healthRoutes, VERSION } from './routes/health.js';
 import { accountRoutes } from './routes/v1/account.js';
 import { catalogRoutes } from './routes/v1/catalog.js';
 import { ttsRoutes } from './routes/v1/tts.js';
+import { sttRoutes } from './routes/v1/stt.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
@@ -94,6 +96,7 @@ export async function buildApp(services: Services, opts: BuildAppOptions = {}): 
   });
   await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
 
+  await app.register(multipart, { throwFileSizeLimit: true });
   await app.register(requestIdPlugin);
   await app.register(errorHandlerPlugin);
   await app.register(authPlugin, { authenticator: services.authenticator });
@@ -104,6 +107,7 @@ export async function buildApp(services: Services, opts: BuildAppOptions = {}): 
   await app.register(healthRoutes, { services });
   await app.register(accountRoutes, { services, prefix: '/api/v1' });
   await app.register(catalogRoutes, { services, catalog: services.tts.catalog, engines: services.tts.registry });
+  await app.register(sttRoutes, { services, models: services.stt.models, prefix: '/api/v1' });
   await app.register(ttsRoutes, { services, catalog: services.tts.catalog, engines: services.tts.registry, prefix: '/api/v1' });
 
   return app;

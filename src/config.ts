@@ -54,8 +54,10 @@ export interface Config {
   workerThreads: number;
   /** Engine tasks allowed to wait for a worker before requests get 503 SERVICE_OVERLOADED. */
   engineQueueMax: number;
-  /** PocketSphinx decoders kept warm (default: number of cores). */
+  /** PocketSphinx decoders kept warm per settings profile (default: number of cores). */
   sttDecoders: number;
+  /** Create the decoders at start (default) or on first use (tests and tools). */
+  sttPreload: boolean;
   /** Bearer token for /metrics; null = metrics only on metricsPort (if set). */
   metricsToken: string | null;
   metricsPort: number | null;
@@ -195,6 +197,7 @@ export function loadConfig(env: Env = process.env): Config {
     workerThreads,
     engineQueueMax: int(env, 'PARLA_QUEUE_MAX', workerThreads * 8, 0, 100000),
     sttDecoders: int(env, 'PARLA_STT_DECODERS', cores, 1, 64),
+    sttPreload: bool(env, 'PARLA_STT_PRELOAD', true),
     metricsToken: str(env, 'METRICS_TOKEN'),
     metricsPort: metricsPortRaw === null ? null : int(env, 'METRICS_PORT', 9464, 0, 65535),
     realtimeMaxSessionSeconds: int(env, 'REALTIME_MAX_SESSION_SECONDS', 3600, 10, 86400),

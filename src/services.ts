@@ -14,6 +14,9 @@ import { TtsEngineRegistry } from './engines/registry.js';
 import { EspeakEngine } from './engines/espeak/espeak-engine.js';
 import { FliteEngine } from './engines/flite/flite-engine.js';
 import { Catalog } from './catalog/catalog.js';
+import { PocketSphinxEngine } from './engines/pocketsphinx/pocketsphinx-engine.js';
+import { warmupUtterance } from './engines/pocketsphinx/warmup.js';
+import { SttModels } from './stt/stt-models.js';
 
 export interface Services {
   config: Config;
@@ -25,6 +28,8 @@ export interface Services {
   authenticator: KeyAuthenticator;
   /** Text-to-speech engines and the voice/language catalogue built on them. */
   tts: { registry: TtsEngineRegistry; catalog: Catalog };
+  /** Speech-to-text engines and the product models bound to them. */
+  stt: { models: SttModels; pocketsphinx: PocketSphinxEngine };
   /** Closes everything this object opened, in reverse order. */
   close(): Promise<void>;
 }
@@ -47,6 +52,9 @@ export async function createServices(config: Config, log: FastifyBaseLogger): Pr
       const st = e.status();
       if (!st.available) log.warn({ engine: e.id, reason: st.reason }, 'TTS engine unavailable');
     }
+    const pocketsphinx = new PocketSphinxEngine({ decodersPerProfile: config.sttDecoders, warmup: config.sttPreload ? warmupUtterance() : null, preload: config.sttPreload });
+    if (!pocketsphinx.status().available) log.warn({ reason: pocketsphinx.status().reason }, 'PocketSphinx unavailable: speech-to-text is disabled');
+    else if (config.sttPreload) await pocketsphinx.whenReady();
     const services: Services = {
       config,
       log,
@@ -56,6 +64,7 @@ export async function createServices(config: Config, log: FastifyBaseLogger): Pr
       billing: new Billing(store, config),
       authenticator: new KeyAuthenticator(store, config.keySecret),
       tts: { registry, catalog: new Catalog(config, registry) },
+      stt: { models: new SttModels(config, [pocketsphinx]), pocketsphinx },
       async close() {
         for (const c of closers.reverse()) await c().catch((err: unknown) => log.warn({ err }, 'close failed'));
       },

@@ -42,6 +42,7 @@ export function testConfig(overrides: Record<string, string | undefined> = {}, d
     PARLA_SEED_DEMO: 'false',
     PARLA_WORKERS: '1',
     PARLA_STT_DECODERS: '1',
+    PARLA_STT_PRELOAD: 'false',
     LOG_LEVEL: 'silent',
     PARLA_KEY_SECRET: 'test-secret-0123456789abcdef',
     PORT: '0',

@@ -10,14 +10,22 @@ import { decoderArgs } from './profiles.js';
 export class DecoderPool {
   private readonly idle = new Map<string, PsDecoder[]>();
   private readonly waiters = new Map<string, Array<(d: PsDecoder) => void>>();
-  private readonly ready: Promise<void>;
+  private ready: Promise<void> | null = null;
 
   constructor(
     private readonly mod: NativeModule,
-    profiles: string[],
-    perProfile: number,
-    warmup: Int16Array | null,
+    private readonly profiles: string[],
+    private readonly perProfile: number,
+    private readonly warmup: Int16Array | null,
+    preload = true,
   ) {
+    if (preload) this.start();
+  }
+
+  /** Creates and warms the decoders (once). */
+  private start(): Promise<void> {
+    if (this.ready) return this.ready;
+    const { mod, profiles, perProfile, warmup } = this;
     this.ready = (async () => {
       const all = profiles.flatMap((p) => Array.from({ length: perProfile }, () => new PsDecoder(mod, decoderArgs(p), p)));
       await Promise.all(
@@ -30,14 +38,15 @@ export class DecoderPool {
     })();
     // Failures surface on first use; keep the rejection from being unhandled meanwhile.
     this.ready.catch(() => undefined);
-  }
-
-  whenReady(): Promise<void> {
     return this.ready;
   }
 
+  whenReady(): Promise<void> {
+    return this.start();
+  }
+
   async acquire(profile: string, signal?: AbortSignal): Promise<PsDecoder> {
-    await this.ready;
+    await this.start();
     const list = this.idle.get(profile);
     if (!list) throw new EngineError('pocketsphinx', `no decoders for profile ${profile}`, false);
     const d = list.pop();

@@ -51,7 +51,7 @@ export class PocketSphinxEngine implements SttEngine {
   private readonly problem: string | null;
   private readonly pronunciations = new Map<string, string | null>();
 
-  constructor(opts: { decodersPerProfile: number; profiles?: string[]; warmup?: Int16Array | null }) {
+  constructor(opts: { decodersPerProfile: number; profiles?: string[]; warmup?: Int16Array | null; preload?: boolean }) {
     const loaded = loadNative();
     if ('error' in loaded) {
       this.problem = loaded.error;
@@ -59,7 +59,7 @@ export class PocketSphinxEngine implements SttEngine {
       return;
     }
     this.problem = null;
-    this.pool = new DecoderPool(loaded.native, opts.profiles ?? Object.keys(PROFILES), opts.decodersPerProfile, opts.warmup ?? null);
+    this.pool = new DecoderPool(loaded.native, opts.profiles ?? Object.keys(PROFILES), opts.decodersPerProfile, opts.warmup ?? null, opts.preload ?? true);
   }
 
   status(): { available: boolean; reason?: string } {

@@ -1,0 +1,182 @@
+// Speaker diarization: who spoke when. Each speech segment (a recognizer utterance, long ones cut
+// into pieces of about two seconds at word boundaries) is described by the mean and spread of its
+// MFCCs plus its median pitch; segments are then merged bottom-up (average-linkage agglomerative
+// clustering on standardized features) until the closest clusters are farther apart than a tuned
+// threshold. Speakers are numbered 0, 1, ... in order of first appearance. Runs in a worker.
+// Written here because no maintained npm package does speaker clustering offline.
+
+import { medianF0 } from '../audio/analysis.js';
+
+const RATE = 16000;
+const FRAME = 400; // 25 ms
+const HOP = 160; // 10 ms
+const FFT_SIZE = 512;
+const MELS = 26;
+const CEPSTRA = 13;
+/** Distance (in standardized feature units) above which two clusters are different speakers. */
+export const SPEAKER_THRESHOLD = 1.0;
+
+function fft(re: Float64Array, im: Float64Array): void {
+  const n = re.length;
+  for (let i = 1, j = 0; i < n; i++) {
+    let bit = n >> 1;
+    for (; j & bit; bit >>= 1) j ^= bit;
+    j ^= bit;
+    if (i < j) {
+      [re[i], re[j]] = [re[j]!, re[i]!];
+      [im[i], im[j]] = [im[j]!, im[i]!];
+    }
+  }
+  for (let len = 2; len <= n; len <<= 1) {
+    const ang = (-2 * Math.PI) / len;
+    const wr = Math.cos(ang);
+    const wi = Math.sin(ang);
+    for (let i = 0; i < n; i += len) {
+      let cr = 1;
+      let ci = 0;
+      for (let k = 0; k < len / 2; k++) {
+        const a = i + k;
+        const b = a + len / 2;
+        const tr = re[b]! * cr - im[b]! * ci;
+        const ti = re[b]! * ci + im[b]! * cr;
+        re[b] = re[a]! - tr;
+        im[b] = im[a]! - ti;
+        re[a] = re[a]! + tr;
+        im[a] = im[a]! + ti;
+        const ncr = cr * wr - ci * wi;
+        ci = cr * wi + ci * wr;
+        cr = ncr;
+      }
+    }
+  }
+}
+
+const hz2mel = (f: number) => 2595 * Math.log10(1 + f / 700);
+const mel2hz = (m: number) => 700 * (10 ** (m / 2595) - 1);
+
+const melBank: Float64Array[] = (() => {
+  const lo = hz2mel(60);
+  const hi = hz2mel(RATE / 2 - 200);
+  const pts = Array.from({ length: MELS + 2 }, (_, i) => Math.floor(((FFT_SIZE + 1) * mel2hz(lo + ((hi - lo) * i) / (MELS + 1))) / RATE));
+  return Array.from({ length: MELS }, (_, m) => {
+    const f = new Float64Array(FFT_SIZE / 2 + 1);
+    for (let k = pts[m]!; k < pts[m + 1]!; k++) f[k] = (k - pts[m]!) / Math.max(1, pts[m + 1]! - pts[m]!);
+    for (let k = pts[m + 1]!; k < pts[m + 2]!; k++) f[k] = (pts[m + 2]! - k) / Math.max(1, pts[m + 2]! - pts[m + 1]!);
+    return f;
+  });
+})();
+
+/** MFCC frames (c1..c12) of speech frames in [start, end) seconds; silent frames are skipped. */
+function mfccFrames(pcm: Int16Array, start: number, end: number): number[][] {
+  const out: number[][] = [];
+  const re = new Float64Array(FFT_SIZE);
+  const im = new Float64Array(FFT_SIZE);
+  const from = Math.max(0, Math.floor(start * RATE));
+  const to = Math.min(pcm.length, Math.floor(end * RATE));
+  for (let s = from; s + FRAME <= to; s += HOP) {
+    re.fill(0);
+    im.fill(0);
+    let energy = 0;
+    for (let i = 0; i < FRAME; i++) {
+      const prev = s + i > 0 ? pcm[s + i - 1]! : 0;
+      const v = ((pcm[s + i]! - 0.97 * prev) / 32768) * (0.54 - 0.46 * Math.cos((2 * Math.PI * i) / (FRAME - 1)));
+      re[i] = v;
+      energy += v * v;
+    }
+    if (energy < 1e-5) continue;
+    fft(re, im);
+    const logMel = melBank.map((f) => {
+      let acc = 0;
+      for (let k = 0; k < f.length; k++) if (f[k]) acc += f[k]! * (re[k]! ** 2 + im[k]! ** 2);
+      return Math.log(acc + 1e-10);
+    });
+    const c: number[] = [];
+    for (let n = 1; n < CEPSTRA; n++) {
+      let acc = 0;
+      for (let m = 0; m < MELS; m++) acc += logMel[m]! * Math.cos((Math.PI * n * (m + 0.5)) / MELS);
+      c.push(acc);
+    }
+    out.push(c);
+  }
+  return out;
+}
+
+export function segmentFeatures(pcm: Int16Array, start: number, end: number): number[] | null {
+  const frames = mfccFrames(pcm, start, end);
+  if (frames.length < 10) return null;
+  const dims = frames[0]!.length;
+  const mean = new Array<number>(dims).fill(0);
+  const sd = new Array<number>(dims).fill(0);
+  for (const f of frames) f.forEach((v, d) => (mean[d]! += v / frames.length));
+  for (const f of frames) f.forEach((v, d) => (sd[d]! += (v - mean[d]!) ** 2 / frames.length));
+  const slice = pcm.subarray(Math.floor(start * RATE), Math.floor(end * RATE));
+  const { f0 } = medianF0(slice, RATE);
+  // Pitch separates voices strongly: weighted as several dimensions.
+  const pitch = f0 > 0 ? Math.log2(f0 / 100) * 4 : 0;
+  return [...mean, ...sd.map(Math.sqrt), pitch, pitch, pitch];
+}
+
+/** Feature d's scale: MFCC means, MFCC spreads, then the pitch dimensions. */
+function FEATURE_SCALE(d: number): number {
+  const mfcc = CEPSTRA - 1;
+  if (d < mfcc) return 5;
+  if (d < 2 * mfcc) return 3;
+  return 1;
+}
+
+function distance(a: number[], b: number[]): number {
+  let acc = 0;
+  for (let i = 0; i < a.length; i++) acc += (a[i]! - b[i]!) ** 2;
+  return Math.sqrt(acc / a.length);
+}
+
+/** Cluster labels (0, 1, ... by first appearance) for the segments; null features join their neighbour. */
+export function clusterSpeakers(features: Array<number[] | null>, threshold = SPEAKER_THRESHOLD): number[] {
+  const valid = features.map((f, i) => ({ f, i })).filter((x): x is { f: number[]; i: number } => x.f !== null);
+  if (valid.length === 0) return features.map(() => 0);
+  // Fixed scales (typical spread of each feature group across speakers) rather than the data's
+  // own spread: with few segments, standardizing by their spread would exaggerate differences.
+  const z = valid.map(({ f }) => f.map((v, d) => v / FEATURE_SCALE(d)));
+  let clusters = z.map((_, k) => [k]);
+  const avgDist = (a: number[], b: number[]) => {
+    let acc = 0;
+    for (const x of a) for (const y of b) acc += distance(z[x]!, z[y]!);
+    return acc / (a.length * b.length);
+  };
+  while (clusters.length > 1) {
+    let best = Infinity;
+    let pair: [number, number] = [0, 1];
+    for (let a = 0; a < clusters.length; a++) {
+      for (let b = a + 1; b < clusters.length; b++) {
+        const d = avgDist(clusters[a]!, clusters[b]!);
+        if (d < best) {
+          best = d;
+          pair = [a, b];
+        }
+      }
+    }
+    if (best > threshold) break;
+    clusters[pair[0]] = [...clusters[pair[0]]!, ...clusters[pair[1]]!];
+    clusters = clusters.filter((_, k) => k !== pair[1]);
+  }
+  const clusterOf = new Map<number, number>();
+  clusters.forEach((members, c) => members.forEach((k) => clusterOf.set(valid[k]!.i, c)));
+  const order = new Map<number, number>();
+  const labels: number[] = [];
+  let last = 0;
+  for (let i = 0; i < features.length; i++) {
+    const c = clusterOf.get(i);
+    if (c === undefined) {
+      labels.push(last);
+      continue;
+    }
+    if (!order.has(c)) order.set(c, order.size);
+    last = order.get(c)!;
+    labels.push(last);
+  }
+  return labels;
+}
+
+export function diarizeSegments(pcm: Int16Array, segments: Array<{ start: number; end: number }>): number[] {
+  return clusterSpeakers(segments.map((s) => segmentFeatures(pcm, s.start, s.end)));
+}

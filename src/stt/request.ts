@@ -1,0 +1,89 @@
+// Reading and validating the multipart fields of the three batch endpoints (decisions #16):
+// every field of interface.md, typed, with the error code of the field at fault.
+
+import { ApiError } from '../errors.js';
+import { RESPONSE_FORMATS, type ResponseFormat } from './render.js';
+import type { SttEndpoint } from './stt-models.js';
+
+export const CIPHER_FIELDS = ['response_format', 'prompt', 'timestamp_granularities'] as const;
+export const LUCID_FIELDS = ['diarize', 'smart_format', 'punctuate', 'keywords'] as const;
+const COMMON_FIELDS = ['model', 'language'] as const;
+const MAX_FIELD_LENGTH = 4000;
+
+export interface SttRequest {
+  model: string;
+  language: string | undefined;
+  responseFormat: ResponseFormat;
+  prompt: string | undefined;
+  granularities: Array<'word' | 'segment'>;
+  diarize: boolean;
+  smartFormat: boolean;
+  punctuate: boolean;
+  keywords: string[];
+}
+
+function parseBool(field: string, v: string): boolean {
+  if (/^(true|1|yes|on)$/i.test(v)) return true;
+  if (/^(false|0|no|off)$/i.test(v)) return false;
+  throw new ApiError('INVALID_PARAMETER', { message: `${field} must be true or false.`, details: { field, provided: v } });
+}
+
+/** Fields this endpoint reads; the other engine's fields are ignored on engine endpoints. */
+export function acceptedFields(endpoint: SttEndpoint): Set<string> {
+  const out = new Set<string>(COMMON_FIELDS);
+  if (endpoint !== 'lucid') CIPHER_FIELDS.forEach((f) => out.add(f));
+  if (endpoint !== 'cipher') LUCID_FIELDS.forEach((f) => out.add(f));
+  return out;
+}
+
+export function parseSttFields(raw: Map<string, string>, endpoint: SttEndpoint): SttRequest {
+  const accepted = acceptedFields(endpoint);
+  const get = (f: string) => {
+    if (!accepted.has(f)) return undefined;
+    const v = raw.get(f);
+    if (v !== undefined && v.length > MAX_FIELD_LENGTH) throw new ApiError('INVALID_PARAMETER', { message: `${f} is longer than ${MAX_FIELD_LENGTH} characters.`, details: { field: f } });
+    return v === undefined || v.trim() === '' ? undefined : v.trim();
+  };
+  const format = get('response_format') ?? 'json';
+  if (!(RESPONSE_FORMATS as readonly string[]).includes(format)) {
+    throw new ApiError('INVALID_FORMAT', {
+      message: `response_format must be one of ${RESPONSE_FORMATS.join(', ')}.`,
+      details: { field: 'response_format', provided: format, suggestions: [...RESPONSE_FORMATS] },
+    });
+  }
+  const granularities: Array<'word' | 'segment'> = [];
+  const g = get('timestamp_granularities');
+  if (g !== undefined) {
+    for (const part of g.replace(/[[\]"]/g, '').split(',').map((s) => s.trim()).filter(Boolean)) {
+      if (part !== 'word' && part !== 'segment') {
+        throw new ApiError('INVALID_PARAMETER', { message: 'timestamp_granularities must be "word" or "segment".', details: { field: 'timestamp_granularities', provided: g } });
+      }
+      granularities.push(part);
+    }
+    if (format !== 'verbose_json') {
+      throw new ApiError('INVALID_PARAMETER', {
+        message: 'timestamp_granularities requires response_format=verbose_json.',
+        details: { field: 'timestamp_granularities', provided: g },
+      });
+    }
+  }
+  const bool = (f: string, def: boolean) => {
+    const v = get(f);
+    return v === undefined ? def : parseBool(f, v);
+  };
+  const prompt = get('prompt');
+  const keywordList = (get('keywords') ?? '').split(',').map((k) => k.trim()).filter(Boolean);
+  // The prompt names domain terms: its distinctive words are boosted like keywords.
+  const promptWords = prompt ? prompt.split(/[^A-Za-z']+/).filter((w) => w.length >= 4) : [];
+  return {
+    model: get('model') ?? 'cipher-fast',
+    language: get('language'),
+    responseFormat: format as ResponseFormat,
+    prompt,
+    granularities,
+    diarize: bool('diarize', false),
+    smartFormat: bool('smart_format', true),
+    punctuate: bool('punctuate', true),
+    keywords: [...keywordList, ...promptWords].slice(0, 100),
+  };
+}
