@@ -19,10 +19,13 @@ import { accountRoutes } from './routes/v1/account.js';
 import { catalogRoutes } from './routes/v1/catalog.js';
 import { ttsRoutes } from './routes/v1/tts.js';
 import { sttRoutes } from './routes/v1/stt.js';
+import { realtimeInfoRoutes, type RealtimeEndpoint } from './routes/v1/realtime-info.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
 export interface BuildAppOptions {
+  /** Where the real-time WebSocket listens (filled in once it is started). */
+  realtime?: RealtimeEndpoint;
   /** A pino logger instance or Fastify logger options; tests pass false. */
   logger?: FastifyServerOptions['loggerInstance'] | boolean;
 }
@@ -108,6 +111,7 @@ export async function buildApp(services: Services, opts: BuildAppOptions = {}): 
   await app.register(accountRoutes, { services, prefix: '/api/v1' });
   await app.register(catalogRoutes, { services, catalog: services.tts.catalog, engines: services.tts.registry });
   await app.register(sttRoutes, { services, models: services.stt.models, prefix: '/api/v1' });
+  await app.register(realtimeInfoRoutes, { services, endpoint: opts.realtime ?? { port: null, host: services.config.realtimeHost }, prefix: '/api/v1' });
   await app.register(ttsRoutes, { services, catalog: services.tts.catalog, engines: services.tts.registry, prefix: '/api/v1' });
 
   return app;

@@ -7,11 +7,15 @@ import { buildApp, loggerOptions } from './app.js';
 import { loadConfig, type Config } from './config.js';
 import { createServices, type Services } from './services.js';
 import { seedDemoAccount } from './accounts/demo.js';
+import { RealtimeServer } from './realtime/server.js';
+import type { RealtimeEndpoint } from './routes/v1/realtime-info.js';
 
 export interface RunningServer {
   app: FastifyInstance;
   services: Services;
   url: string;
+  realtime: RealtimeServer;
+  realtimeUrl: string;
   stop(): Promise<void>;
 }
 
@@ -21,13 +25,18 @@ export async function startServer(config: Config = loadConfig(), opts: { announc
   const log = pino(loggerOptions(config.logLevel)) as unknown as FastifyBaseLogger;
   const services = await createServices(config, log);
   let app: FastifyInstance | undefined;
+  let realtime: RealtimeServer | undefined;
   try {
     const demo = config.seedDemo ? await seedDemoAccount(services) : null;
-    app = await buildApp(services, { logger: log });
+    const endpoint: RealtimeEndpoint = { port: null, host: config.realtimeHost };
+    app = await buildApp(services, { logger: log, realtime: endpoint });
     await app.listen({ port: config.port, host: config.host });
     const addr = app.server.address();
     const port = typeof addr === 'object' && addr ? addr.port : config.port;
     const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+    realtime = new RealtimeServer(services);
+    endpoint.port = await realtime.listen(config.realtimePort, config.realtimeHost);
+    const realtimeUrl = `wss://${config.realtimeHost}:${endpoint.port}/api/v1/stt/realtime/stream`;
     if (demo) (opts.announce ?? ((t: string) => process.stdout.write(t)))(demo.announcement(url));
 
     const sweep = setInterval(() => {
@@ -36,14 +45,18 @@ export async function startServer(config: Config = loadConfig(), opts: { announc
     sweep.unref();
 
     const running = app;
+    const rt = realtime;
     let stopping: Promise<void> | undefined;
     return {
       app: running,
       services,
       url,
+      realtime: rt,
+      realtimeUrl,
       stop() {
         stopping ??= (async () => {
           clearInterval(sweep);
+          await rt.close();
           await running.close();
           await services.close();
         })();
@@ -51,6 +64,7 @@ export async function startServer(config: Config = loadConfig(), opts: { announc
       },
     };
   } catch (err) {
+    await realtime?.close().catch(() => undefined);
     await app?.close().catch(() => undefined);
     await services.close();
     throw err;
@@ -60,7 +74,7 @@ export async function startServer(config: Config = loadConfig(), opts: { announc
 /** Runs until SIGTERM/SIGINT, then drains and exits. */
 export async function serveForever(config: Config): Promise<void> {
   const server = await startServer(config);
-  server.services.log.info({ url: server.url, store: server.services.store.kind, limiter: server.services.limiter.kind }, 'Parla is listening');
+  server.services.log.info({ url: server.url, realtime: server.realtimeUrl, store: server.services.store.kind, limiter: server.services.limiter.kind }, 'Parla is listening');
   const shutdown = (signal: string) => {
     server.services.log.info({ signal }, 'shutting down: finishing in-flight requests');
     const force = setTimeout(() => process.exit(1), 30_000);

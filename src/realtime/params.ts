@@ -1,0 +1,63 @@
+// Query parameters of the real-time stream (docs/realtime.md), validated before the upgrade.
+
+import { ApiError } from '../errors.js';
+import { STT_MODELS, type SttModel } from '../stt/stt-models.js';
+
+export const REALTIME_ENCODINGS = ['linear16'] as const;
+
+export interface RealtimeParams {
+  model: SttModel;
+  language: string | undefined;
+  encoding: 'linear16';
+  sampleRate: number;
+  interimResults: boolean;
+  /** Silence (ms) that ends an utterance: a final result with speech_final. */
+  endpointing: number;
+  /** Silence (ms) after the last word before an UtteranceEnd message. */
+  utteranceEndMs: number;
+  punctuate: boolean;
+  smartFormat: boolean;
+  keywords: string[];
+}
+
+function bool(q: URLSearchParams, name: string, def: boolean): boolean {
+  const v = q.get(name);
+  if (v === null || v === '') return def;
+  if (/^(true|1)$/i.test(v)) return true;
+  if (/^(false|0)$/i.test(v)) return false;
+  throw new ApiError('INVALID_PARAMETER', { message: `${name} must be true or false.`, details: { field: name, provided: v } });
+}
+
+function int(q: URLSearchParams, name: string, def: number, min: number, max: number): number {
+  const v = q.get(name);
+  if (v === null || v === '') return def;
+  if (!/^\d+$/.test(v) || Number(v) < min || Number(v) > max) {
+    throw new ApiError(name === 'sample_rate' ? 'INVALID_SAMPLE_RATE' : 'INVALID_PARAMETER', { message: `${name} must be a whole number from ${min} to ${max}.`, details: { field: name, provided: v } });
+  }
+  return Number(v);
+}
+
+export function parseRealtimeParams(q: URLSearchParams): RealtimeParams {
+  const model = q.get('model') ?? 'cipher-fast';
+  if (!(STT_MODELS as readonly string[]).includes(model)) {
+    throw new ApiError('INVALID_MODEL', { message: `Unknown speech-to-text model "${model}".`, details: { field: 'model', provided: model, suggestions: [...STT_MODELS] } });
+  }
+  const encoding = q.get('encoding') ?? 'linear16';
+  if (encoding !== 'linear16') {
+    throw new ApiError('INVALID_FORMAT', { message: 'encoding must be linear16 (raw 16-bit little-endian PCM).', details: { field: 'encoding', provided: encoding, suggestions: [...REALTIME_ENCODINGS] } });
+  }
+  const endpointingRaw = q.get('endpointing');
+  const endpointing = endpointingRaw === 'false' ? 0 : int(q, 'endpointing', 500, 10, 10_000);
+  return {
+    model: model as SttModel,
+    language: q.get('language') ?? undefined,
+    encoding: 'linear16',
+    sampleRate: int(q, 'sample_rate', 16000, 8000, 48000),
+    interimResults: bool(q, 'interim_results', true),
+    endpointing,
+    utteranceEndMs: int(q, 'utterance_end_ms', 1000, 100, 10_000),
+    punctuate: bool(q, 'punctuate', true),
+    smartFormat: bool(q, 'smart_format', true),
+    keywords: (q.get('keywords') ?? '').split(',').map((k) => k.trim()).filter(Boolean).slice(0, 50),
+  };
+}

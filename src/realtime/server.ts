@@ -1,0 +1,164 @@
+// The real-time WebSocket server: wss://HOST:REALTIME_PORT/api/v1/stt/realtime/stream (ws library on
+// an https server). Everything that can be refused is refused before the upgrade, with the HTTP
+// status and error body of interface.md: key (401), feature/model (403), parameters (400),
+// credits (402), concurrency (429). Each open stream holds one of the account's concurrency slots.
+
+import https from 'node:https';
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { AddressInfo } from 'node:net';
+import { WebSocketServer, type WebSocket } from 'ws';
+import type { Services } from '../services.js';
+import { ApiError, errorBody } from '../errors.js';
+import { requireFeature } from '../accounts/auth-context.js';
+import { newRequestId } from '../http/request-id.js';
+import { toApiError } from '../http/error-handler.js';
+import { SLOT_LEASE_MS } from '../http/rate-limit.js';
+import { parseRealtimeParams } from './params.js';
+import { CLOSE, RealtimeSession } from './session.js';
+import { loadTls } from './tls.js';
+
+export const REALTIME_PATH = '/api/v1/stt/realtime/stream';
+/** Audio prepaid per hold block; the hold grows block by block while the stream runs. */
+const HOLD_BLOCK_SECONDS = 60;
+
+export interface RealtimeServerOptions {
+  /** No audio or KeepAlive for this long closes the stream (default 10 s). */
+  idleTimeoutMs?: number;
+}
+
+export class RealtimeServer {
+  private readonly https: https.Server;
+  private readonly wss = new WebSocketServer({ noServer: true, maxPayload: 1 << 20 });
+  private readonly sessions = new Set<RealtimeSession>();
+  readonly selfSigned: boolean;
+  readonly cert: string;
+
+  constructor(
+    private readonly services: Services,
+    private readonly opts: RealtimeServerOptions = {},
+  ) {
+    const tls = loadTls(services.config, services.log);
+    this.selfSigned = tls.selfSigned;
+    this.cert = tls.cert;
+    this.https = https.createServer({ cert: tls.cert, key: tls.key }, (req, res) => {
+      const body = errorBody(new ApiError('NOT_FOUND', { message: `This port serves the real-time WebSocket at ${REALTIME_PATH}.` }), newRequestId());
+      res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+      void req;
+    });
+    this.https.on('upgrade', (req, socket, head) => {
+      this.upgrade(req, socket, head).catch((err: unknown) => {
+        services.log.error({ err }, 'real-time upgrade failed');
+        refuse(socket, new ApiError('INTERNAL_ERROR'), newRequestId());
+      });
+    });
+  }
+
+  get activeStreams(): number {
+    return this.sessions.size;
+  }
+
+  async listen(port: number, host: string): Promise<number> {
+    await new Promise<void>((resolve, reject) => {
+      this.https.once('error', reject);
+      this.https.listen(port, host, () => resolve());
+    });
+    return (this.https.address() as AddressInfo).port;
+  }
+
+  private async upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
+    const requestId = newRequestId();
+    const url = new URL(req.url ?? '/', 'https://localhost');
+    if (url.pathname !== REALTIME_PATH) return refuse(socket, new ApiError('NOT_FOUND', { message: `No WebSocket at ${url.pathname}; use ${REALTIME_PATH}.` }), requestId);
+    const { services } = this;
+    let slot: { accountId: string; slotId: string } | null = null;
+    let hold: Awaited<ReturnType<Services['billing']['hold']>> | null = null;
+    try {
+      const auth = await services.authenticator.authenticate(url.searchParams.get('api_key'));
+      requireFeature(auth, 'stt_realtime');
+      const params = parseRealtimeParams(url.searchParams);
+      const models = services.stt.models;
+      const language = models.resolveLanguage(params.model, params.language);
+      const binding = models.binding(params.model);
+      if (!binding) throw new ApiError('LANGUAGE_NOT_SUPPORTED', { message: `${params.model} has no speech engine available here.` });
+      const plan = services.config.product.plans[auth.account.plan];
+      const rate = services.config.product.pricing.sttCreditsPerSecond[params.model]!;
+      const limit = await services.limiter.hit(auth.account.id, [
+        { windowSeconds: 60, limit: plan.requestsPerMinute },
+        { windowSeconds: 3600, limit: plan.requestsPerHour },
+      ]);
+      if (!limit.allowed) throw new ApiError('RATE_LIMIT_EXCEEDED', { retryAfter: limit.retryAfter });
+      const s = await services.limiter.acquireSlot(auth.account.id, plan.concurrent, SLOT_LEASE_MS);
+      if (!s.ok) throw new ApiError('CONCURRENT_LIMIT', { message: `The ${auth.account.plan} plan allows ${plan.concurrent} concurrent streams or requests.`, retryAfter: s.retryAfter });
+      slot = { accountId: auth.account.id, slotId: s.slotId };
+      hold = await services.billing.hold(auth, { requestId, kind: 'stt_realtime', model: params.model, credits: HOLD_BLOCK_SECONDS * rate, characters: 0 });
+      const stream = await binding.engine.openStream({ language, profile: binding.profile, keywords: params.keywords });
+      const acquired = slot;
+      const held = hold;
+      this.wss.handleUpgrade(req, socket, head, (ws) => {
+        const renew = setInterval(() => void services.limiter.renewSlot(acquired.accountId, acquired.slotId, SLOT_LEASE_MS), SLOT_LEASE_MS / 3);
+        renew.unref();
+        const session = new RealtimeSession(transportOf(ws), {
+          requestId,
+          params,
+          language,
+          stream,
+          hold: held,
+          creditsPerSecond: rate,
+          idleTimeoutMs: this.opts.idleTimeoutMs ?? 10_000,
+          maxSessionSeconds: services.config.realtimeMaxSessionSeconds,
+          holdBlockSeconds: HOLD_BLOCK_SECONDS,
+          onEnd: () => {
+            clearInterval(renew);
+            this.sessions.delete(session);
+            void services.limiter.releaseSlot(acquired.accountId, acquired.slotId);
+          },
+        });
+        this.sessions.add(session);
+        ws.on('message', (data, isBinary) => (isBinary ? session.onAudio(Buffer.isBuffer(data) ? data : Buffer.from(data as ArrayBuffer)) : session.onText(data.toString())));
+        ws.on('close', () => void session.end(CLOSE.NORMAL, 'client closed', { clientGone: true }));
+        ws.on('error', () => void session.end(CLOSE.NORMAL, 'client error', { clientGone: true }));
+        void session.start();
+      });
+    } catch (err) {
+      if (hold) await hold.release();
+      if (slot) await services.limiter.releaseSlot(slot.accountId, slot.slotId);
+      const apiErr = err instanceof ApiError ? err : toApiError(err, req as never);
+      refuse(socket, apiErr, requestId);
+    }
+  }
+
+  /** Graceful shutdown: every stream gets its final result and summary, then the server closes. */
+  async close(): Promise<void> {
+    await Promise.all([...this.sessions].map((s) => s.end(CLOSE.GOING_AWAY, 'server shutting down')));
+    for (const ws of this.wss.clients) ws.terminate();
+    await new Promise<void>((resolve) => this.https.close(() => resolve()));
+    this.https.closeAllConnections?.();
+  }
+}
+
+function transportOf(ws: WebSocket) {
+  return {
+    send: (m: Record<string, unknown>) => {
+      if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(m));
+    },
+    close: (code: number, reason: string) => ws.close(code, reason),
+    pause: () => ws.pause(),
+    resume: () => ws.resume(),
+  };
+}
+
+/** Answers the upgrade request with a plain HTTP error: the interface's body and headers. */
+function refuse(socket: Duplex, err: ApiError, requestId: string): void {
+  const body = JSON.stringify(errorBody(err, requestId));
+  const reason = { 400: 'Bad Request', 401: 'Unauthorized', 402: 'Payment Required', 403: 'Forbidden', 404: 'Not Found', 429: 'Too Many Requests', 500: 'Internal Server Error', 503: 'Service Unavailable' }[err.status] ?? 'Error';
+  const headers = [
+    `HTTP/1.1 ${err.status} ${reason}`,
+    'Content-Type: application/json; charset=utf-8',
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    `X-Request-ID: ${requestId}`,
+    ...(err.retryAfter !== undefined ? [`Retry-After: ${Math.ceil(err.retryAfter)}`] : []),
+    'Connection: close',
+  ];
+  socket.end(`${headers.join('\r\n')}\r\n\r\n${body}`);
+}

@@ -1,0 +1,323 @@
+// One live transcription stream: the protocol of docs/realtime.md behind a tiny transport, so it
+// is tested without a socket. Audio in (linear16 at any rate) -> resampled to 16 kHz -> fed to the
+// recognizer and to the VAD; the VAD's silences end utterances (endpointing). Out: Metadata,
+// SpeechStarted, interim and final Results, UtteranceEnd, Error, and a closing Summary.
+
+import type { SttStream, RecognizedUtterance } from '../engines/engine.js';
+import type { CreditHold } from '../accounts/billing.js';
+import { billableSeconds } from '../accounts/pricing.js';
+import { ApiError } from '../errors.js';
+import { StreamResampler } from '../audio/resample.js';
+import { float32ToInt16, int16ToFloat32 } from '../audio/pcm.js';
+import { buildTranscript } from '../stt/transcript.js';
+import { engineFamily } from '../stt/stt-models.js';
+import type { RealtimeParams } from './params.js';
+import { Vad } from './vad.js';
+
+export const CLOSE = {
+  NORMAL: 1000,
+  GOING_AWAY: 1001,
+  INTERNAL_ERROR: 1011,
+  INSUFFICIENT_CREDITS: 4002,
+  IDLE_TIMEOUT: 4008,
+  MAX_DURATION: 4009,
+} as const;
+
+export interface Transport {
+  send(message: Record<string, unknown>): void;
+  close(code: number, reason: string): void;
+  /** Stop / resume reading from the client (backpressure). */
+  pause(): void;
+  resume(): void;
+}
+
+export interface SessionOptions {
+  requestId: string;
+  params: RealtimeParams;
+  language: string;
+  stream: SttStream & { inSpeech?: boolean };
+  hold: CreditHold;
+  creditsPerSecond: number;
+  idleTimeoutMs: number;
+  maxSessionSeconds: number;
+  /** Seconds of audio held (prepaid) per block while streaming. */
+  holdBlockSeconds: number;
+  onEnd: (summary: { seconds: number; credits: number }) => void;
+}
+
+const INTERIM_EVERY_SECONDS = 0.5;
+const PAUSE_ABOVE_SECONDS = 5;
+const RESUME_BELOW_SECONDS = 1;
+
+export class RealtimeSession {
+  private readonly resampler: StreamResampler | null;
+  private vad: Vad | null = null;
+  private chain: Promise<void> = Promise.resolve();
+  private carryByte: number | null = null;
+  /** 16 kHz samples fed to the recognizer (the stream's timeline). */
+  private samples = 0;
+  private pendingSamples = 0;
+  private paused = false;
+  private receivedSeconds = 0;
+  private heldSeconds: number;
+  private inSpeech = false;
+  private silenceSeconds = 0;
+  private sinceInterim = 0;
+  private lastInterim = '';
+  private lastWordEnd: number | null = null;
+  private utteranceEndSent = true;
+  private utterances = 0;
+  private ended = false;
+  private idleTimer: NodeJS.Timeout | null = null;
+  private readonly maxTimer: NodeJS.Timeout;
+
+  constructor(
+    private readonly t: Transport,
+    private readonly o: SessionOptions,
+  ) {
+    this.resampler = o.params.sampleRate === 16000 ? null : new StreamResampler(o.params.sampleRate, 16000);
+    this.heldSeconds = o.holdBlockSeconds;
+    this.maxTimer = setTimeout(() => void this.end(CLOSE.MAX_DURATION, 'maximum session length reached'), o.maxSessionSeconds * 1000);
+    this.maxTimer.unref();
+    this.touch();
+  }
+
+  async start(): Promise<void> {
+    this.vad = await Vad.create(2);
+    const p = this.o.params;
+    this.t.send({
+      type: 'Metadata',
+      request_id: this.o.requestId,
+      created: new Date().toISOString(),
+      model: p.model,
+      provider: engineFamily(p.model),
+      language: this.o.language,
+      encoding: p.encoding,
+      sample_rate: p.sampleRate,
+      channels: 1,
+      interim_results: p.interimResults,
+      endpointing: p.endpointing,
+      utterance_end_ms: p.utteranceEndMs,
+      punctuate: p.punctuate,
+      smart_format: p.smartFormat,
+      keywords: p.keywords,
+    });
+  }
+
+  private touch(): void {
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = setTimeout(() => void this.end(CLOSE.IDLE_TIMEOUT, 'no audio or KeepAlive for 10 seconds'), this.o.idleTimeoutMs);
+    this.idleTimer.unref();
+  }
+
+  private enqueue(job: () => Promise<void>): Promise<void> {
+    this.chain = this.chain.then(job).catch((err: unknown) => this.fail(err));
+    return this.chain;
+  }
+
+  /** A binary frame of linear16 little-endian audio. */
+  onAudio(bytes: Buffer): void {
+    if (this.ended) return;
+    this.touch();
+    let buf = bytes;
+    if (this.carryByte !== null) {
+      buf = Buffer.concat([Buffer.from([this.carryByte]), bytes]);
+      this.carryByte = null;
+    }
+    if (buf.length % 2 === 1) {
+      this.carryByte = buf[buf.length - 1]!;
+      buf = buf.subarray(0, buf.length - 1);
+    }
+    if (buf.length === 0) return;
+    const pcm = new Int16Array(buf.length / 2);
+    for (let i = 0; i < pcm.length; i++) pcm[i] = buf.readInt16LE(i * 2);
+    this.receivedSeconds += pcm.length / this.o.params.sampleRate;
+    const at16k = this.resampler ? float32ToInt16(this.resampler.push(int16ToFloat32(pcm))) : pcm;
+    this.pendingSamples += at16k.length;
+    if (!this.paused && this.pendingSamples / 16000 > PAUSE_ABOVE_SECONDS) {
+      this.paused = true;
+      this.t.pause();
+    }
+    void this.enqueue(async () => {
+      await this.ensureCredits();
+      if (this.ended) return;
+      await this.process(at16k);
+      this.pendingSamples -= at16k.length;
+      if (this.paused && this.pendingSamples / 16000 < RESUME_BELOW_SECONDS) {
+        this.paused = false;
+        this.t.resume();
+      }
+    });
+  }
+
+  /** A text frame: a control message. */
+  onText(text: string): void {
+    if (this.ended) return;
+    this.touch();
+    let msg: { type?: unknown };
+    try {
+      msg = JSON.parse(text) as { type?: unknown };
+    } catch {
+      this.t.send({ type: 'Error', code: 'INVALID_REQUEST', message: 'Control messages are JSON objects such as {"type":"KeepAlive"}.' });
+      return;
+    }
+    switch (msg?.type) {
+      case 'KeepAlive':
+        return;
+      case 'Finalize':
+        void this.enqueue(() => this.finalizeUtterance(false, true));
+        return;
+      case 'CloseStream':
+        void this.end(CLOSE.NORMAL, 'stream closed by client');
+        return;
+      default:
+        this.t.send({ type: 'Error', code: 'INVALID_REQUEST', message: `Unknown message type ${JSON.stringify(msg?.type ?? null)}; use KeepAlive, Finalize or CloseStream.` });
+    }
+  }
+
+  private async ensureCredits(): Promise<void> {
+    if (this.receivedSeconds + 1 <= this.heldSeconds) return;
+    try {
+      const block = this.o.holdBlockSeconds;
+      await this.o.hold.extend(block * this.o.creditsPerSecond);
+      this.heldSeconds += block;
+    } catch (err) {
+      if (err instanceof ApiError && err.code === 'INSUFFICIENT_CREDITS') {
+        this.t.send({ type: 'Error', code: 'INSUFFICIENT_CREDITS', message: 'The credit balance ran out; the audio received so far is billed and the stream closes.' });
+        // Bill no further than what was paid for.
+        this.receivedSeconds = Math.min(this.receivedSeconds, this.heldSeconds);
+        void this.end(CLOSE.INSUFFICIENT_CREDITS, 'insufficient credits');
+        return;
+      }
+      throw err;
+    }
+  }
+
+  private now(): number {
+    return this.samples / 16000;
+  }
+
+  private async process(pcm: Int16Array): Promise<void> {
+    await this.o.stream.write(pcm);
+    const frames = this.vad!.process(pcm);
+    const frameSeconds = Vad.frameSeconds();
+    const startOfChunk = this.now();
+    this.samples += pcm.length;
+    for (let i = 0; i < frames.length; i++) {
+      if (frames[i]) {
+        if (!this.inSpeech) {
+          this.inSpeech = true;
+          this.t.send({ type: 'SpeechStarted', channel: [0, 1], timestamp: +(startOfChunk + i * frameSeconds).toFixed(3) });
+        }
+        this.silenceSeconds = 0;
+      } else {
+        this.silenceSeconds += frameSeconds;
+      }
+    }
+    const p = this.o.params;
+    if (this.inSpeech && p.endpointing > 0 && this.silenceSeconds * 1000 >= p.endpointing) {
+      this.inSpeech = false;
+      await this.finalizeUtterance(true, false);
+    } else if (this.inSpeech && p.interimResults) {
+      this.sinceInterim += pcm.length / 16000;
+      if (this.sinceInterim >= INTERIM_EVERY_SECONDS) {
+        this.sinceInterim = 0;
+        const partial = await this.o.stream.partial();
+        const text = partial ? this.render(partial).transcript : '';
+        if (partial && text && text !== this.lastInterim) {
+          this.lastInterim = text;
+          this.t.send(this.results(partial, false, false, false));
+        }
+      }
+    }
+    if (!this.utteranceEndSent && this.lastWordEnd !== null && this.now() - this.lastWordEnd >= p.utteranceEndMs / 1000 && !this.inSpeech) {
+      this.utteranceEndSent = true;
+      this.t.send({ type: 'UtteranceEnd', channel: [0, 1], last_word_end: this.lastWordEnd });
+    }
+  }
+
+  private render(u: RecognizedUtterance) {
+    const t = buildTranscript([u], { smartFormat: this.o.params.smartFormat, punctuate: this.o.params.punctuate });
+    const words = t.words.map((w) => ({ word: w.word, start: w.start, end: w.end, confidence: w.confidence ?? 0, punctuated_word: w.punctuated }));
+    const confidence = words.length ? +(words.reduce((a, w) => a + w.confidence, 0) / words.length).toFixed(3) : 0;
+    return { transcript: t.text, words, confidence };
+  }
+
+  private results(u: RecognizedUtterance | null, isFinal: boolean, speechFinal: boolean, fromFinalize: boolean): Record<string, unknown> {
+    const r = u ? this.render(u) : { transcript: '', words: [], confidence: 0 };
+    const start = u ? u.start : this.now();
+    const end = u ? u.end : this.now();
+    return {
+      type: 'Results',
+      channel_index: [0, 1],
+      start: +start.toFixed(3),
+      duration: +Math.max(0, end - start).toFixed(3),
+      is_final: isFinal,
+      speech_final: speechFinal,
+      ...(fromFinalize ? { from_finalize: true } : {}),
+      channel: { alternatives: [{ transcript: r.transcript, confidence: r.confidence, words: r.words }] },
+      metadata: { request_id: this.o.requestId, model: this.o.params.model },
+    };
+  }
+
+  private async finalizeUtterance(speechFinal: boolean, fromFinalize: boolean): Promise<void> {
+    const u = await this.o.stream.finalizeUtterance();
+    this.sinceInterim = 0;
+    this.lastInterim = '';
+    if (!u && !fromFinalize) return;
+    if (u) {
+      this.utterances++;
+      this.lastWordEnd = u.end;
+      this.utteranceEndSent = false;
+    }
+    this.t.send(this.results(u, true, speechFinal, fromFinalize));
+  }
+
+  private fail(err: unknown): void {
+    if (this.ended) return;
+    this.t.send({ type: 'Error', code: 'INTERNAL_ERROR', message: 'The recognizer failed; the stream closes.' });
+    void this.end(CLOSE.INTERNAL_ERROR, 'internal error');
+    void err;
+  }
+
+  /** Flushes the last result, bills once, sends the Summary and closes. Safe to call twice. */
+  async end(code: number, reason: string, opts: { clientGone?: boolean } = {}): Promise<void> {
+    if (this.ended) return;
+    this.ended = true;
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    clearTimeout(this.maxTimer);
+    // Let queued audio be recognized first (unless the client is gone), then flush.
+    await this.chain.catch(() => undefined);
+    if (!opts.clientGone) {
+      try {
+        if (this.resampler) {
+          const tail = float32ToInt16(this.resampler.flush());
+          if (tail.length) await this.process(tail).catch(() => undefined);
+        }
+        const u = await this.o.stream.finalizeUtterance();
+        if (u) {
+          this.utterances++;
+          this.t.send(this.results(u, true, true, false));
+        }
+      } catch {
+        // A failed flush still bills and closes.
+      }
+    }
+    await this.o.stream.close().catch(() => undefined);
+    this.vad?.free();
+    const seconds = +this.receivedSeconds.toFixed(3);
+    const billed = seconds > 0 ? billableSeconds(seconds) : 0;
+    const credits = billed * this.o.creditsPerSecond;
+    try {
+      if (credits > 0) await this.o.hold.settle({ units: billed, characters: 0, credits });
+      else await this.o.hold.release();
+    } catch {
+      // The hold expires and is released if settling failed (database gone).
+    }
+    if (!opts.clientGone) {
+      this.t.send({ type: 'Summary', request_id: this.o.requestId, duration: seconds, billed_seconds: billed, credits_used: credits, utterances: this.utterances });
+      this.t.close(code, reason);
+    }
+    this.o.onEnd({ seconds, credits });
+  }
+}

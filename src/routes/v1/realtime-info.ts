@@ -1,0 +1,62 @@
+// GET /api/v1/stt/realtime/info: how to connect to the real-time WebSocket and the caller's limits.
+
+import type { FastifyPluginAsync } from 'fastify';
+import type { Services } from '../../services.js';
+import { errorResponses } from '../../http/schemas.js';
+import { guardStore } from '../../accounts/billing.js';
+import { STT_MODELS, engineFamily } from '../../stt/stt-models.js';
+import { REALTIME_ENCODINGS } from '../../realtime/params.js';
+
+export interface RealtimeEndpoint {
+  /** Port the WebSocket listens on, once started. */
+  port: number | null;
+  host: string;
+}
+
+export const realtimeInfoRoutes: FastifyPluginAsync<{ services: Services; endpoint: RealtimeEndpoint }> = async (app, { services, endpoint }) => {
+  app.get(
+    '/stt/realtime/info',
+    { schema: { tags: ['stt'], summary: 'Real-time streaming: connection, capabilities and your limits', security: [{ apiKey: [] }], response: errorResponses() } },
+    async (request) => {
+      const { account, mode } = request.auth;
+      const plan = services.config.product.plans[account.plan];
+      const [balance, inUse] = await Promise.all([guardStore(() => services.store.getBalance(account.id, mode)), services.limiter.slotsInUse(account.id)]);
+      const port = endpoint.port ?? services.config.realtimePort;
+      const host = request.hostname.replace(/:\d+$/, '') || endpoint.host;
+      return {
+        url: `wss://${host}:${port}/api/v1/stt/realtime/stream`,
+        port,
+        authentication: 'api_key query parameter',
+        protocol: 'docs/realtime.md',
+        models: STT_MODELS.map((id) => ({
+          id,
+          provider: engineFamily(id),
+          languages: services.stt.models.languagesFor(id),
+          credits_per_second: services.config.product.pricing.sttCreditsPerSecond[id],
+        })),
+        encodings: [...REALTIME_ENCODINGS],
+        sample_rates: { min: 8000, max: 48000, recognition: 16000 },
+        parameters: {
+          model: 'cipher-fast',
+          language: 'detected',
+          encoding: 'linear16',
+          sample_rate: 16000,
+          interim_results: true,
+          endpointing: 500,
+          utterance_end_ms: 1000,
+          punctuate: true,
+          smart_format: true,
+          keywords: '',
+        },
+        messages: { client: ['binary audio', 'KeepAlive', 'Finalize', 'CloseStream'], server: ['Metadata', 'SpeechStarted', 'Results', 'UtteranceEnd', 'Error', 'Summary'] },
+        limits: {
+          concurrent_streams: plan.concurrent,
+          concurrent_in_use: inUse,
+          credits_remaining: balance,
+          max_session_seconds: services.config.realtimeMaxSessionSeconds,
+          idle_timeout_seconds: 10,
+        },
+      };
+    },
+  );
+};
