@@ -41,7 +41,7 @@ interface Client {
 
 function connect(query: Record<string, string>, apiKey: string | null = key): Promise<Client | { status: number; body: any; headers: Record<string, unknown> }> {
   const q = new URLSearchParams({ ...(apiKey === null ? {} : { api_key: apiKey }), ...query });
-  const ws = new WebSocket(`wss://127.0.0.1:${port}/api/v1/stt/realtime/stream?${q}`, { ca: rt.cert, servername: 'localhost' });
+  const ws = new WebSocket(`wss://127.0.0.1:${port}/api/v1/stt/realtime/stream?${q}`, { ca: rt.cert });
   const messages: any[] = [];
   const listeners = new Set<() => void>();
   ws.on('message', (d, bin) => {
