@@ -13,6 +13,7 @@ import { newRequestId, requestIdPlugin } from './http/request-id.js';
 import { errorHandlerPlugin } from './http/error-handler.js';
 import { authPlugin } from './http/auth.js';
 import { rateLimitPlugin } from './http/rate-limit.js';
+import { metricsPlugin } from './http/metrics.js';
 import { ErrorBodySchema } from './http/schemas.js';
 import { healthRoutes, VERSION } from './routes/health.js';
 import { accountRoutes } from './routes/v1/account.js';
@@ -102,6 +103,7 @@ export async function buildApp(services: Services, opts: BuildAppOptions = {}): 
   await app.register(multipart, { throwFileSizeLimit: true });
   await app.register(requestIdPlugin);
   await app.register(errorHandlerPlugin);
+  await app.register(metricsPlugin, { metrics: services.metrics, token: services.config.metricsToken });
   await app.register(authPlugin, { authenticator: services.authenticator });
   await app.register(rateLimitPlugin, { limiter: services.limiter, config: services.config });
 

@@ -39,6 +39,7 @@ export async function startServer(config: Config = loadConfig(), opts: { announc
     const realtimeUrl = `wss://${config.realtimeHost}:${endpoint.port}/api/v1/stt/realtime/stream`;
     if (demo) (opts.announce ?? ((t: string) => process.stdout.write(t)))(demo.announcement(url));
 
+    const metricsServer = config.metricsPort !== null ? await services.metrics.listen(config.metricsPort, config.host) : null;
     const sweep = setInterval(() => {
       services.billing.releaseExpiredHolds().catch((err: unknown) => log.warn({ err }, 'releasing expired holds failed'));
     }, HOLD_SWEEP_MS);
@@ -57,6 +58,7 @@ export async function startServer(config: Config = loadConfig(), opts: { announc
         stopping ??= (async () => {
           clearInterval(sweep);
           await rt.close();
+          metricsServer?.close();
           await running.close();
           await services.close();
         })();

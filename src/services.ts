@@ -17,6 +17,7 @@ import { Catalog } from './catalog/catalog.js';
 import { PocketSphinxEngine } from './engines/pocketsphinx/pocketsphinx-engine.js';
 import { warmupUtterance } from './engines/pocketsphinx/warmup.js';
 import { SttModels } from './stt/stt-models.js';
+import { Metrics } from './http/metrics.js';
 
 export interface Services {
   config: Config;
@@ -30,6 +31,7 @@ export interface Services {
   tts: { registry: TtsEngineRegistry; catalog: Catalog };
   /** Speech-to-text engines and the product models bound to them. */
   stt: { models: SttModels; pocketsphinx: PocketSphinxEngine };
+  metrics: Metrics;
   /** Closes everything this object opened, in reverse order. */
   close(): Promise<void>;
 }
@@ -55,20 +57,24 @@ export async function createServices(config: Config, log: FastifyBaseLogger): Pr
     const pocketsphinx = new PocketSphinxEngine({ decodersPerProfile: config.sttDecoders, warmup: config.sttPreload ? warmupUtterance() : null, preload: config.sttPreload });
     if (!pocketsphinx.status().available) log.warn({ reason: pocketsphinx.status().reason }, 'PocketSphinx unavailable: speech-to-text is disabled');
     else if (config.sttPreload) await pocketsphinx.whenReady();
+    // Billing reports debits to the metrics created below.
+    let metricsRef!: Metrics;
     const services: Services = {
       config,
       log,
       store,
       limiter,
       pool,
-      billing: new Billing(store, config),
+      billing: new Billing(store, config, (model, mode, credits) => metricsRef.credits.labels(model, mode).inc(credits)),
       authenticator: new KeyAuthenticator(store, config.keySecret),
       tts: { registry, catalog: new Catalog(config, registry) },
       stt: { models: new SttModels(config, [pocketsphinx]), pocketsphinx },
+      metrics: new Metrics(pool),
       async close() {
         for (const c of closers.reverse()) await c().catch((err: unknown) => log.warn({ err }, 'close failed'));
       },
     };
+    metricsRef = services.metrics;
     return services;
   } catch (err) {
     for (const c of closers.reverse()) await c().catch(() => undefined);

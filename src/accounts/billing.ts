@@ -100,6 +100,7 @@ export class CreditHold {
         createdAt: new Date(),
       }),
     );
+    this.billing.onDebit(this.spec.model, this.auth.mode, actual.credits);
     return res.balance;
   }
 
@@ -119,6 +120,8 @@ export class Billing {
   constructor(
     readonly store: Store,
     readonly config: Config,
+    /** Told about every debit (metrics). */
+    readonly onDebit: (model: string, mode: string, credits: number) => void = () => undefined,
   ) {}
 
   /** Checks credits and quota and takes the hold; throws 402 / 429 / 503 as the decisions say. */

@@ -111,10 +111,12 @@ export class RealtimeServer {
           onEnd: () => {
             clearInterval(renew);
             this.sessions.delete(session);
+            services.metrics.realtimeStreams.set(this.sessions.size);
             void services.limiter.releaseSlot(acquired.accountId, acquired.slotId);
           },
         });
         this.sessions.add(session);
+        services.metrics.realtimeStreams.set(this.sessions.size);
         ws.on('message', (data, isBinary) => (isBinary ? session.onAudio(Buffer.isBuffer(data) ? data : Buffer.from(data as ArrayBuffer)) : session.onText(data.toString())));
         ws.on('close', () => void session.end(CLOSE.NORMAL, 'client closed', { clientGone: true }));
         ws.on('error', () => void session.end(CLOSE.NORMAL, 'client error', { clientGone: true }));

@@ -14,8 +14,9 @@ export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 /** Sample rate of every /tts/generate file, whatever the engine's own rate. */
 export const OUTPUT_SAMPLE_RATE = 24000;
 
-export async function generateAudio(pool: EnginePool, job: TtsJob, format: OutputFormat, signal?: AbortSignal): Promise<Uint8Array> {
+export async function generateAudio(pool: EnginePool, job: TtsJob, format: OutputFormat, signal?: AbortSignal): Promise<{ bytes: Uint8Array; seconds: number }> {
   const { segments, silences } = splitAtBreaks(job.items);
   const rendered = await Promise.all(segments.map((seg) => renderItems(pool, job.voice, seg, signal)));
-  return finishDocument(pool, rendered, silences, OUTPUT_SAMPLE_RATE, format, signal);
+  const seconds = rendered.reduce((n, r) => n + (r ? r.samples.length / r.sampleRate : 0), 0) + silences.reduce((a, b) => a + b, 0);
+  return { bytes: await finishDocument(pool, rendered, silences, OUTPUT_SAMPLE_RATE, format, signal), seconds };
 }

@@ -77,7 +77,9 @@ export const sttRoutes: FastifyPluginAsync<SttRouteOptions> = async (app, { serv
     let body: string | Record<string, unknown>;
     let balance: number;
     try {
+      const recognizing = performance.now();
       const result = await binding.engine.recognize(pcm, { language, profile: binding.profile, keywords: req.keywords });
+      services.metrics.observeRtf('recognition', duration, (performance.now() - recognizing) / 1000);
       const transcript = buildTranscript(result.utterances, { smartFormat: req.smartFormat, punctuate: req.punctuate });
       if (req.diarize && transcript.words.length) {
         const spans = diarizationSpans(transcript);

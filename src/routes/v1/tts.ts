@@ -74,7 +74,9 @@ export const ttsRoutes: FastifyPluginAsyncTypebox<TtsRouteOptions> = async (app,
       const hold = await billing.hold(request.auth, { requestId: request.id, kind: 'tts', model: job.model, credits: job.credits, characters: job.characters });
       let audio: Uint8Array;
       try {
-        audio = await generateAudio(pool, job, body.format, abortOnClose(reply.raw));
+        const out = await generateAudio(pool, job, body.format, abortOnClose(reply.raw));
+        audio = out.bytes;
+        services.metrics.observeRtf('synthesis', out.seconds, (performance.now() - started) / 1000);
       } catch (err) {
         await hold.release();
         throw err;

@@ -1,0 +1,66 @@
+// Prometheus metrics (prom-client): requests by route and status, latency, engine queue depth and
+// wait, synthesis and recognition real-time factors, credits debited by model, active real-time
+// streams. Served at /metrics behind an operator bearer token (METRICS_TOKEN) and/or on a port of
+// its own (METRICS_PORT); with neither, metrics are collected but not exposed.
+
+import http from 'node:http';
+import { timingSafeEqual } from 'node:crypto';
+import fp from 'fastify-plugin';
+import client from 'prom-client';
+import type { EnginePool } from '../engines/pool.js';
+import { ApiError } from '../errors.js';
+
+export class Metrics {
+  readonly registry = new client.Registry();
+  readonly requests = new client.Counter({ name: 'parla_http_requests_total', help: 'HTTP requests by route and status', labelNames: ['method', 'route', 'status'], registers: [this.registry] });
+  readonly latency = new client.Histogram({ name: 'parla_http_request_duration_seconds', help: 'HTTP request latency', labelNames: ['method', 'route'], buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30], registers: [this.registry] });
+  readonly credits = new client.Counter({ name: 'parla_credits_debited_total', help: 'Credits debited by model', labelNames: ['model', 'mode'], registers: [this.registry] });
+  readonly rtf = new client.Histogram({ name: 'parla_engine_real_time_factor', help: 'Seconds of work per second of audio, by task', labelNames: ['task'], buckets: [0.01, 0.03, 0.1, 0.2, 0.3, 0.5, 1, 2], registers: [this.registry] });
+  readonly realtimeStreams = new client.Gauge({ name: 'parla_realtime_streams_active', help: 'Open real-time streams', registers: [this.registry] });
+
+  constructor(pool: EnginePool) {
+    const stats = () => pool.stats();
+    new client.Gauge({ name: 'parla_engine_queue_depth', help: 'Engine tasks waiting for a worker', registers: [this.registry], collect() { this.set(stats().queued); } });
+    new client.Gauge({ name: 'parla_engine_queue_wait_ms', help: 'Mean time engine tasks waited for a worker, ms', registers: [this.registry], collect() { this.set(stats().waitMeanMs); } });
+    new client.Gauge({ name: 'parla_engine_workers', help: 'Engine worker threads', registers: [this.registry], collect() { this.set(stats().threads); } });
+    client.collectDefaultMetrics({ register: this.registry, prefix: 'parla_' });
+  }
+
+  /** Records work that produced or consumed `audioSeconds` of audio in `workSeconds`. */
+  observeRtf(task: 'synthesis' | 'recognition', audioSeconds: number, workSeconds: number): void {
+    if (audioSeconds > 0) this.rtf.labels(task).observe(workSeconds / audioSeconds);
+  }
+
+  /** A separate listener for metrics only (METRICS_PORT). */
+  async listen(port: number, host: string): Promise<http.Server> {
+    const server = http.createServer((_req, res) => {
+      void this.registry.metrics().then((body) => res.writeHead(200, { 'content-type': this.registry.contentType }).end(body));
+    });
+    await new Promise<void>((resolve) => server.listen(port, host, resolve));
+    return server;
+  }
+}
+
+function tokenMatches(header: string | undefined, token: string): boolean {
+  const given = Buffer.from(header?.replace(/^Bearer\s+/i, '') ?? '');
+  const want = Buffer.from(token);
+  return given.length === want.length && timingSafeEqual(given, want);
+}
+
+export const metricsPlugin = fp(
+  async (app, opts: { metrics: Metrics; token: string | null }) => {
+    const { metrics, token } = opts;
+    app.addHook('onResponse', async (request, reply) => {
+      const route = request.routeOptions.url ?? 'unmatched';
+      metrics.requests.labels(request.method, route, String(reply.statusCode)).inc();
+      metrics.latency.labels(request.method, route).observe(reply.elapsedTime / 1000);
+    });
+    if (token) {
+      app.get('/metrics', { schema: { hide: true }, config: { public: true } }, async (request, reply) => {
+        if (!tokenMatches(request.headers.authorization, token)) throw new ApiError('AUTH_INVALID_API_KEY', { message: 'The metrics endpoint needs the operator token: Authorization: Bearer <METRICS_TOKEN>.' });
+        return reply.type(metrics.registry.contentType).send(await metrics.registry.metrics());
+      });
+    }
+  },
+  { name: 'parla-metrics', fastify: '5.x' },
+);
