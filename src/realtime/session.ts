@@ -68,6 +68,8 @@ export class RealtimeSession {
   private utteranceEndSent = true;
   private utterances = 0;
   private ended = false;
+  /** Set when queued audio must not be recognized any more (credits ran out, client gone). */
+  private discard = false;
   private idleTimer: NodeJS.Timeout | null = null;
   private readonly maxTimer: NodeJS.Timeout;
 
@@ -140,7 +142,7 @@ export class RealtimeSession {
     }
     void this.enqueue(async () => {
       await this.ensureCredits();
-      if (this.ended) return;
+      if (this.discard) return;
       await this.process(at16k);
       this.pendingSamples -= at16k.length;
       if (this.paused && this.pendingSamples / 16000 < RESUME_BELOW_SECONDS) {
@@ -184,8 +186,9 @@ export class RealtimeSession {
     } catch (err) {
       if (err instanceof ApiError && err.code === 'INSUFFICIENT_CREDITS') {
         this.t.send({ type: 'Error', code: 'INSUFFICIENT_CREDITS', message: 'The credit balance ran out; the audio received so far is billed and the stream closes.' });
-        // Bill no further than what was paid for.
+        // Bill no further than what was paid for, and recognize nothing more.
         this.receivedSeconds = Math.min(this.receivedSeconds, this.heldSeconds);
+        this.discard = true;
         void this.end(CLOSE.INSUFFICIENT_CREDITS, 'insufficient credits');
         return;
       }
@@ -284,6 +287,7 @@ export class RealtimeSession {
   async end(code: number, reason: string, opts: { clientGone?: boolean } = {}): Promise<void> {
     if (this.ended) return;
     this.ended = true;
+    if (opts.clientGone) this.discard = true;
     if (this.idleTimer) clearTimeout(this.idleTimer);
     clearTimeout(this.maxTimer);
     // Let queued audio be recognized first (unless the client is gone), then flush.
