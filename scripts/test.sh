@@ -7,4 +7,5 @@ PARLA_SETUP_TEST_DEPS=1 bash scripts/setup.sh
 bash scripts/services.sh
 echo "test: type-check"
 node node_modules/typescript/bin/tsc -p tsconfig.json --noEmit
+node node_modules/typescript/bin/tsc -p packages/client/tsconfig.json --noEmit
 node scripts/run-tests.mjs "$@"
