@@ -11,12 +11,13 @@ import { renderItems } from './render.js';
 
 export const OUTPUT_FORMATS = ['wav', 'mp3', 'ogg', 'flac'] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
-/** Sample rate of every /tts/generate file, whatever the engine's own rate. */
-export const OUTPUT_SAMPLE_RATE = 24000;
 
 export async function generateAudio(pool: EnginePool, job: TtsJob, format: OutputFormat, signal?: AbortSignal): Promise<{ bytes: Uint8Array; seconds: number }> {
   const { segments, silences } = splitAtBreaks(job.items);
   const rendered = await Promise.all(segments.map((seg) => renderItems(pool, job.voice, seg, signal)));
   const seconds = rendered.reduce((n, r) => n + (r ? r.samples.length / r.sampleRate : 0), 0) + silences.reduce((a, b) => a + b, 0);
-  return { bytes: await finishDocument(pool, rendered, silences, OUTPUT_SAMPLE_RATE, format, signal), seconds };
+  // Files keep the engine's own rate (Flite 16 kHz, eSpeak 22.05 kHz): resampling up would cost
+  // time and add nothing; /tts/stream resamples to the rate the client asks for.
+  const rate = rendered.find((r) => r !== null)?.sampleRate ?? 16000;
+  return { bytes: await finishDocument(pool, rendered, silences, rate, format, signal), seconds };
 }

@@ -7,6 +7,26 @@ import { EngineError, type PcmAudio, type SpeechStyle, type TtsEngine } from '..
 import { ApiError } from '../errors.js';
 import type { MarkupItem } from './markup.js';
 import { VOCAL_REALIZATIONS } from './vocalizations.js';
+import { splitSentences } from './sentences.js';
+
+/** Text longer than this is synthesized as several chunks in parallel (one worker each). */
+const CHUNK_CHARS = 300;
+
+/** Sentence-aligned chunks of at most about CHUNK_CHARS characters. */
+function chunkText(text: string): string[] {
+  if (text.length <= CHUNK_CHARS) return [text];
+  const chunks: string[] = [];
+  let cur = '';
+  for (const s of splitSentences(text)) {
+    if (cur && cur.length + s.length > CHUNK_CHARS) {
+      chunks.push(cur);
+      cur = '';
+    }
+    cur += s;
+  }
+  if (cur) chunks.push(cur);
+  return chunks;
+}
 
 export interface VoiceParams {
   engine: TtsEngine;
@@ -90,23 +110,40 @@ async function renderRun(pool: EnginePool, voice: VoiceParams, text: string, sty
   return { samples: applyGain(samples, g), sampleRate: audio.sampleRate };
 }
 
+async function runLimited<T>(jobs: Array<() => Promise<T>>, limit: number): Promise<T[]> {
+  const out = new Array<T>(jobs.length);
+  let next = 0;
+  const lane = async () => {
+    while (next < jobs.length) {
+      const i = next++;
+      out[i] = await jobs[i]!();
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, jobs.length) }, lane));
+  return out;
+}
+
 /** Renders a run of items (no breaks) in order. Empty or whitespace-only text renders nothing. */
 export async function renderItems(pool: EnginePool, voice: VoiceParams, items: MarkupItem[], signal?: AbortSignal): Promise<PcmAudio | null> {
-  const jobs: Array<Promise<PcmAudio>> = [];
+  // Thunks, run at most `threads` at a time: one long request uses every worker without flooding
+  // the shared queue (which would answer other requests 503).
+  const jobs: Array<() => Promise<PcmAudio>> = [];
   for (const item of items) {
     if (item.type === 'break') continue;
     if (item.type === 'text') {
       if (!/[\p{L}\p{N}]/u.test(item.text)) continue;
       const style: SpeechStyle = item.whisper ? 'whisper' : item.emphasis ? 'emphasis' : 'normal';
-      jobs.push(renderRun(pool, voice, item.text, style, voice.speed, voice.pitch, 1, signal));
+      for (const chunk of chunkText(item.text)) {
+        if (/[\p{L}\p{N}]/u.test(chunk)) jobs.push(() => renderRun(pool, voice, chunk, style, voice.speed, voice.pitch, 1, signal));
+      }
     } else {
       const v = VOCAL_REALIZATIONS[item.kind];
       const style: SpeechStyle = item.whisper ? 'whisper' : v.style;
-      jobs.push(renderRun(pool, voice, v.text, style, voice.speed * v.speed, voice.pitch + v.pitch, v.gain, signal));
+      jobs.push(() => renderRun(pool, voice, v.text, style, voice.speed * v.speed, voice.pitch + v.pitch, v.gain, signal));
     }
   }
   if (jobs.length === 0) return null;
-  const parts = await Promise.all(jobs);
+  const parts = await runLimited(jobs, Math.max(1, pool.stats().threads));
   const rate = parts[0]!.sampleRate;
   return concatPcm(parts, rate);
 }

@@ -45,10 +45,18 @@ describe('formats and headers', () => {
     for (const f of ['mp3', 'ogg', 'flac']) assert.ok(Math.abs(durations[f]! - durations.wav!) < 0.15, `${f} ${durations[f]} vs wav ${durations.wav}`);
   });
 
-  test('the default format is wav at 24 kHz', async () => {
+  test('the default format is wav at the engine\'s own rate', async () => {
     const res = await generate({ text: 'Default format.', voice: 'Aria' });
     assert.equal(res.headers['content-type'], 'audio/wav');
-    assert.equal(res.rawPayload.readUInt32LE(24), 24000);
+    assert.equal(res.rawPayload.readUInt32LE(24), 16000, 'Flite');
+    const lite = await generate({ text: 'Default format.', voice: 'Aria', model: 'aura-lite' });
+    assert.equal(lite.rawPayload.readUInt32LE(24), 22050, 'eSpeak NG');
+  });
+
+  test('long text is synthesized in parallel chunks and joined in order', async () => {
+    const text = Array.from({ length: 12 }, (_, i) => `Sentence number ${i + 1} is here.`).join(' ');
+    const pcm = await audioOf(await generate({ text, voice: 'Aria' }));
+    assert.ok(pcm.length / 16000 > 15, 'all twelve sentences are there');
   });
 });
 
