@@ -105,3 +105,11 @@ export function usageFromRow(r: LedgerRow): UsageRecord {
 export function balanceColumn(mode: KeyMode): 'credits' | 'test_credits' {
   return mode === 'live' ? 'credits' : 'test_credits';
 }
+
+export interface HoldRow {
+  id: string;
+  account_id: string;
+  mode: KeyMode;
+  credits: number;
+  characters: number;
+}

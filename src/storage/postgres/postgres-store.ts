@@ -8,7 +8,7 @@
 import pg from 'pg';
 import type { Account, ApiKeyRecord, ApiKeyWithUsage, DailyUsage, Feature, KeyMode, Plan, StoredKeyState, UsageRecord, UsageSummary } from '../../accounts/types.js';
 import { newId } from '../ids.js';
-import { accountFromRow, balanceColumn, keyFromRow, parseFeatures, usageFromRow, type AccountRow, type KeyRow, type LedgerRow } from '../rows.js';
+import { accountFromRow, balanceColumn, keyFromRow, parseFeatures, usageFromRow, type AccountRow, type HoldRow, type KeyRow, type LedgerRow } from '../rows.js';
 import { StoreUnavailableError, type HoldRequest, type HoldResult, type NewAccount, type NewApiKey, type SettleResult, type Store } from '../store.js';
 import { POSTGRES_MIGRATIONS } from './migrations.js';
 
@@ -23,14 +23,6 @@ function isConnectionError(err: unknown): boolean {
   const e = err as { code?: string; message?: string };
   if (e?.code && CONNECTION_CODES.has(e.code)) return true;
   return /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|not queryable|Query read timeout/i.test(e?.message ?? '');
-}
-
-interface HoldRow {
-  id: string;
-  account_id: string;
-  mode: KeyMode;
-  credits: number;
-  characters: number;
 }
 
 type Q = Pick<pg.PoolClient, 'query'>;

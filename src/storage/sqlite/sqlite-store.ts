@@ -12,17 +12,9 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Account, ApiKeyRecord, ApiKeyWithUsage, DailyUsage, Feature, KeyMode, Plan, StoredKeyState, UsageRecord, UsageSummary } from '../../accounts/types.js';
 import { newId } from '../ids.js';
-import { accountFromRow, balanceColumn, keyFromRow, parseFeatures, usageFromRow, type AccountRow, type KeyRow, type LedgerRow } from '../rows.js';
+import { accountFromRow, balanceColumn, keyFromRow, parseFeatures, usageFromRow, type AccountRow, type HoldRow, type KeyRow, type LedgerRow } from '../rows.js';
 import type { HoldRequest, HoldResult, NewAccount, NewApiKey, SettleResult, Store } from '../store.js';
 import { SQLITE_MIGRATIONS } from './migrations.js';
-
-interface HoldRow {
-  id: string;
-  account_id: string;
-  mode: KeyMode;
-  credits: number;
-  characters: number;
-}
 
 export class SqliteStore implements Store {
   readonly kind = 'sqlite' as const;
