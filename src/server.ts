@@ -59,7 +59,14 @@ export async function startServer(config: Config = loadConfig(), opts: { announc
           clearInterval(sweep);
           await rt.close();
           metricsServer?.close();
-          await running.close();
+          // Keep-alive connections become idle only when their last response ends; close them as
+          // they do, or the server would wait for the clients' keep-alive timeouts.
+          const reap = setInterval(() => running.server.closeIdleConnections(), 100);
+          try {
+            await running.close();
+          } finally {
+            clearInterval(reap);
+          }
           await services.close();
         })();
         return stopping;

@@ -24,19 +24,30 @@ export class TtsEngineRegistry {
     return [...this.engines.values()];
   }
 
+  /** The model's configured engines that are available here, in chain order. */
   chain(model: string): TtsEngine[] {
     return (this.config.product.ttsBindings[model] ?? []).map((id) => this.engines.get(id)).filter((e): e is TtsEngine => e !== undefined && e.status().available);
   }
 
   /** The first available engine of the model's chain that serves the language, or null. */
-  resolve(model: string, language: string): TtsEngine | null {
+  resolveTtsEngine(model: string, language: string): TtsEngine | null {
     return this.chain(model).find((e) => e.languages().includes(language)) ?? null;
   }
 
-  /** Every language the model's chain really serves here. */
-  languagesServed(model: string): Set<string> {
+  /** Every language the model's chain really serves here (empty for an unknown model). */
+  languagesForModel(model: string): Set<string> {
     const out = new Set<string>();
     for (const e of this.chain(model)) for (const l of e.languages()) out.add(l);
     return out;
+  }
+
+  /** Same as resolveTtsEngine (the name the TTS service and catalogue routes use). */
+  resolve(model: string, language: string): TtsEngine | null {
+    return this.resolveTtsEngine(model, language);
+  }
+
+  /** Same as languagesForModel (the name the catalogue uses). */
+  languagesServed(model: string): Set<string> {
+    return this.languagesForModel(model);
   }
 }

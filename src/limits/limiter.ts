@@ -10,14 +10,15 @@ export interface RateWindow {
 
 export interface RateDecision {
   allowed: boolean;
-  /** The most constraining window (the one with the fewest remaining requests). */
+  /** The most constraining window: the refusing one, else the one with the fewest remaining requests. */
+  windowSeconds: number;
   limit: number;
   remaining: number;
   /** Seconds until that window resets. */
   resetSeconds: number;
   /** Seconds to wait before retrying when not allowed. */
   retryAfter: number;
-  /** Every window's state, for the IETF RateLimit / RateLimit-Policy fields. */
+  /** Every window's state (refused or not), for the IETF RateLimit / RateLimit-Policy fields. */
   windows: Array<{ windowSeconds: number; limit: number; remaining: number; resetSeconds: number }>;
 }
 
@@ -27,7 +28,12 @@ export type SlotDecision =
 
 export interface Limiter {
   readonly kind: 'memory' | 'redis';
-  /** Counts one request against every window of the account; a refused request is not counted. */
+  /**
+   * Counts one request against every window of the account. A refused request is not counted in
+   * any window (it may be visible for the instant between counting and giving its point back, so
+   * under a burst at the very edge of a limit a concurrent request can be refused early; never
+   * the other way round: no window ever lets more than its limit through).
+   */
   hit(accountId: string, windows: RateWindow[]): Promise<RateDecision>;
   /** Takes one of the account's `max` concurrency slots, leased for `leaseMs` (renew long holders). */
   acquireSlot(accountId: string, max: number, leaseMs: number): Promise<SlotDecision>;

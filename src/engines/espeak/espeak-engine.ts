@@ -1,22 +1,57 @@
 // EspeakEngine: eSpeak NG (GPL-3.0, via @echogarden/espeak-ng-emscripten) for every language it
-// has. Synthesis runs on the worker pool; the catalogue language codes it serves come from
-// src/catalog/data/languages.json (each language names its eSpeak voice).
+// has. Synthesis runs on the worker pool (one emscripten instance per worker). Which catalogue
+// language codes it serves, and with which eSpeak language voice, is data: languages.json next to
+// this file (checked against the package's real voice list by test/engines/espeak-languages.test.ts).
 
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { PROJECT_ROOT } from '../../config.js';
 import type { EnginePool } from '../pool.js';
-import type { SpeechStyle, SynthesisRequest, SynthesisResult, TtsEngine } from '../engine.js';
+import { EngineError, type SpeechStyle, type SynthesisRequest, type SynthesisResult, type TtsEngine } from '../engine.js';
 
 /** eSpeak's default speaking rate, words per minute. */
 export const ESPEAK_BASE_WPM = 175;
+/** The rate range eSpeak accepts, words per minute. */
+export const ESPEAK_MIN_WPM = 80;
+export const ESPEAK_MAX_WPM = 450;
+
+export interface EspeakLanguage {
+  /** Catalogue language code (BCP 47), e.g. "de-DE". */
+  code: string;
+  name: string;
+  region: string;
+  /** eSpeak NG language voice, e.g. "de", "en-us", "pt-br". */
+  espeakVoice: string;
+}
+
+let languagesFile: EspeakLanguage[] | null = null;
+
+/** The languages eSpeak NG serves, from src/engines/espeak/languages.json. */
+export function espeakLanguages(): EspeakLanguage[] {
+  languagesFile ??= JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'src', 'engines', 'espeak', 'languages.json'), 'utf8')) as EspeakLanguage[];
+  return languagesFile;
+}
+
+/** Catalogue code -> eSpeak language voice, for every language eSpeak serves. */
+export function espeakLanguageMap(): Map<string, string> {
+  return new Map(espeakLanguages().map((l) => [l.code, l.espeakVoice]));
+}
 
 export class EspeakEngine implements TtsEngine {
   readonly id = 'espeak';
   readonly nativeStyles: readonly SpeechStyle[] = ['normal', 'whisper', 'emphasis'];
+  private readonly languageVoices: ReadonlyMap<string, string>;
 
-  /** languageVoices: catalogue code -> eSpeak language voice (e.g. "de-DE" -> "de"). */
+  /**
+   * extraLanguages: catalogue code -> eSpeak language voice for codes the catalogue maps itself
+   * (they override languages.json for the same code).
+   */
   constructor(
     private readonly pool: EnginePool,
-    private readonly languageVoices: ReadonlyMap<string, string>,
-  ) {}
+    extraLanguages: ReadonlyMap<string, string> = new Map(),
+  ) {
+    this.languageVoices = new Map([...espeakLanguageMap(), ...extraLanguages]);
+  }
 
   status(): { available: boolean; reason?: string } {
     return { available: true };
@@ -26,20 +61,38 @@ export class EspeakEngine implements TtsEngine {
     return [...this.languageVoices.keys()];
   }
 
+  /** The eSpeak language voice used for a catalogue code, if served. */
+  voiceFor(language: string): string | undefined {
+    return this.languageVoices.get(language);
+  }
+
   /**
    * engineVoice is a variant (e.g. "m3", "f2") applied to the language's eSpeak voice, optionally
-   * with a base pitch after a colon ("f2:60").
+   * with eSpeak's base pitch (0-100) after a colon ("f2:60").
    */
   async synthesize(req: SynthesisRequest, signal?: AbortSignal): Promise<SynthesisResult> {
     const langVoice = this.languageVoices.get(req.language);
-    if (!langVoice) throw new Error(`eSpeak does not serve ${req.language}`);
+    if (!langVoice) throw new EngineError(this.id, `does not serve ${req.language}`, false);
     const [variant = '', pitchBase = '50'] = req.engineVoice.split(':');
+    // Whisper is a voice variant of its own in eSpeak, so it replaces the voice's variant.
     const voice = req.style === 'whisper' ? `${langVoice}+whisper` : variant ? `${langVoice}+${variant}` : langVoice;
     const res = await this.pool.run(
       'tts.espeak',
-      { text: req.text, voice, wpm: ESPEAK_BASE_WPM * req.speed, basePitch: Number(pitchBase), semitones: req.pitch, emphasis: req.style === 'emphasis' },
+      {
+        text: req.text,
+        voice,
+        wpm: espeakWpm(req.speed),
+        basePitch: Number(pitchBase),
+        semitones: req.pitch,
+        emphasis: req.style === 'emphasis',
+      },
       signal ? { signal } : {},
     );
     return res;
   }
+}
+
+/** Speed multiplier -> eSpeak words per minute, within the range eSpeak accepts. */
+export function espeakWpm(speed: number): number {
+  return Math.max(ESPEAK_MIN_WPM, Math.min(ESPEAK_MAX_WPM, ESPEAK_BASE_WPM * speed));
 }

@@ -1,15 +1,27 @@
 // eSpeak NG inside a worker thread: one emscripten instance per worker, created on first use
-// (~0.4 s) and reused. Its input is always SSML, so plain text is escaped.
+// (~0.4 s) and reused. Its input is always SSML, so plain text is escaped, and the word events
+// (positions in that SSML) are mapped back to the caller's text.
 
 import EspeakInitializer from '@echogarden/espeak-ng-emscripten';
 import { pitchShift } from '../../audio/dsp/time-pitch.js';
+import type { WordTiming } from '../engine.js';
+
+interface EspeakEvent {
+  type: string;
+  /** 1-based character position in the SSML input. */
+  text_position: number;
+  word_length: number;
+  /** Milliseconds from the start of the utterance. */
+  audio_position: number;
+  id?: number | string;
+}
 
 interface EspeakInstance {
   samplerate: number;
   rate: number;
   pitch: number;
   set_voice(name: string): number;
-  synthesize(ssml: string, cb: (samples: Int16Array | undefined, events: unknown[]) => boolean): void;
+  synthesize(ssml: string, cb: (samples: Int16Array | undefined, events: EspeakEvent[]) => boolean): void;
   list_voices(): Array<{ name: string; identifier: string; languages: Array<{ name: string; priority: number }> }>;
 }
 
@@ -20,18 +32,35 @@ function engine(): Promise<EspeakInstance> {
     const m = (await (EspeakInitializer as unknown as () => Promise<{ eSpeakNGWorker: new () => EspeakInstance }>)()) as { eSpeakNGWorker: new () => EspeakInstance };
     return new m.eSpeakNGWorker();
   })();
+  instance.catch(() => (instance = null));
   return instance;
 }
 
+const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;' };
+
+/** Escapes plain text for eSpeak's SSML parser. */
 export function escapeSsml(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  return text.replace(/[&<>]/g, (c) => ENTITIES[c]!);
+}
+
+/** The escaped text plus, for each of its characters, the index of the source character it came from. */
+export function escapeWithOrigins(text: string): { escaped: string; origin: Int32Array } {
+  let escaped = '';
+  const origin: number[] = [];
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    const out = ENTITIES[c] ?? c;
+    escaped += out;
+    for (let k = 0; k < out.length; k++) origin.push(i);
+  }
+  return { escaped, origin: Int32Array.from(origin) };
 }
 
 export interface EspeakTask {
   text: string;
   /** eSpeak voice with optional variant, e.g. "en-us+m3", "de+f2", "en-us+whisper". */
   voice: string;
-  /** Words per minute (eSpeak's default is 175). */
+  /** Words per minute (eSpeak's default is 175); eSpeak accepts 80-450. */
   wpm: number;
   /** eSpeak's own pitch base, 0-100 (50 is the voice's default). */
   basePitch: number;
@@ -43,6 +72,7 @@ export interface EspeakTask {
 export interface EspeakOutput {
   samples: Int16Array;
   sampleRate: number;
+  words: WordTiming[];
 }
 
 export async function synthesizeEspeak(task: EspeakTask): Promise<EspeakOutput> {
@@ -54,11 +84,19 @@ export async function synthesizeEspeak(task: EspeakTask): Promise<EspeakOutput> 
   }
   tts.rate = Math.max(80, Math.min(450, Math.round(task.wpm)));
   tts.pitch = Math.max(0, Math.min(99, Math.round(task.basePitch)));
-  const body = escapeSsml(task.text);
-  const ssml = `<speak>${task.emphasis ? `<emphasis level="strong">${body}</emphasis>` : body}</speak>`;
+  const { escaped, origin } = escapeWithOrigins(task.text);
+  const open = `<speak>${task.emphasis ? '<emphasis level="strong">' : ''}`;
+  const ssml = `${open}${escaped}${task.emphasis ? '</emphasis>' : ''}</speak>`;
   const chunks: Int16Array[] = [];
-  tts.synthesize(ssml, (samples) => {
+  // Event objects are views on emscripten memory that the next callback overwrites: copy now.
+  const events: EspeakEvent[] = [];
+  tts.synthesize(ssml, (samples, evs) => {
     if (samples?.length) chunks.push(samples.slice());
+    for (const e of evs) {
+      if (e.type === 'word' || e.type === 'end' || (e.type === 'phoneme' && e.id === '')) {
+        events.push({ type: e.type, text_position: e.text_position, word_length: e.word_length, audio_position: e.audio_position, id: e.id ?? '' });
+      }
+    }
     return false;
   });
   const total = chunks.reduce((n, c) => n + c.length, 0);
@@ -68,8 +106,38 @@ export async function synthesizeEspeak(task: EspeakTask): Promise<EspeakOutput> 
     samples.set(c, o);
     o += c.length;
   }
-  if (task.semitones !== 0) samples = pitchShift(samples, tts.samplerate, task.semitones);
-  return { samples, sampleRate: tts.samplerate };
+  if (task.semitones !== 0 && samples.length > 0) samples = pitchShift(samples, tts.samplerate, task.semitones);
+  return { samples, sampleRate: tts.samplerate, words: wordTimings(events, task.text, origin, open.length, total / tts.samplerate) };
+}
+
+/**
+ * Word timings from eSpeak's events. A word ends at the first pause, sentence end or next word
+ * after its start; eSpeak reports entities (&amp;) by their last character, which the origin map
+ * sends back to the source character.
+ */
+function wordTimings(events: EspeakEvent[], text: string, origin: Int32Array, prefix: number, duration: number): WordTiming[] {
+  const words: WordTiming[] = [];
+  let lastPos = -1;
+  for (let i = 0; i < events.length; i++) {
+    const e = events[i]!;
+    if (e.type !== 'word' || e.text_position === lastPos) continue;
+    lastPos = e.text_position;
+    const from = e.text_position - 1 - prefix;
+    const to = from + e.word_length - 1;
+    if (from < 0 || to >= origin.length) continue;
+    const start = e.audio_position / 1000;
+    let end = duration;
+    for (let k = i + 1; k < events.length; k++) {
+      const n = events[k]!;
+      if (n.audio_position / 1000 > start && (n.type !== 'word' || n.text_position !== e.text_position)) {
+        end = n.audio_position / 1000;
+        break;
+      }
+    }
+    const word = text.slice(origin[from]!, origin[to]! + 1);
+    if (word.trim()) words.push({ word, start, end: Math.min(Math.max(end, start), duration) });
+  }
+  return words;
 }
 
 export async function listEspeakVoices(): Promise<Array<{ identifier: string; languages: string[] }>> {

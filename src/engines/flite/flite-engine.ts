@@ -39,6 +39,11 @@ export class FliteEngine implements TtsEngine {
     return missing.length ? `flite lacks the voices ${missing.join(', ')}` : null;
   }
 
+  /** Flite processes running now (for tests and metrics). */
+  get processesRunning(): number {
+    return this.running;
+  }
+
   status(): { available: boolean; reason?: string } {
     return this.problem ? { available: false, reason: this.problem } : { available: true };
   }
@@ -47,9 +52,24 @@ export class FliteEngine implements TtsEngine {
     return this.problem ? [] : [...FLITE_LANGUAGES];
   }
 
-  private async slot(): Promise<() => void> {
+  /** Waits for one of the maxProcesses process slots; an abort while waiting leaves the queue. */
+  private async slot(signal?: AbortSignal): Promise<() => void> {
     const max = this.opts.maxProcesses ?? 4;
-    if (this.running >= max) await new Promise<void>((r) => this.waiting.push(r));
+    if (this.running >= max) {
+      await new Promise<void>((resolve, reject) => {
+        const wake = () => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve();
+        };
+        const onAbort = () => {
+          const i = this.waiting.indexOf(wake);
+          if (i >= 0) this.waiting.splice(i, 1);
+          reject(signal?.reason ?? new Error('aborted'));
+        };
+        this.waiting.push(wake);
+        signal?.addEventListener('abort', onAbort, { once: true });
+      });
+    }
     this.running++;
     return () => {
       this.running--;
@@ -60,7 +80,7 @@ export class FliteEngine implements TtsEngine {
   async synthesize(req: SynthesisRequest, signal?: AbortSignal): Promise<SynthesisResult> {
     if (this.problem) throw new EngineError(this.id, this.problem, false);
     if (!(FLITE_VOICES as readonly string[]).includes(req.engineVoice)) throw new EngineError(this.id, `unknown voice ${req.engineVoice}`, false);
-    const release = await this.slot();
+    const release = await this.slot(signal);
     // Flite cannot write to a Node pipe (it opens its output by path), so it writes a temp file.
     const out = path.join(tmpdir(), `parla-flite-${randomUUID()}.wav`);
     let wav: Buffer;
