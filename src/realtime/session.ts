@@ -145,6 +145,8 @@ export class RealtimeSession {
       if (this.discard) return;
       await this.process(at16k);
       this.pendingSamples -= at16k.length;
+      // A stream still working through its backlog is not idle.
+      if (!this.ended) this.touch();
       if (this.paused && this.pendingSamples / 16000 < RESUME_BELOW_SECONDS) {
         this.paused = false;
         this.t.resume();
