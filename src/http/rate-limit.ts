@@ -38,7 +38,7 @@ export const rateLimitPlugin = fp(
         throw new ApiError('RATE_LIMIT_EXCEEDED', {
           message: `The ${account.plan} plan allows ${plan.requestsPerMinute} requests per minute and ${plan.requestsPerHour} per hour.`,
           retryAfter: decision.retryAfter,
-          details: { limit: decision.limit, window_seconds: decision.windows[0]?.windowSeconds },
+          details: { limit: decision.limit, window_seconds: decision.windowSeconds },
         });
       }
       const slot = await limiter.acquireSlot(account.id, plan.concurrent, SLOT_LEASE_MS);

@@ -62,15 +62,16 @@ export class WindowCounter {
       }
     }
     if (refused) {
+      const no = refused;
       // Give this window's point back, and every earlier window's: a refused request is not counted.
-      await Promise.all([refused, ...consumed].map((c) => this.giveBack(c.w, accountId, c.res)));
-      const retryAfter = seconds(refused.res.msBeforeNext);
+      await Promise.all([no, ...consumed].map((c) => this.giveBack(c.w, accountId, c.res)));
+      const retryAfter = seconds(no.res.msBeforeNext);
       const states = await Promise.all(
         windows.map((w) =>
-          w === refused.w ? { windowSeconds: w.windowSeconds, limit: w.limit, remaining: 0, resetSeconds: retryAfter } : this.peek(w, accountId),
+          w === no.w ? { windowSeconds: w.windowSeconds, limit: w.limit, remaining: 0, resetSeconds: retryAfter } : this.peek(w, accountId),
         ),
       );
-      return { allowed: false, windowSeconds: refused.w.windowSeconds, limit: refused.w.limit, remaining: 0, resetSeconds: retryAfter, retryAfter, windows: states };
+      return { allowed: false, windowSeconds: no.w.windowSeconds, limit: no.w.limit, remaining: 0, resetSeconds: retryAfter, retryAfter, windows: states };
     }
     const states = consumed.map(({ w, res }) => ({
       windowSeconds: w.windowSeconds,

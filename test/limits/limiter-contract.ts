@@ -39,7 +39,14 @@ export function runLimiterContract(name: string, open: () => Promise<LimiterHand
       for (let i = 0; i < 3; i++) {
         const refused = await l.hit(acct, windows);
         assert.equal(refused.allowed, false);
-        assert.ok(refused.retryAfter >= 1 && refused.retryAfter <= 60);
+        assert.equal(refused.windowSeconds, 60);
+        assert.equal(refused.limit, 3);
+        assert.equal(refused.remaining, 0);
+        // The minute window started a moment ago: retry in (almost) a minute, and reset says the same.
+        assert.ok(refused.retryAfter >= 58 && refused.retryAfter <= 60, `retryAfter ${refused.retryAfter}`);
+        assert.equal(refused.resetSeconds, refused.retryAfter);
+        // Every window is reported on a refusal too (RateLimit-Policy lists them all).
+        assert.deepEqual(refused.windows.map((w) => [w.windowSeconds, w.limit, w.remaining]), [[60, 3, 0], [3600, 5, 2]]);
       }
       // The refused hits did not eat into the hour window: 2 left there.
       const other = await l.hit(acct, [{ windowSeconds: 3600, limit: 5 }]);
@@ -56,6 +63,33 @@ export function runLimiterContract(name: string, open: () => Promise<LimiterHand
       const again = await l.hit(acct, w);
       assert.equal(again.allowed, true);
       assert.equal(again.windows[1]!.remaining, 97);
+    });
+
+    test('a refusal by the hour window gives the minute window its point back', async () => {
+      const acct = `acc_${randomUUID()}`;
+      const w = [{ windowSeconds: 60, limit: 10 }, { windowSeconds: 3600, limit: 2 }];
+      const first = await l.hit(acct, w);
+      assert.equal(first.windowSeconds, 3600, 'the hour window is the tighter one');
+      assert.equal(first.remaining, 1);
+      await l.hit(acct, w);
+      for (let i = 0; i < 3; i++) {
+        const refused = await l.hit(acct, w);
+        assert.equal(refused.allowed, false);
+        assert.equal(refused.windowSeconds, 3600);
+        assert.ok(refused.retryAfter > 3500 && refused.retryAfter <= 3600);
+        assert.equal(refused.windows[0]!.remaining, 8, 'refused requests left the minute window alone');
+      }
+    });
+
+    test('a burst at the limit lets exactly the limit through and counts nothing else', async () => {
+      const acct = `acc_${randomUUID()}`;
+      const w = [{ windowSeconds: 60, limit: 10 }, { windowSeconds: 3600, limit: 100 }];
+      const nodes = h.peer ? [l, h.peer] : [l];
+      const burst = await Promise.all(Array.from({ length: 30 }, (_, i) => nodes[i % nodes.length]!.hit(acct, w)));
+      assert.equal(burst.filter((d) => d.allowed).length, 10);
+      const after = await l.hit(acct, w);
+      assert.equal(after.allowed, false);
+      assert.equal(after.windows[1]!.remaining, 90, 'only the 10 allowed requests count in the hour window');
     });
 
     test('accounts are independent', async () => {
@@ -96,6 +130,42 @@ export function runLimiterContract(name: string, open: () => Promise<LimiterHand
       assert.equal((await l.acquireSlot(acct, 2, 1000)).ok, false);
     });
 
+    test('concurrent acquires never hand out more than max slots', async () => {
+      const acct = `acc_${randomUUID()}`;
+      const nodes = h.peer ? [l, h.peer] : [l];
+      const got = await Promise.all(Array.from({ length: 20 }, (_, i) => nodes[i % nodes.length]!.acquireSlot(acct, 5, 10_000)));
+      assert.equal(got.filter((g) => g.ok).length, 5);
+      assert.equal(await l.slotsInUse(acct), 5);
+      for (const g of got) if (g.ok) await nodes[0]!.releaseSlot(acct, g.slotId);
+      assert.equal(await l.slotsInUse(acct), 0);
+    });
+
+    test('leases of different lengths expire independently; an expired lease cannot be renewed', async () => {
+      const acct = `acc_${randomUUID()}`;
+      const long = await l.acquireSlot(acct, 3, 5000);
+      const short = await l.acquireSlot(acct, 3, 150);
+      assert.ok(long.ok && short.ok);
+      await sleep(300);
+      assert.equal(await l.slotsInUse(acct), 1, 'the long lease outlives the short one');
+      await l.renewSlot(acct, short.slotId, 5000);
+      assert.equal(await l.slotsInUse(acct), 1, 'renewing after expiry does not bring the slot back');
+      await l.releaseSlot(acct, long.slotId);
+      assert.equal(await l.slotsInUse(acct), 0);
+    });
+
+    test('a slot refusal says when to retry', async () => {
+      const acct = `acc_${randomUUID()}`;
+      const held = await l.acquireSlot(acct, 1, 2500);
+      assert.ok(held.ok);
+      const refused = await l.acquireSlot(acct, 1, 2500);
+      assert.ok(!refused.ok);
+      assert.equal(refused.inUse, 1);
+      assert.equal(refused.retryAfter, 3, 'the held lease ends in 2.5 s');
+      const zero = await l.acquireSlot(`acc_${randomUUID()}`, 0, 1000);
+      assert.ok(!zero.ok && zero.retryAfter >= 1, 'a plan with no slots refuses cleanly');
+      await l.releaseSlot(acct, held.slotId);
+    });
+
     test('two nodes share counters and slots', async (t) => {
       if (!h.peer) return t.skip('single-node implementation');
       const acct = `acc_${randomUUID()}`;
@@ -109,6 +179,18 @@ export function runLimiterContract(name: string, open: () => Promise<LimiterHand
       assert.equal((await h.peer.acquireSlot(acct, 1, 10_000)).ok, false);
       await h.peer.releaseSlot(acct, s.slotId);
       assert.equal((await h.peer.acquireSlot(acct, 1, 10_000)).ok, true);
+    });
+
+    test("a crashed node's slot comes back to the other node when its lease ends", async (t) => {
+      if (!h.peer) return t.skip('single-node implementation');
+      const acct = `acc_${randomUUID()}`;
+      // The peer takes a slot with a short lease and then never renews or releases it, as a dead node would.
+      assert.equal((await h.peer.acquireSlot(acct, 1, 250)).ok, true);
+      assert.equal((await l.acquireSlot(acct, 1, 10_000)).ok, false);
+      await sleep(350);
+      const mine = await l.acquireSlot(acct, 1, 10_000);
+      assert.equal(mine.ok, true);
+      if (mine.ok) await l.releaseSlot(acct, mine.slotId);
     });
   });
 }

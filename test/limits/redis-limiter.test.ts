@@ -1,23 +1,153 @@
-import { test } from 'node:test';
+// The limiter contract on Redis (two limiters on one Redis play two nodes), and what happens when
+// Redis goes away or stops answering: answers keep coming, from each node's own limits.
+import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { RedisLimiter } from '../../src/limits/redis-limiter.js';
+import net from 'node:net';
+import { Redis } from 'ioredis';
+import { COMMAND_TIMEOUT_MS, RedisLimiter } from '../../src/limits/redis-limiter.js';
 import { REDIS_URL } from '../helpers/env.js';
 import { runLimiterContract } from './limiter-contract.js';
 
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Every key this file's limiters wrote, removed at the end. */
+const prefixes: string[] = [];
+function testPrefix(): string {
+  const p = `parla-test-${randomUUID()}:`;
+  prefixes.push(p);
+  return p;
+}
+after(async () => {
+  const redis = new Redis(REDIS_URL);
+  for (const p of prefixes) {
+    const keys: string[] = [];
+    for await (const batch of redis.scanStream({ match: `${p}*`, count: 500 })) keys.push(...(batch as string[]));
+    if (keys.length) await redis.del(...keys);
+  }
+  await redis.quit();
+});
+
 runLimiterContract('RedisLimiter', async () => {
-  const prefix = `parla-test-${randomUUID()}:`;
+  const prefix = testPrefix();
   const limiter = await RedisLimiter.connect(REDIS_URL, undefined, prefix);
   const peer = await RedisLimiter.connect(REDIS_URL, undefined, prefix);
   return { limiter, peer, cleanup: async () => { await limiter.close(); await peer.close(); } };
 });
 
-test('Redis gone: requests are let through instead of failing or hanging', async () => {
-  const limiter = await RedisLimiter.connect(REDIS_URL, undefined, `parla-test-${randomUUID()}:`);
-  await limiter.close();
-  const started = Date.now();
-  const d = await limiter.hit('acc_x', [{ windowSeconds: 60, limit: 1 }]);
-  assert.equal(d.allowed, true);
-  assert.equal((await limiter.acquireSlot('acc_x', 1, 1000)).ok, true);
-  assert.ok(Date.now() - started < 3000);
+/** A TCP relay to Redis that can be cut (Redis down) or frozen (Redis connected but silent). */
+class RedisRelay {
+  private readonly server: net.Server;
+  private readonly sockets = new Set<net.Socket>();
+  frozen = false;
+  port = 0;
+
+  constructor() {
+    this.server = net.createServer((client) => {
+      const upstream = net.connect(6379, '127.0.0.1');
+      this.sockets.add(client).add(upstream);
+      const drop = () => { client.destroy(); upstream.destroy(); };
+      client.on('error', drop).on('close', drop);
+      upstream.on('error', drop).on('close', drop);
+      client.on('data', (d) => { if (!this.frozen) upstream.write(d); });
+      upstream.on('data', (d) => { if (!this.frozen) client.write(d); });
+    });
+  }
+
+  async start(): Promise<string> {
+    await new Promise<void>((r) => this.server.listen(this.port, '127.0.0.1', r));
+    this.port = (this.server.address() as net.AddressInfo).port;
+    return `redis://127.0.0.1:${this.port}`;
+  }
+
+  async cut(): Promise<void> {
+    for (const s of this.sockets) s.destroy();
+    this.sockets.clear();
+    await new Promise<void>((r) => this.server.close(() => r()));
+  }
+
+  async stop(): Promise<void> {
+    await this.cut().catch(() => undefined);
+  }
+}
+
+describe('RedisLimiter without Redis', () => {
+  test('an unreachable Redis at startup is a clear error', async () => {
+    const relay = new RedisRelay();
+    await relay.start();
+    await relay.cut();
+    await assert.rejects(RedisLimiter.connect(`redis://:secret@127.0.0.1:${relay.port}`), (err: Error) => {
+      assert.match(err.message, /Redis at redis:\/\/:\*\*\*@127\.0\.0\.1:\d+\/? is unreachable/);
+      return true;
+    });
+  });
+
+  test('Redis down: each node enforces its own limits, answers at once, and shares again when Redis is back', async () => {
+    const relay = new RedisRelay();
+    const url = await relay.start();
+    const prefix = testPrefix();
+    const warnings: string[] = [];
+    const infos: string[] = [];
+    const log = { warn: (_o: unknown, m: string) => warnings.push(m), info: (m: string) => infos.push(m) } as never;
+    const limiter = await RedisLimiter.connect(url, log, prefix);
+    const direct = await RedisLimiter.connect(REDIS_URL, undefined, prefix);
+    try {
+      const acct = `acc_${randomUUID()}`;
+      const w = [{ windowSeconds: 60, limit: 2 }];
+      assert.equal((await limiter.hit(acct, w)).allowed, true);
+      await relay.cut();
+      const started = Date.now();
+      // This node's own counters start afresh: 2 more pass, the third is refused.
+      assert.equal((await limiter.hit(acct, w)).allowed, true);
+      assert.equal((await limiter.hit(acct, w)).allowed, true);
+      const refused = await limiter.hit(acct, w);
+      assert.equal(refused.allowed, false);
+      assert.ok(refused.retryAfter >= 1);
+      const a = await limiter.acquireSlot(acct, 1, 10_000);
+      assert.ok(a.ok);
+      assert.equal((await limiter.acquireSlot(acct, 1, 10_000)).ok, false, 'the node still enforces the slot limit');
+      assert.equal(await limiter.slotsInUse(acct), 1);
+      await limiter.renewSlot(acct, a.slotId, 10_000);
+      await limiter.releaseSlot(acct, a.slotId);
+      assert.equal(await limiter.slotsInUse(acct), 0);
+      assert.ok(Date.now() - started < 1000, `answered in ${Date.now() - started} ms`);
+      assert.equal(warnings.length, 1, 'one warning per outage');
+
+      await relay.start();
+      let back = false;
+      for (let i = 0; i < 50 && !back; i++) {
+        await sleep(100);
+        const s = await limiter.acquireSlot(acct, 5, 10_000);
+        back = s.ok && (await direct.slotsInUse(acct)) === 1;
+        if (s.ok) await limiter.releaseSlot(acct, s.slotId);
+      }
+      assert.ok(back, 'slots are shared through Redis again');
+      assert.equal(infos.length, 1);
+    } finally {
+      await limiter.close();
+      await direct.close();
+      await relay.stop();
+    }
+  });
+
+  test('Redis connected but silent: answers come within the command timeout, not never', async () => {
+    const relay = new RedisRelay();
+    const url = await relay.start();
+    const limiter = await RedisLimiter.connect(url, undefined, testPrefix());
+    try {
+      relay.frozen = true;
+      const started = Date.now();
+      const acct = `acc_${randomUUID()}`;
+      const d = await limiter.hit(acct, [{ windowSeconds: 60, limit: 5 }]);
+      assert.equal(d.allowed, true);
+      const s = await limiter.acquireSlot(acct, 1, 10_000);
+      assert.ok(s.ok);
+      await limiter.releaseSlot(acct, s.slotId);
+      assert.ok(Date.now() - started < 4 * COMMAND_TIMEOUT_MS, `answered in ${Date.now() - started} ms`);
+    } finally {
+      relay.frozen = false;
+      await limiter.close();
+      await relay.stop();
+    }
+  });
 });
