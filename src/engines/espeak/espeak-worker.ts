@@ -56,6 +56,35 @@ export function escapeWithOrigins(text: string): { escaped: string; origin: Int3
   return { escaped, origin: Int32Array.from(origin) };
 }
 
+const voiceFiles = new Map<string, string | null>();
+
+/**
+ * eSpeak selects a voice by its file name ("en", "fr", "en-us"), not by the language names the
+ * voice declares ("en-gb", "fr-fr", "no"): those are looked up in the voice list, best priority
+ * first. A variant eSpeak lacks falls back to the bare language voice rather than failing.
+ */
+function selectVoice(tts: EspeakInstance, voice: string): void {
+  if (tts.set_voice(voice) === 0) return;
+  const [name = '', variant] = voice.split('+');
+  let file = voiceFiles.get(name.toLowerCase());
+  if (file === undefined) {
+    const wanted = name.toLowerCase();
+    let best: { file: string; priority: number } | null = null;
+    for (const v of tts.list_voices()) {
+      if (v.identifier.startsWith('variant/')) continue;
+      for (const l of v.languages) {
+        if (l.name.toLowerCase() === wanted && (!best || l.priority < best.priority)) best = { file: v.identifier.split('/').pop()!, priority: l.priority };
+      }
+    }
+    file = best?.file ?? null;
+    voiceFiles.set(wanted, file);
+  }
+  if (file && variant && tts.set_voice(`${file}+${variant}`) === 0) return;
+  if (file && tts.set_voice(file) === 0) return;
+  if (tts.set_voice(name) === 0) return;
+  throw new Error(`eSpeak has no voice ${voice}`);
+}
+
 export interface EspeakTask {
   text: string;
   /** eSpeak voice with optional variant, e.g. "en-us+m3", "de+f2", "en-us+whisper". */
@@ -77,11 +106,7 @@ export interface EspeakOutput {
 
 export async function synthesizeEspeak(task: EspeakTask): Promise<EspeakOutput> {
   const tts = await engine();
-  if (tts.set_voice(task.voice) !== 0) {
-    // An unknown variant falls back to the bare language voice rather than failing the request.
-    const base = task.voice.split('+')[0]!;
-    if (tts.set_voice(base) !== 0) throw new Error(`eSpeak has no voice ${task.voice}`);
-  }
+  selectVoice(tts, task.voice);
   tts.rate = Math.max(80, Math.min(450, Math.round(task.wpm)));
   tts.pitch = Math.max(0, Math.min(99, Math.round(task.basePitch)));
   const { escaped, origin } = escapeWithOrigins(task.text);

@@ -1,0 +1,111 @@
+// EspeakEngine on a real worker pool: audio, word timings, speed, pitch, whisper and emphasis.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { EnginePool } from '../../src/engines/pool.js';
+import { EspeakEngine, espeakWpm } from '../../src/engines/espeak/espeak-engine.js';
+import { escapeSsml } from '../../src/engines/espeak/espeak-worker.js';
+import type { SynthesisRequest } from '../../src/engines/engine.js';
+import { rms, speechSpan } from '../../src/audio/analysis.js';
+import { medianF0Wide, voicedShare } from './tts-measure.js';
+
+const TEXT = 'The quick brown fox jumps over the lazy dog, and then it runs far away into the green forest.';
+
+describe('EspeakEngine', () => {
+  let pool: EnginePool;
+  let engine: EspeakEngine;
+  const req = (over: Partial<SynthesisRequest> = {}): SynthesisRequest => ({ text: TEXT, engineVoice: '', language: 'en-US', speed: 1, pitch: 0, style: 'normal', ...over });
+  let base: { span: number; f0: number; voiced: number; rms: number };
+
+  before(async () => {
+    pool = new EnginePool({ threads: 2, maxQueue: 16 });
+    engine = new EspeakEngine(pool);
+    const r = await engine.synthesize(req());
+    base = { span: speechSpan(r.samples, r.sampleRate), f0: medianF0Wide(r.samples, r.sampleRate), voiced: voicedShare(r.samples, r.sampleRate), rms: rms(r.samples) };
+  });
+  after(async () => {
+    await pool.close();
+  });
+
+  test('synthesizes on the worker pool: non-silent 22,050 Hz speech of plausible duration', async () => {
+    const before = pool.stats().completed;
+    const r = await engine.synthesize(req());
+    assert.equal(pool.stats().completed, before + 1, 'one pool task per synthesis');
+    assert.equal(r.sampleRate, 22050);
+    assert.ok(rms(r.samples) > 0.03, `rms ${rms(r.samples)}`);
+    // 19 words at eSpeak's 175 words per minute: about 6.5 s with pauses; eSpeak is a little faster.
+    const span = speechSpan(r.samples, r.sampleRate);
+    assert.ok(span > 3.5 && span < 8, `speech lasts ${span} s`);
+    assert.ok(base.f0 > 70 && base.f0 < 160, `male default voice F0 ${base.f0}`);
+  });
+
+  test('word timings follow the text, in order, inside the audio', async () => {
+    const text = 'Salt & pepper <b> are "fine" here. Second sentence.';
+    const r = await engine.synthesize(req({ text }));
+    const words = r.words ?? [];
+    const duration = r.samples.length / r.sampleRate;
+    assert.deepEqual(
+      words.map((w) => w.word).filter((w) => /\w/.test(w)),
+      ['Salt', 'pepper', 'b', 'are', 'fine', 'here', 'Second', 'sentence'],
+    );
+    assert.ok(words.some((w) => w.word === '&'), 'the escaped ampersand maps back to "&"');
+    for (let i = 0; i < words.length; i++) {
+      const w = words[i]!;
+      assert.ok(text.includes(w.word), `${w.word} is a piece of the text`);
+      assert.ok(w.start >= 0 && w.end >= w.start && w.end <= duration + 1e-6, JSON.stringify(w));
+      if (i > 0) assert.ok(w.start >= words[i - 1]!.start, 'in order');
+    }
+    assert.ok(words.at(-1)!.start > duration / 2, 'the last word is late in the audio');
+  });
+
+  test('markup characters in plain text are spoken as text, never parsed as SSML', async () => {
+    assert.equal(escapeSsml('a < b && c > "d"'), 'a &lt; b &amp;&amp; c &gt; "d"');
+    const r = await engine.synthesize(req({ text: '<break time="5s"/> one two' }));
+    // A parsed break would add five seconds of silence.
+    assert.ok(r.samples.length / r.sampleRate < 4, `${r.samples.length / r.sampleRate} s`);
+  });
+
+  test('speed 2.0 lasts about half as long as 1.0, speed 0.5 about twice', async () => {
+    const [fast, slow] = await Promise.all([engine.synthesize(req({ speed: 2 })), engine.synthesize(req({ speed: 0.5 }))]);
+    const fastRatio = speechSpan(fast.samples, fast.sampleRate) / base.span;
+    const slowRatio = speechSpan(slow.samples, slow.sampleRate) / base.span;
+    assert.ok(fastRatio > 0.4 && fastRatio < 0.62, `speed 2: ${fastRatio}`);
+    assert.ok(slowRatio > 1.6 && slowRatio < 2.4, `speed 0.5: ${slowRatio}`);
+    assert.equal(espeakWpm(2), 350);
+    assert.equal(espeakWpm(0.5), 87.5);
+  });
+
+  test('+12 semitones doubles F0 and -12 halves it, duration unchanged', async () => {
+    const [up, down] = await Promise.all([engine.synthesize(req({ pitch: 12 })), engine.synthesize(req({ pitch: -12 }))]);
+    const upRatio = medianF0Wide(up.samples, up.sampleRate) / base.f0;
+    const downRatio = medianF0Wide(down.samples, down.sampleRate) / base.f0;
+    assert.ok(upRatio > 1.8 && upRatio < 2.2, `+12: F0 ratio ${upRatio}`);
+    assert.ok(downRatio > 0.45 && downRatio < 0.56, `-12: F0 ratio ${downRatio}`);
+    for (const r of [up, down]) {
+      const d = speechSpan(r.samples, r.sampleRate) / base.span;
+      assert.ok(d > 0.93 && d < 1.07, `duration ratio ${d}`);
+    }
+  });
+
+  test('whisper is unvoiced: far weaker periodicity than the normal voice', async () => {
+    const r = await engine.synthesize(req({ style: 'whisper' }));
+    const v = voicedShare(r.samples, r.sampleRate);
+    assert.ok(rms(r.samples) > 0.02, 'still audible');
+    assert.ok(v < base.voiced / 2, `voiced share ${v} against ${base.voiced}`);
+  });
+
+  test('emphasis stresses: louder and slower than the same text said normally', async () => {
+    const r = await engine.synthesize(req({ style: 'emphasis' }));
+    assert.ok(rms(r.samples) > base.rms * 1.3, `rms ${rms(r.samples)} against ${base.rms}`);
+    assert.ok(speechSpan(r.samples, r.sampleRate) > base.span * 1.1, 'slower');
+  });
+
+  test('other languages use their own eSpeak voice; unknown languages are refused', async () => {
+    assert.ok(engine.languages().includes('de-DE') && engine.languages().includes('de'));
+    assert.equal(engine.voiceFor('de-DE'), 'de');
+    assert.equal(engine.voiceFor('en-GB'), 'en');
+    const r = await engine.synthesize(req({ text: 'Grüße aus München, schöne Grüße.', language: 'de-DE', engineVoice: 'f2:60' }));
+    assert.ok(rms(r.samples) > 0.03);
+    assert.deepEqual(r.words?.map((w) => w.word), ['Grüße', 'aus', 'München', 'schöne', 'Grüße']);
+    await assert.rejects(engine.synthesize(req({ language: 'xx-XX' })), /does not serve xx-XX/);
+  });
+});
