@@ -1,0 +1,122 @@
+// FliteEngine with Debian's flite binary: audio at the voice's real rate, speed, pitch, the
+// process cap, abort, and the unavailable path.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { EnginePool } from '../../src/engines/pool.js';
+import { FliteEngine, FLITE_LANGUAGES, FLITE_VOICES } from '../../src/engines/flite/flite-engine.js';
+import { EngineError, type SynthesisRequest } from '../../src/engines/engine.js';
+import { rms, speechSpan } from '../../src/audio/analysis.js';
+import { medianF0Wide } from './tts-measure.js';
+
+/** Process ids of flite processes this test process started. */
+function fliteChildren(): string[] {
+  const res = spawnSync('pgrep', ['-P', String(process.pid), '-x', 'flite'], { encoding: 'utf8' });
+  return res.stdout.split('\n').filter(Boolean);
+}
+
+const TEXT = 'The quick brown fox jumps over the lazy dog, and then it runs far away into the green forest.';
+const LONG = Array.from({ length: 15 }, (_, i) => `This is sentence number ${i + 1} of a long text that takes a while to say.`).join(' ');
+
+describe('FliteEngine', () => {
+  let pool: EnginePool;
+  let engine: FliteEngine;
+  const req = (over: Partial<SynthesisRequest> = {}): SynthesisRequest => ({ text: TEXT, engineVoice: 'slt', language: 'en-US', speed: 1, pitch: 0, style: 'normal', ...over });
+  let base: { span: number; f0: number };
+
+  before(async () => {
+    pool = new EnginePool({ threads: 2, maxQueue: 16 });
+    engine = new FliteEngine(pool, { maxProcesses: 2 });
+    const r = await engine.synthesize(req());
+    base = { span: speechSpan(r.samples, r.sampleRate), f0: medianF0Wide(r.samples, r.sampleRate) };
+  });
+  after(async () => {
+    await pool.close();
+  });
+
+  test('available with its four voices, serving English only', () => {
+    assert.deepEqual(engine.status(), { available: true });
+    assert.deepEqual(engine.languages(), FLITE_LANGUAGES);
+    assert.ok(engine.languages().every((l) => l.startsWith('en-')));
+  });
+
+  test('every voice speaks, at the sample rate its WAV declares (16 kHz here)', async () => {
+    for (const voice of FLITE_VOICES) {
+      const r = await engine.synthesize(req({ engineVoice: voice, text: 'Hello there, how are you today?' }));
+      assert.equal(r.sampleRate, 16000, voice);
+      assert.ok(rms(r.samples) > 0.02, `${voice} rms ${rms(r.samples)}`);
+      const span = speechSpan(r.samples, r.sampleRate);
+      assert.ok(span > 1 && span < 4, `${voice} lasts ${span} s`);
+    }
+    await assert.rejects(engine.synthesize(req({ engineVoice: 'nobody' })), (e: unknown) => e instanceof EngineError && /unknown voice/.test(e.message));
+  });
+
+  test('speed 2.0 lasts about half as long as 1.0, speed 0.5 about twice', async () => {
+    const [fast, slow] = await Promise.all([engine.synthesize(req({ speed: 2 })), engine.synthesize(req({ speed: 0.5 }))]);
+    const fastRatio = speechSpan(fast.samples, fast.sampleRate) / base.span;
+    const slowRatio = speechSpan(slow.samples, slow.sampleRate) / base.span;
+    assert.ok(fastRatio > 0.4 && fastRatio < 0.6, `speed 2: ${fastRatio}`);
+    assert.ok(slowRatio > 1.7 && slowRatio < 2.3, `speed 0.5: ${slowRatio}`);
+  });
+
+  test('+12 semitones doubles F0 and -12 halves it, duration unchanged', async () => {
+    const [up, down] = await Promise.all([engine.synthesize(req({ pitch: 12 })), engine.synthesize(req({ pitch: -12 }))]);
+    const upRatio = medianF0Wide(up.samples, up.sampleRate) / base.f0;
+    const downRatio = medianF0Wide(down.samples, down.sampleRate) / base.f0;
+    assert.ok(upRatio > 1.8 && upRatio < 2.2, `+12: F0 ratio ${upRatio}`);
+    assert.ok(downRatio > 0.45 && downRatio < 0.56, `-12: F0 ratio ${downRatio}`);
+    for (const r of [up, down]) {
+      assert.equal(r.sampleRate, 16000);
+      const d = speechSpan(r.samples, r.sampleRate) / base.span;
+      assert.ok(d > 0.93 && d < 1.07, `duration ratio ${d}`);
+    }
+  });
+
+  test('never runs more flite processes than its cap', async () => {
+    let peak = 0;
+    const timer = setInterval(() => (peak = Math.max(peak, engine.processesRunning)), 2);
+    const results = await Promise.all(Array.from({ length: 5 }, (_, i) => engine.synthesize(req({ text: `Sentence ${i}, said in turn.`, engineVoice: 'kal16' }))));
+    clearInterval(timer);
+    assert.ok(peak >= 1 && peak <= 2, `peak ${peak}`);
+    assert.equal(engine.processesRunning, 0);
+    assert.ok(results.every((r) => r.samples.length > 0));
+  });
+
+  test('an abort kills the running process and frees its slot at once', async () => {
+    const t0 = performance.now();
+    await engine.synthesize(req({ text: LONG }));
+    const full = performance.now() - t0;
+    const ac = new AbortController();
+    const started = performance.now();
+    const run = engine.synthesize(req({ text: LONG }), ac.signal);
+    setTimeout(() => {
+      assert.ok(fliteChildren().length > 0, 'flite is running before the abort');
+      ac.abort(new Error('client went away'));
+    }, 50);
+    await assert.rejects(run, /client went away/);
+    assert.deepEqual(fliteChildren(), [], 'no flite process left');
+    const took = performance.now() - started;
+    assert.ok(took < full / 2, `aborted after ${took} ms; the full synthesis takes ${full} ms`);
+    assert.equal(engine.processesRunning, 0);
+    // A request waiting for a slot leaves the queue when aborted.
+    const solo = new FliteEngine(pool, { maxProcesses: 1 });
+    const ac1 = new AbortController();
+    const first = solo.synthesize(req({ text: LONG }), ac1.signal);
+    const ac2 = new AbortController();
+    const queued = solo.synthesize(req(), ac2.signal);
+    ac2.abort(new Error('gone'));
+    await assert.rejects(queued, /gone/);
+    ac1.abort(new Error('first gone'));
+    await assert.rejects(first, /first gone/);
+    assert.equal(solo.processesRunning, 0);
+  });
+
+  test('a missing binary makes the engine unavailable, with a reason and no languages', async () => {
+    const missing = new FliteEngine(pool, { binary: '/nonexistent/flite' });
+    const st = missing.status();
+    assert.equal(st.available, false);
+    assert.match(st.reason ?? '', /not installed/);
+    assert.deepEqual(missing.languages(), []);
+    await assert.rejects(missing.synthesize(req()), (e: unknown) => e instanceof EngineError && !e.retryable);
+  });
+});
