@@ -1,7 +1,8 @@
 // Per-account request rates and concurrency slots on every authenticated route (decisions #26):
 // 429 RATE_LIMIT_EXCEEDED / CONCURRENT_LIMIT with Retry-After, and the X-RateLimit-* and IETF
 // RateLimit / RateLimit-Policy fields on every authenticated response. A slot is held from the
-// start of the request to its last byte and released however the response ends.
+// start of the request to its last byte and released however the response ends. A request the
+// windows let through counts against them even if it is then refused a slot: it was served an answer.
 
 import fp from 'fastify-plugin';
 import type { FastifyReply } from 'fastify';
@@ -13,13 +14,24 @@ import { isPublicRoute } from './auth.js';
 /** A slot's lease; renewed while the request runs, so a crashed node frees its slots this fast. */
 export const SLOT_LEASE_MS = 30_000;
 
+/** The policy names of the IETF fields: "minute" and "hour" for the plan windows. */
+function policyName(windowSeconds: number): string {
+  return windowSeconds === 60 ? 'minute' : windowSeconds === 3600 ? 'hour' : `${windowSeconds}s`;
+}
+
+/**
+ * X-RateLimit-* describe the most constraining window (the refusing one on a 429). The IETF fields
+ * follow draft-ietf-httpapi-ratelimit-headers-10/11 (structured-field lists of named policies):
+ *   RateLimit-Policy: "minute";q=10;w=60, "hour";q=100;w=3600
+ *   RateLimit: "minute";r=9;t=58, "hour";r=99;t=3598
+ */
 export function rateLimitHeaders(reply: FastifyReply, d: RateDecision): void {
   reply.header('X-RateLimit-Limit', String(d.limit));
   reply.header('X-RateLimit-Remaining', String(d.remaining));
   // Unix time (seconds) at which the tightest window resets, as most HTTP APIs do.
   reply.header('X-RateLimit-Reset', String(Math.ceil(Date.now() / 1000) + d.resetSeconds));
-  reply.header('RateLimit', `limit=${d.limit}, remaining=${d.remaining}, reset=${d.resetSeconds}`);
-  reply.header('RateLimit-Policy', d.windows.map((w) => `${w.limit};w=${w.windowSeconds}`).join(', '));
+  reply.header('RateLimit-Policy', d.windows.map((w) => `"${policyName(w.windowSeconds)}";q=${w.limit};w=${w.windowSeconds}`).join(', '));
+  reply.header('RateLimit', d.windows.map((w) => `"${policyName(w.windowSeconds)}";r=${w.remaining};t=${w.resetSeconds}`).join(', '));
 }
 
 export const rateLimitPlugin = fp(

@@ -15,6 +15,9 @@ before(async () => {
         await new Promise<void>((r) => (release = r));
         return { ok: true };
       });
+      app.get('/api/v1/test-fail', async () => {
+        throw new Error('a handler that breaks');
+      });
     },
   });
 });
@@ -29,8 +32,8 @@ test('per-minute limit: headers count down, then 429 RATE_LIMIT_EXCEEDED with Re
     assert.equal(res.headers['x-ratelimit-limit'], '10');
     assert.equal(res.headers['x-ratelimit-remaining'], String(9 - i));
     assert.ok(Number(res.headers['x-ratelimit-reset']) > Date.now() / 1000);
-    assert.match(String(res.headers.ratelimit), /^limit=10, remaining=\d+, reset=\d+$/);
-    assert.equal(res.headers['ratelimit-policy'], '10;w=60, 100;w=3600');
+    assert.match(String(res.headers.ratelimit), new RegExp(`^"minute";r=${9 - i};t=(59|60), "hour";r=${99 - i};t=(3599|3600)$`));
+    assert.equal(res.headers['ratelimit-policy'], '"minute";q=10;w=60, "hour";q=100;w=3600');
     if (i === 0) assert.deepEqual(res.json().rate_limits, { requests_per_minute: 10, requests_per_hour: 100 });
   }
   const refused = await get();
@@ -40,6 +43,35 @@ test('per-minute limit: headers count down, then 429 RATE_LIMIT_EXCEEDED with Re
   const retryAfter = Number(refused.headers['retry-after']);
   assert.ok(retryAfter >= 1 && retryAfter <= 60);
   assert.equal(refused.headers['x-ratelimit-remaining'], '0');
+  assert.deepEqual(refused.json().error.details, { limit: 10, window_seconds: 60 });
+  // The refusal reports both windows, and was not counted in the hour window.
+  assert.match(String(refused.headers.ratelimit), /^"minute";r=0;t=\d+, "hour";r=90;t=\d+$/);
+  assert.equal(refused.headers['ratelimit-policy'], '"minute";q=10;w=60, "hour";q=100;w=3600');
+});
+
+test('error responses of authenticated routes carry the rate-limit fields too', async () => {
+  const { apiKey } = await createTestAccount(t.services, { plan: 'free' });
+  const bad = await t.app.inject({ method: 'POST', url: '/api/v1/tts/generate', headers: { 'x-api-key': apiKey }, payload: { text: '' } });
+  assert.equal(bad.statusCode, 400);
+  assert.equal(bad.headers['x-ratelimit-limit'], '10');
+  assert.equal(bad.headers['x-ratelimit-remaining'], '9');
+  assert.ok(bad.headers.ratelimit && bad.headers['ratelimit-policy']);
+  // Unauthenticated answers and unknown routes are not counted and carry none.
+  const anon = await t.app.inject({ method: 'GET', url: '/api/v1/usage' });
+  assert.equal(anon.statusCode, 401);
+  assert.equal(anon.headers['x-ratelimit-limit'], undefined);
+  const missing = await t.app.inject({ method: 'GET', url: '/api/v1/nope', headers: { 'x-api-key': apiKey } });
+  assert.equal(missing.statusCode, 404);
+  assert.equal(missing.headers['x-ratelimit-limit'], undefined);
+});
+
+test('a request that fails frees its slot', async () => {
+  const { apiKey } = await createTestAccount(t.services, { plan: 'free' });
+  const failed = await t.app.inject({ method: 'GET', url: '/api/v1/test-fail', headers: { 'x-api-key': apiKey } });
+  assert.equal(failed.statusCode, 500);
+  assert.equal(failed.headers['x-ratelimit-remaining'], '9');
+  await new Promise((r) => setTimeout(r, 20));
+  assert.equal((await t.app.inject({ method: 'GET', url: '/api/v1/usage', headers: { 'x-api-key': apiKey } })).statusCode, 200);
 });
 
 test('health is never rate limited', async () => {
