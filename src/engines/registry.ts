@@ -24,6 +24,12 @@ export class TtsEngineRegistry {
     return [...this.engines.values()];
   }
 
+  /** Engine ids named in the bindings that no registered engine has (a typo, or an engine not built here). */
+  unknownBindings(): string[] {
+    const ids = new Set(Object.values(this.config.product.ttsBindings).flat());
+    return [...ids].filter((id) => !this.engines.has(id));
+  }
+
   /** The model's configured engines that are available here, in chain order. */
   chain(model: string): TtsEngine[] {
     return (this.config.product.ttsBindings[model] ?? []).map((id) => this.engines.get(id)).filter((e): e is TtsEngine => e !== undefined && e.status().available);
