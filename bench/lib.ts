@@ -45,7 +45,7 @@ export async function startBenchServer(env: Record<string, string> = {}): Promis
   const port = env.PORT && env.PORT !== '0' ? env.PORT : String(20000 + Math.floor(Math.random() * 20000));
   const proc = spawn(process.execPath, ['--import', 'tsx', 'src/cli/run.ts', 'serve'], { env: { ...baseEnv, PORT: port }, stdio: ['ignore', 'pipe', 'inherit'] });
   const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 200; i++) {
+  for (let i = 0; i < 600; i++) {
     try {
       const r = await fetch(`${url}/health`);
       if (r.ok) break;
