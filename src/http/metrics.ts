@@ -15,7 +15,7 @@ export class Metrics {
   readonly requests = new client.Counter({ name: 'parla_http_requests_total', help: 'HTTP requests by route and status', labelNames: ['method', 'route', 'status'], registers: [this.registry] });
   readonly latency = new client.Histogram({ name: 'parla_http_request_duration_seconds', help: 'HTTP request latency', labelNames: ['method', 'route'], buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30], registers: [this.registry] });
   readonly credits = new client.Counter({ name: 'parla_credits_debited_total', help: 'Credits debited by model', labelNames: ['model', 'mode'], registers: [this.registry] });
-  readonly rtf = new client.Histogram({ name: 'parla_engine_real_time_factor', help: 'Seconds of work per second of audio, by task', labelNames: ['task'], buckets: [0.01, 0.03, 0.1, 0.2, 0.3, 0.5, 1, 2], registers: [this.registry] });
+  readonly rtf = new client.Histogram({ name: 'parla_engine_real_time_factor', help: 'Seconds of work per second of audio (below 1: faster than real time), by task and engine', labelNames: ['task', 'engine'], buckets: [0.01, 0.03, 0.1, 0.2, 0.3, 0.5, 1, 2], registers: [this.registry] });
   readonly realtimeStreams = new client.Gauge({ name: 'parla_realtime_streams_active', help: 'Open real-time streams', registers: [this.registry] });
 
   constructor(pool: EnginePool) {
@@ -23,20 +23,45 @@ export class Metrics {
     new client.Gauge({ name: 'parla_engine_queue_depth', help: 'Engine tasks waiting for a worker', registers: [this.registry], collect() { this.set(stats().queued); } });
     new client.Gauge({ name: 'parla_engine_queue_wait_ms', help: 'Mean time engine tasks waited for a worker, ms', registers: [this.registry], collect() { this.set(stats().waitMeanMs); } });
     new client.Gauge({ name: 'parla_engine_workers', help: 'Engine worker threads', registers: [this.registry], collect() { this.set(stats().threads); } });
+    new client.Gauge({ name: 'parla_engine_tasks_running', help: 'Engine tasks running on a worker now', registers: [this.registry], collect() { this.set(stats().running); } });
     client.collectDefaultMetrics({ register: this.registry, prefix: 'parla_' });
   }
 
   /** Records work that produced or consumed `audioSeconds` of audio in `workSeconds`. */
-  observeRtf(task: 'synthesis' | 'recognition', audioSeconds: number, workSeconds: number): void {
-    if (audioSeconds > 0) this.rtf.labels(task).observe(workSeconds / audioSeconds);
+  observeRtf(task: 'synthesis' | 'recognition', audioSeconds: number, workSeconds: number, engine = 'unknown'): void {
+    if (audioSeconds > 0 && workSeconds >= 0) this.rtf.labels(task, engine).observe(workSeconds / audioSeconds);
   }
 
-  /** A separate listener for metrics only (METRICS_PORT). */
+  /** `audioSeconds` of speech synthesized by `engine` (its id) in `workSeconds`. */
+  observeSynthesis(audioSeconds: number, workSeconds: number, engine: string): void {
+    this.observeRtf('synthesis', audioSeconds, workSeconds, engine);
+  }
+
+  /** `audioSeconds` of audio recognized by `engine` (its id) in `workSeconds`. */
+  observeRecognition(audioSeconds: number, workSeconds: number, engine: string): void {
+    this.observeRtf('recognition', audioSeconds, workSeconds, engine);
+  }
+
+  /** A separate listener for metrics only (METRICS_PORT): GET /metrics, nothing else. */
   async listen(port: number, host: string): Promise<http.Server> {
-    const server = http.createServer((_req, res) => {
-      void this.registry.metrics().then((body) => res.writeHead(200, { 'content-type': this.registry.contentType }).end(body));
+    const server = http.createServer((req, res) => {
+      const path = (req.url ?? '/').split('?')[0];
+      if (req.method !== 'GET' || path !== '/metrics') {
+        res.writeHead(404, { 'content-type': 'text/plain' }).end('Metrics are at GET /metrics\n');
+        return;
+      }
+      this.registry.metrics().then(
+        (body) => res.writeHead(200, { 'content-type': this.registry.contentType }).end(body),
+        (err: unknown) => res.writeHead(500, { 'content-type': 'text/plain' }).end(`metrics collection failed: ${(err as Error).message}\n`),
+      );
     });
-    await new Promise<void>((resolve) => server.listen(port, host, resolve));
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
     return server;
   }
 }
