@@ -26,6 +26,11 @@ describe('EspeakEngine', () => {
     await pool.close();
   });
 
+  test('available when its npm package and data file are installed, with every mapped language', () => {
+    assert.deepEqual(engine.status(), { available: true });
+    assert.ok(engine.languages().length > 200);
+  });
+
   test('synthesizes on the worker pool: non-silent 22,050 Hz speech of plausible duration', async () => {
     const before = pool.stats().completed;
     const r = await engine.synthesize(req());

@@ -3,7 +3,8 @@
 // language codes it serves, and with which eSpeak language voice, is data: languages.json next to
 // this file (checked against the package's real voice list by test/engines/espeak-languages.test.ts).
 
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../../config.js';
 import type { EnginePool } from '../pool.js';
@@ -37,6 +38,22 @@ export function espeakLanguageMap(): Map<string, string> {
   return new Map(espeakLanguages().map((l) => [l.code, l.espeakVoice]));
 }
 
+let packageChecked: { problem: string | null } | null = null;
+
+/** Null when the eSpeak NG package and its data file are installed; else why not. */
+function packageProblem(): string | null {
+  if (!packageChecked) {
+    try {
+      const main = createRequire(import.meta.url).resolve('@echogarden/espeak-ng-emscripten');
+      if (!statSync(path.join(path.dirname(main), 'espeak-ng.data')).isFile()) throw new Error('no data file');
+      packageChecked = { problem: null };
+    } catch {
+      packageChecked = { problem: 'the npm package @echogarden/espeak-ng-emscripten (with espeak-ng.data) is not installed' };
+    }
+  }
+  return packageChecked.problem;
+}
+
 export class EspeakEngine implements TtsEngine {
   readonly id = 'espeak';
   readonly nativeStyles: readonly SpeechStyle[] = ['normal', 'whisper', 'emphasis'];
@@ -54,11 +71,11 @@ export class EspeakEngine implements TtsEngine {
   }
 
   status(): { available: boolean; reason?: string } {
-    return { available: true };
+    return packageProblem() ? { available: false, reason: packageProblem()! } : { available: true };
   }
 
   languages(): string[] {
-    return [...this.languageVoices.keys()];
+    return packageProblem() ? [] : [...this.languageVoices.keys()];
   }
 
   /** The eSpeak language voice used for a catalogue code, if served. */
