@@ -105,7 +105,11 @@ export interface Store {
   holdCredits(req: HoldRequest): Promise<HoldResult>;
   /** Adds to a running hold (real-time streams); same checks as holdCredits. */
   extendHold(holdId: string, extraCredits: number, extraCharacters: number, characterLimit: number | null, periodStart: Date, expiresAt: Date): Promise<HoldResult>;
-  /** One transaction: remove the hold, refund held minus usage.credits, write the ledger row. */
+  /**
+   * One transaction: remove the hold, refund held minus usage.credits, write the ledger row.
+   * Idempotent per usage.requestId. The ledger row records what was actually charged: beyond the
+   * hold (or with the hold already expired) only as far as the balance goes (src/storage/settlement.ts).
+   */
   settleHold(holdId: string, usage: UsageRecord): Promise<SettleResult>;
   releaseHold(holdId: string): Promise<void>;
   /** Releases holds whose expiresAt has passed; returns how many. */

@@ -11,6 +11,7 @@ import { newId } from '../ids.js';
 import { accountFromRow, balanceColumn, keyFromRow, parseFeatures, usageFromRow, type AccountRow, type HoldRow, type KeyRow, type LedgerRow } from '../rows.js';
 import { StoreUnavailableError, type HoldRequest, type HoldResult, type NewAccount, type NewApiKey, type SettleResult, type Store } from '../store.js';
 import { POSTGRES_MIGRATIONS } from './migrations.js';
+import { settlementCharge } from '../settlement.js';
 
 // BIGINT and NUMERIC arrive as strings by default; the values here fit comfortably in a double.
 pg.types.setTypeParser(20, (v) => Number(v));
@@ -252,10 +253,22 @@ export class PostgresStore implements Store {
     });
   }
 
+  /**
+   * Locks the hold's account row, then the hold. Every billing transaction locks account before
+   * hold, so they never deadlock, and a hold read after the account lock cannot be settled or
+   * released under our feet. Returns null when the hold no longer exists.
+   */
+  private async lockHold(q: Q, holdId: string): Promise<HoldRow | null> {
+    const owner = await q.query<{ account_id: string; mode: KeyMode }>('SELECT account_id, mode FROM credit_holds WHERE id = $1', [holdId]);
+    if (!owner.rows[0]) return null;
+    await this.balance(q, owner.rows[0].account_id, owner.rows[0].mode, true);
+    const { rows } = await q.query<HoldRow>('SELECT * FROM credit_holds WHERE id = $1 FOR UPDATE', [holdId]);
+    return rows[0] ?? null;
+  }
+
   async extendHold(holdId: string, extraCredits: number, extraCharacters: number, characterLimit: number | null, periodStart: Date, expiresAt: Date): Promise<HoldResult> {
     return this.tx(async (q) => {
-      const { rows } = await q.query<HoldRow>('SELECT * FROM credit_holds WHERE id = $1', [holdId]);
-      const hold = rows[0];
+      const hold = await this.lockHold(q, holdId);
       if (!hold) throw new Error(`no hold ${holdId}`);
       const res = await this.check(q, hold.account_id, hold.mode, extraCredits, extraCharacters, characterLimit, periodStart);
       if (!res.ok) return res;
@@ -269,24 +282,21 @@ export class PostgresStore implements Store {
   async settleHold(holdId: string, usage: UsageRecord): Promise<SettleResult> {
     return this.tx(async (q) => {
       const col = balanceColumn(usage.mode);
-      // Lock the account first, as every billing transaction does, so lock order is the same everywhere.
-      await this.balance(q, usage.accountId, usage.mode, true);
+      // The account row first, as in every billing transaction (one lock order, no deadlocks).
+      const balance = await this.balance(q, usage.accountId, usage.mode, true);
       const { rows } = await q.query<HoldRow>('DELETE FROM credit_holds WHERE id = $1 RETURNING *', [holdId]);
-      const hold = rows[0];
-      if (!hold) {
-        const existing = await q.query('SELECT 1 FROM usage_ledger WHERE request_id = $1', [usage.requestId]);
-        if (existing.rowCount) return { balance: await this.balance(q, usage.accountId, usage.mode, false) };
-        throw new Error(`no hold ${holdId}`);
-      }
+      if (rows[0] && (rows[0].account_id !== usage.accountId || rows[0].mode !== usage.mode)) throw new Error(`hold ${holdId} belongs to another account or mode`);
+      const held = rows[0]?.credits ?? 0;
+      const charge = settlementCharge(held, balance, usage.credits);
       const inserted = await q.query(
         `INSERT INTO usage_ledger (request_id, account_id, key_id, mode, kind, model, units, characters, credits, created_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (request_id) DO NOTHING`,
-        [usage.requestId, usage.accountId, usage.keyId, usage.mode, usage.kind, usage.model, usage.units, usage.characters, usage.credits, usage.createdAt],
+        [usage.requestId, usage.accountId, usage.keyId, usage.mode, usage.kind, usage.model, usage.units, usage.characters, charge, usage.createdAt],
       );
-      const charged = inserted.rowCount === 1 ? usage.credits : 0;
-      let refund = hold.credits - charged;
-      if (refund < 0) refund = -Math.min(-refund, await this.balance(q, hold.account_id, hold.mode, false));
-      const res = await q.query<{ b: number }>(`UPDATE accounts SET ${col} = ${col} + $1 WHERE id = $2 RETURNING ${col} AS b`, [refund, hold.account_id]);
+      // A request id already in the ledger was charged before: this hold goes back whole.
+      const refund = held - (inserted.rowCount === 1 ? charge : 0);
+      if (refund === 0) return { balance };
+      const res = await q.query<{ b: number }>(`UPDATE accounts SET ${col} = ${col} + $1 WHERE id = $2 RETURNING ${col} AS b`, [refund, usage.accountId]);
       return { balance: res.rows[0]!.b };
     });
   }
@@ -295,18 +305,21 @@ export class PostgresStore implements Store {
     await this.tx(async (q) => this.release(q, holdId));
   }
 
-  private async release(q: Q, holdId: string): Promise<void> {
-    const { rows } = await q.query<HoldRow>('DELETE FROM credit_holds WHERE id = $1 RETURNING *', [holdId]);
-    const hold = rows[0];
-    if (!hold) return;
+  private async release(q: Q, holdId: string): Promise<boolean> {
+    const hold = await this.lockHold(q, holdId);
+    if (!hold) return false;
+    await q.query('DELETE FROM credit_holds WHERE id = $1', [holdId]);
     const col = balanceColumn(hold.mode);
     await q.query(`UPDATE accounts SET ${col} = ${col} + $1 WHERE id = $2`, [hold.credits, hold.account_id]);
+    return true;
   }
 
   async releaseExpiredHolds(now: Date): Promise<number> {
     const { rows } = await this.run((q) => q.query<{ id: string }>('SELECT id FROM credit_holds WHERE expires_at <= $1', [now]));
-    for (const r of rows) await this.tx((q) => this.release(q, r.id));
-    return rows.length;
+    let released = 0;
+    // One short transaction per hold: a sweep never holds many account locks at once.
+    for (const r of rows) if (await this.tx((q) => this.release(q, r.id))) released++;
+    return released;
   }
 
   // ------------------------------------------------------------------ usage

@@ -1,11 +1,17 @@
 // SqliteStore: the embedded default, on better-sqlite3 in WAL mode.
 //
-// better-sqlite3 is synchronous. Every statement here touches a handful of indexed rows and runs
-// in microseconds, so running them on the event loop costs less than handing them to a thread;
-// the async signatures keep the port identical to PostgresStore. Billing transactions use
-// BEGIN IMMEDIATE, which takes the write lock up front: two holds can never both read the same
-// balance. synchronous=FULL makes a committed ledger row and its balance change durable together
-// even if the machine loses power (crash safety is worth the few hundred microseconds per commit).
+// better-sqlite3 is synchronous. Every statement here touches a handful of indexed rows (prepared
+// once, cached) and runs in microseconds, so running it on the event loop costs less than a hop to
+// a thread would; the async signatures keep the port identical to PostgresStore. Within one process
+// the calls therefore never interleave; BEGIN IMMEDIATE takes the write lock before the balance is
+// read, so even another process on the same file cannot read the same balance (busy_timeout makes
+// it wait instead of failing).
+//
+// Crash safety: the ledger row, the balance change and the hold change are one transaction, so a
+// crash never leaves them half-written in any synchronous mode (WAL replays whole commits only).
+// synchronous=FULL additionally fsyncs the WAL at every commit, so a charge that was acknowledged to
+// a client survives a power loss too (NORMAL could lose the last commits). The cost is one fsync
+// per billing transaction, well under a millisecond on SSDs, which a speech request dwarfs.
 
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
@@ -15,10 +21,12 @@ import { newId } from '../ids.js';
 import { accountFromRow, balanceColumn, keyFromRow, parseFeatures, usageFromRow, type AccountRow, type HoldRow, type KeyRow, type LedgerRow } from '../rows.js';
 import type { HoldRequest, HoldResult, NewAccount, NewApiKey, SettleResult, Store } from '../store.js';
 import { SQLITE_MIGRATIONS } from './migrations.js';
+import { settlementCharge } from '../settlement.js';
 
 export class SqliteStore implements Store {
   readonly kind = 'sqlite' as const;
   private readonly db: Database.Database;
+  private readonly statements = new Map<string, Database.Statement>();
 
   constructor(file: string) {
     if (file !== ':memory:') mkdirSync(path.dirname(file), { recursive: true });
@@ -29,21 +37,31 @@ export class SqliteStore implements Store {
     this.db.pragma('busy_timeout = 5000');
   }
 
+  /** Prepared statements are compiled once per SQL text and reused. */
+  private sql(text: string): Database.Statement {
+    let stmt = this.statements.get(text);
+    if (!stmt) {
+      stmt = this.db.prepare(text);
+      this.statements.set(text, stmt);
+    }
+    return stmt;
+  }
+
   async migrate(): Promise<void> {
     this.db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)');
     const apply = this.db.transaction(() => {
-      const done = new Set((this.db.prepare('SELECT version FROM schema_migrations').all() as Array<{ version: number }>).map((r) => r.version));
+      const done = new Set((this.sql('SELECT version FROM schema_migrations').all() as Array<{ version: number }>).map((r) => r.version));
       for (const m of SQLITE_MIGRATIONS) {
         if (done.has(m.version)) continue;
         this.db.exec(m.sql);
-        this.db.prepare('INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)').run(m.version, Date.now());
+        this.sql('INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)').run(m.version, Date.now());
       }
     });
     apply.immediate();
   }
 
   async ping(): Promise<void> {
-    this.db.prepare('SELECT 1').get();
+    this.sql('SELECT 1').get();
   }
 
   async close(): Promise<void> {
@@ -55,52 +73,52 @@ export class SqliteStore implements Store {
   async createAccount(input: NewAccount): Promise<Account> {
     const id = newId('acc');
     const now = Date.now();
-    this.db
-      .prepare('INSERT INTO accounts (id, name, plan, email, password_hash, credits, test_credits, features, period_anchor, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)')
-      .run(id, input.name, input.plan, input.email ?? null, input.passwordHash ?? null, input.credits ?? 0, input.testCredits ?? 0, '{}', now, now);
+    this
+      .sql('INSERT INTO accounts (id, name, plan, email, password_hash, credits, test_credits, features, period_anchor, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)')
+      .run(id, input.name, input.plan, input.email?.toLowerCase() ?? null, input.passwordHash ?? null, input.credits ?? 0, input.testCredits ?? 0, '{}', now, now);
     return (await this.getAccount(id))!;
   }
 
   async getAccount(id: string): Promise<Account | null> {
-    const row = this.db.prepare('SELECT * FROM accounts WHERE id = ?').get(id) as AccountRow | undefined;
+    const row = this.sql('SELECT * FROM accounts WHERE id = ?').get(id) as AccountRow | undefined;
     return row ? accountFromRow(row) : null;
   }
 
   async findAccountByEmail(email: string): Promise<(Account & { passwordHash: string | null }) | null> {
-    const row = this.db.prepare('SELECT * FROM accounts WHERE email = ?').get(email.toLowerCase()) as AccountRow | undefined;
+    const row = this.sql('SELECT * FROM accounts WHERE email = ?').get(email.toLowerCase()) as AccountRow | undefined;
     return row ? { ...accountFromRow(row), passwordHash: row.password_hash ?? null } : null;
   }
 
   async listAccounts(): Promise<Account[]> {
-    return (this.db.prepare('SELECT * FROM accounts ORDER BY created_at, id').all() as AccountRow[]).map(accountFromRow);
+    return (this.sql('SELECT * FROM accounts ORDER BY created_at, id').all() as AccountRow[]).map(accountFromRow);
   }
 
   async countAccounts(): Promise<number> {
-    return (this.db.prepare('SELECT COUNT(*) AS n FROM accounts').get() as { n: number }).n;
+    return (this.sql('SELECT COUNT(*) AS n FROM accounts').get() as { n: number }).n;
   }
 
   async setPlan(accountId: string, plan: Plan): Promise<void> {
-    this.db.prepare('UPDATE accounts SET plan = ? WHERE id = ?').run(plan, accountId);
+    this.sql('UPDATE accounts SET plan = ? WHERE id = ?').run(plan, accountId);
   }
 
   async setFeature(accountId: string, feature: Feature, enabled: boolean): Promise<void> {
     const tx = this.db.transaction(() => {
-      const row = this.db.prepare('SELECT features FROM accounts WHERE id = ?').get(accountId) as { features: string } | undefined;
+      const row = this.sql('SELECT features FROM accounts WHERE id = ?').get(accountId) as { features: string } | undefined;
       if (!row) return;
       const features = { ...parseFeatures(row.features), [feature]: enabled };
-      this.db.prepare('UPDATE accounts SET features = ? WHERE id = ?').run(JSON.stringify(features), accountId);
+      this.sql('UPDATE accounts SET features = ? WHERE id = ?').run(JSON.stringify(features), accountId);
     });
     tx.immediate();
   }
 
   async setPassword(accountId: string, email: string, passwordHash: string): Promise<void> {
-    this.db.prepare('UPDATE accounts SET email = ?, password_hash = ? WHERE id = ?').run(email.toLowerCase(), passwordHash, accountId);
+    this.sql('UPDATE accounts SET email = ?, password_hash = ? WHERE id = ?').run(email.toLowerCase(), passwordHash, accountId);
   }
 
   async addCredits(accountId: string, mode: KeyMode, amount: number): Promise<number> {
     const col = balanceColumn(mode);
     const tx = this.db.transaction(() => {
-      this.db.prepare(`UPDATE accounts SET ${col} = MAX(0, ${col} + ?) WHERE id = ?`).run(amount, accountId);
+      this.sql(`UPDATE accounts SET ${col} = MAX(0, ${col} + ?) WHERE id = ?`).run(amount, accountId);
       return this.balance(accountId, mode);
     });
     return tx.immediate();
@@ -111,7 +129,7 @@ export class SqliteStore implements Store {
   }
 
   private balance(accountId: string, mode: KeyMode): number {
-    const row = this.db.prepare(`SELECT ${balanceColumn(mode)} AS b FROM accounts WHERE id = ?`).get(accountId) as { b: number } | undefined;
+    const row = this.sql(`SELECT ${balanceColumn(mode)} AS b FROM accounts WHERE id = ?`).get(accountId) as { b: number } | undefined;
     return row ? row.b : 0;
   }
 
@@ -119,27 +137,27 @@ export class SqliteStore implements Store {
 
   async createKey(input: NewApiKey): Promise<ApiKeyRecord> {
     const id = newId('key');
-    this.db
-      .prepare("INSERT INTO api_keys (id, account_id, name, mode, hash, prefix, state, expires_at, created_at, last_used_at) VALUES (?, ?, ?, ?, ?, ?, 'active', ?, ?, NULL)")
+    this
+      .sql("INSERT INTO api_keys (id, account_id, name, mode, hash, prefix, state, expires_at, created_at, last_used_at) VALUES (?, ?, ?, ?, ?, ?, 'active', ?, ?, NULL)")
       .run(id, input.accountId, input.name, input.mode, input.hash, input.prefix, input.expiresAt ? input.expiresAt.getTime() : null, Date.now());
     return (await this.getKey(id))!;
   }
 
   async findKeyByHash(hash: string): Promise<{ key: ApiKeyRecord; account: Account } | null> {
-    const key = this.db.prepare('SELECT * FROM api_keys WHERE hash = ?').get(hash) as KeyRow | undefined;
+    const key = this.sql('SELECT * FROM api_keys WHERE hash = ?').get(hash) as KeyRow | undefined;
     if (!key) return null;
     const account = await this.getAccount(key.account_id);
     return account ? { key: keyFromRow(key), account } : null;
   }
 
   async getKey(keyId: string): Promise<ApiKeyRecord | null> {
-    const row = this.db.prepare('SELECT * FROM api_keys WHERE id = ?').get(keyId) as KeyRow | undefined;
+    const row = this.sql('SELECT * FROM api_keys WHERE id = ?').get(keyId) as KeyRow | undefined;
     return row ? keyFromRow(row) : null;
   }
 
   async listKeys(accountId: string): Promise<ApiKeyWithUsage[]> {
-    const rows = this.db
-      .prepare(
+    const rows = this
+      .sql(
         `SELECT k.*, COALESCE(u.requests, 0) AS requests, COALESCE(u.credits_used, 0) AS credits_used
          FROM api_keys k LEFT JOIN (SELECT key_id, COUNT(*) AS requests, SUM(credits) AS credits_used FROM usage_ledger WHERE account_id = ? GROUP BY key_id) u ON u.key_id = k.id
          WHERE k.account_id = ? ORDER BY k.created_at, k.id`,
@@ -149,20 +167,20 @@ export class SqliteStore implements Store {
   }
 
   async setKeyState(keyId: string, state: StoredKeyState): Promise<boolean> {
-    const res = this.db.prepare("UPDATE api_keys SET state = ? WHERE id = ? AND state <> 'revoked'").run(state, keyId);
+    const res = this.sql("UPDATE api_keys SET state = ? WHERE id = ? AND state <> 'revoked'").run(state, keyId);
     return res.changes === 1;
   }
 
   async touchKey(keyId: string, at: Date): Promise<void> {
-    this.db.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ?').run(at.getTime(), keyId);
+    this.sql('UPDATE api_keys SET last_used_at = ? WHERE id = ?').run(at.getTime(), keyId);
   }
 
   // ------------------------------------------------------------------ billing
 
   /** Characters used in the ledger since periodStart plus those held by running requests. */
   private charactersCommitted(accountId: string, mode: KeyMode, periodStart: Date): number {
-    const used = this.db.prepare('SELECT COALESCE(SUM(characters), 0) AS n FROM usage_ledger WHERE account_id = ? AND mode = ? AND created_at >= ?').get(accountId, mode, periodStart.getTime()) as { n: number };
-    const held = this.db.prepare('SELECT COALESCE(SUM(characters), 0) AS n FROM credit_holds WHERE account_id = ? AND mode = ?').get(accountId, mode) as { n: number };
+    const used = this.sql('SELECT COALESCE(SUM(characters), 0) AS n FROM usage_ledger WHERE account_id = ? AND mode = ? AND created_at >= ?').get(accountId, mode, periodStart.getTime()) as { n: number };
+    const held = this.sql('SELECT COALESCE(SUM(characters), 0) AS n FROM credit_holds WHERE account_id = ? AND mode = ?').get(accountId, mode) as { n: number };
     return used.n + held.n;
   }
 
@@ -181,9 +199,9 @@ export class SqliteStore implements Store {
     const tx = this.db.transaction((): HoldResult => {
       const res = this.check(req.accountId, req.mode, req.credits, req.characters, req.characterLimit, req.periodStart);
       if (!res.ok) return res;
-      this.db.prepare(`UPDATE accounts SET ${col} = ${col} - ? WHERE id = ?`).run(req.credits, req.accountId);
-      this.db
-        .prepare('INSERT INTO credit_holds (id, account_id, mode, credits, characters, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
+      this.sql(`UPDATE accounts SET ${col} = ${col} - ? WHERE id = ?`).run(req.credits, req.accountId);
+      this
+        .sql('INSERT INTO credit_holds (id, account_id, mode, credits, characters, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
         .run(req.holdId, req.accountId, req.mode, req.credits, req.characters, Date.now(), req.expiresAt.getTime());
       return res;
     });
@@ -192,41 +210,35 @@ export class SqliteStore implements Store {
 
   async extendHold(holdId: string, extraCredits: number, extraCharacters: number, characterLimit: number | null, periodStart: Date, expiresAt: Date): Promise<HoldResult> {
     const tx = this.db.transaction((): HoldResult => {
-      const hold = this.db.prepare('SELECT * FROM credit_holds WHERE id = ?').get(holdId) as HoldRow | undefined;
+      const hold = this.sql('SELECT * FROM credit_holds WHERE id = ?').get(holdId) as HoldRow | undefined;
       if (!hold) throw new Error(`no hold ${holdId}`);
       const res = this.check(hold.account_id, hold.mode, extraCredits, extraCharacters, characterLimit, periodStart);
       if (!res.ok) return res;
       const col = balanceColumn(hold.mode);
-      this.db.prepare(`UPDATE accounts SET ${col} = ${col} - ? WHERE id = ?`).run(extraCredits, hold.account_id);
-      this.db.prepare('UPDATE credit_holds SET credits = credits + ?, characters = characters + ?, expires_at = ? WHERE id = ?').run(extraCredits, extraCharacters, expiresAt.getTime(), holdId);
+      this.sql(`UPDATE accounts SET ${col} = ${col} - ? WHERE id = ?`).run(extraCredits, hold.account_id);
+      this.sql('UPDATE credit_holds SET credits = credits + ?, characters = characters + ?, expires_at = ? WHERE id = ?').run(extraCredits, extraCharacters, expiresAt.getTime(), holdId);
       return res;
     });
     return tx.immediate();
   }
 
   async settleHold(holdId: string, usage: UsageRecord): Promise<SettleResult> {
+    const col = balanceColumn(usage.mode);
     const tx = this.db.transaction((): SettleResult => {
-      const hold = this.db.prepare('SELECT * FROM credit_holds WHERE id = ?').get(holdId) as HoldRow | undefined;
-      const col = balanceColumn(usage.mode);
-      if (!hold) {
-        // Settled before (same request id): idempotent. Otherwise the hold expired and was released.
-        const existing = this.db.prepare('SELECT 1 FROM usage_ledger WHERE request_id = ?').get(usage.requestId);
-        if (existing) return { balance: this.balance(usage.accountId, usage.mode) };
-        throw new Error(`no hold ${holdId}`);
-      }
-      this.db.prepare('DELETE FROM credit_holds WHERE id = ?').run(holdId);
-      const inserted = this.db
-        .prepare('INSERT INTO usage_ledger (request_id, account_id, key_id, mode, kind, model, units, characters, credits, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(request_id) DO NOTHING')
-        .run(usage.requestId, usage.accountId, usage.keyId, usage.mode, usage.kind, usage.model, usage.units, usage.characters, usage.credits, usage.createdAt.getTime());
-      // A duplicate request id was already charged: give this hold back entirely.
-      const charged = inserted.changes === 1 ? usage.credits : 0;
-      let refund = hold.credits - charged;
-      if (refund < 0) {
-        // Charged beyond the hold: take it only as far as the balance goes (never below zero).
-        refund = -Math.min(-refund, this.balance(hold.account_id, hold.mode));
-      }
-      this.db.prepare(`UPDATE accounts SET ${col} = ${col} + ? WHERE id = ?`).run(refund, hold.account_id);
-      return { balance: this.balance(hold.account_id, hold.mode) };
+      const hold = this.sql('SELECT * FROM credit_holds WHERE id = ?').get(holdId) as HoldRow | undefined;
+      if (hold && (hold.account_id !== usage.accountId || hold.mode !== usage.mode)) throw new Error(`hold ${holdId} belongs to another account or mode`);
+      const balance = this.balance(usage.accountId, usage.mode);
+      const held = hold?.credits ?? 0;
+      const charge = settlementCharge(held, balance, usage.credits);
+      if (hold) this.sql('DELETE FROM credit_holds WHERE id = ?').run(holdId);
+      const inserted = this.sql(
+        'INSERT INTO usage_ledger (request_id, account_id, key_id, mode, kind, model, units, characters, credits, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(request_id) DO NOTHING',
+      ).run(usage.requestId, usage.accountId, usage.keyId, usage.mode, usage.kind, usage.model, usage.units, usage.characters, charge, usage.createdAt.getTime());
+      // A request id already in the ledger was charged before: this hold goes back whole.
+      const refund = held - (inserted.changes === 1 ? charge : 0);
+      if (refund === 0) return { balance };
+      this.sql(`UPDATE accounts SET ${col} = ${col} + ? WHERE id = ?`).run(refund, usage.accountId);
+      return { balance: balance + refund };
     });
     return tx.immediate();
   }
@@ -237,16 +249,16 @@ export class SqliteStore implements Store {
   }
 
   private release(holdId: string): void {
-    const hold = this.db.prepare('SELECT * FROM credit_holds WHERE id = ?').get(holdId) as HoldRow | undefined;
+    const hold = this.sql('SELECT * FROM credit_holds WHERE id = ?').get(holdId) as HoldRow | undefined;
     if (!hold) return;
     const col = balanceColumn(hold.mode);
-    this.db.prepare(`UPDATE accounts SET ${col} = ${col} + ? WHERE id = ?`).run(hold.credits, hold.account_id);
-    this.db.prepare('DELETE FROM credit_holds WHERE id = ?').run(holdId);
+    this.sql(`UPDATE accounts SET ${col} = ${col} + ? WHERE id = ?`).run(hold.credits, hold.account_id);
+    this.sql('DELETE FROM credit_holds WHERE id = ?').run(holdId);
   }
 
   async releaseExpiredHolds(now: Date): Promise<number> {
     const tx = this.db.transaction(() => {
-      const ids = (this.db.prepare('SELECT id FROM credit_holds WHERE expires_at <= ?').all(now.getTime()) as Array<{ id: string }>).map((r) => r.id);
+      const ids = (this.sql('SELECT id FROM credit_holds WHERE expires_at <= ?').all(now.getTime()) as Array<{ id: string }>).map((r) => r.id);
       for (const id of ids) this.release(id);
       return ids.length;
     });
@@ -256,16 +268,22 @@ export class SqliteStore implements Store {
   // ------------------------------------------------------------------ usage
 
   async usageSummary(accountId: string, mode: KeyMode, periodStart: Date, dayStart: Date): Promise<UsageSummary> {
-    const p = this.db
-      .prepare('SELECT COALESCE(SUM(characters), 0) AS chars, COALESCE(SUM(credits), 0) AS credits, COUNT(*) AS n FROM usage_ledger WHERE account_id = ? AND mode = ? AND created_at >= ?')
-      .get(accountId, mode, periodStart.getTime()) as { chars: number; credits: number; n: number };
-    const d = this.db.prepare('SELECT COUNT(*) AS n FROM usage_ledger WHERE account_id = ? AND mode = ? AND created_at >= ?').get(accountId, mode, dayStart.getTime()) as { n: number };
-    return { charactersUsed: p.chars, creditsUsed: p.credits, requestsThisMonth: p.n, requestsToday: d.n };
+    // One read transaction: both counts come from the same snapshot of the ledger.
+    const read = this.db.transaction((): UsageSummary => {
+      const p = this.sql('SELECT COALESCE(SUM(characters), 0) AS chars, COALESCE(SUM(credits), 0) AS credits, COUNT(*) AS n FROM usage_ledger WHERE account_id = ? AND mode = ? AND created_at >= ?').get(
+        accountId,
+        mode,
+        periodStart.getTime(),
+      ) as { chars: number; credits: number; n: number };
+      const d = this.sql('SELECT COUNT(*) AS n FROM usage_ledger WHERE account_id = ? AND mode = ? AND created_at >= ?').get(accountId, mode, dayStart.getTime()) as { n: number };
+      return { charactersUsed: p.chars, creditsUsed: p.credits, requestsThisMonth: p.n, requestsToday: d.n };
+    });
+    return read.deferred();
   }
 
   async dailyUsage(accountId: string, mode: KeyMode, from: Date): Promise<DailyUsage[]> {
-    const rows = this.db
-      .prepare(
+    const rows = this
+      .sql(
         `SELECT strftime('%Y-%m-%d', created_at / 1000, 'unixepoch') AS day,
                 CASE WHEN kind IN ('tts', 'tts_stream') THEN 'tts' ELSE 'stt' END AS k,
                 COUNT(*) AS requests, COALESCE(SUM(credits), 0) AS credits
@@ -277,7 +295,7 @@ export class SqliteStore implements Store {
   }
 
   async listUsage(accountId: string, mode: KeyMode, limit: number): Promise<UsageRecord[]> {
-    const rows = this.db.prepare('SELECT * FROM usage_ledger WHERE account_id = ? AND mode = ? ORDER BY created_at DESC, id DESC LIMIT ?').all(accountId, mode, limit) as LedgerRow[];
+    const rows = this.sql('SELECT * FROM usage_ledger WHERE account_id = ? AND mode = ? ORDER BY created_at DESC, id DESC LIMIT ?').all(accountId, mode, limit) as LedgerRow[];
     return rows.map(usageFromRow);
   }
 }
