@@ -11,6 +11,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import type { Services } from '../services.js';
 import { ApiError, errorBody } from '../errors.js';
 import { requireFeature } from '../accounts/auth-context.js';
+import { guardStore } from '../accounts/billing.js';
 import { newRequestId } from '../http/request-id.js';
 import { toApiError } from '../http/error-handler.js';
 import { SLOT_LEASE_MS } from '../http/rate-limit.js';
@@ -25,6 +26,8 @@ const HOLD_BLOCK_SECONDS = 60;
 export interface RealtimeServerOptions {
   /** No audio or KeepAlive for this long closes the stream (default 10 s). */
   idleTimeoutMs?: number;
+  /** Overrides config.realtimeMaxSessionSeconds (tests). */
+  maxSessionSeconds?: number;
 }
 
 export class RealtimeServer {
@@ -91,7 +94,11 @@ export class RealtimeServer {
       const s = await services.limiter.acquireSlot(auth.account.id, plan.concurrent, SLOT_LEASE_MS);
       if (!s.ok) throw new ApiError('CONCURRENT_LIMIT', { message: `The ${auth.account.plan} plan allows ${plan.concurrent} concurrent streams or requests.`, retryAfter: s.retryAfter });
       slot = { accountId: auth.account.id, slotId: s.slotId };
-      hold = await services.billing.hold(auth, { requestId, kind: 'stt_realtime', model: params.model, credits: HOLD_BLOCK_SECONDS * rate, characters: 0 });
+      // The first block is what the balance covers, up to a minute; below one second billing.hold
+      // refuses with 402. The hold grows while audio arrives (RealtimeSession.ensureCredits).
+      const balance = await guardStore(() => services.store.getBalance(auth.account.id, auth.mode));
+      const heldSeconds = Math.max(1, Math.min(HOLD_BLOCK_SECONDS, Math.floor(balance / rate)));
+      hold = await services.billing.hold(auth, { requestId, kind: 'stt_realtime', model: params.model, credits: heldSeconds * rate, characters: 0 });
       const stream = await binding.engine.openStream({ language, profile: binding.profile, keywords: params.keywords });
       const acquired = slot;
       const held = hold;
@@ -104,9 +111,10 @@ export class RealtimeServer {
           language,
           stream,
           hold: held,
+          heldSeconds,
           creditsPerSecond: rate,
           idleTimeoutMs: this.opts.idleTimeoutMs ?? 10_000,
-          maxSessionSeconds: services.config.realtimeMaxSessionSeconds,
+          maxSessionSeconds: this.opts.maxSessionSeconds ?? services.config.realtimeMaxSessionSeconds,
           holdBlockSeconds: HOLD_BLOCK_SECONDS,
           onEnd: () => {
             clearInterval(renew);
@@ -133,6 +141,9 @@ export class RealtimeServer {
   /** Graceful shutdown: every stream gets its final result and summary, then the server closes. */
   async close(): Promise<void> {
     await Promise.all([...this.sessions].map((s) => s.end(CLOSE.GOING_AWAY, 'server shutting down')));
+    // Give the close handshakes a moment so clients see 1001 rather than a dropped connection.
+    const deadline = Date.now() + 2000;
+    while ([...this.wss.clients].some((ws) => ws.readyState !== ws.CLOSED) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     for (const ws of this.wss.clients) ws.terminate();
     await new Promise<void>((resolve) => this.https.close(() => resolve()));
     this.https.closeAllConnections?.();

@@ -37,11 +37,15 @@ export interface SessionOptions {
   language: string;
   stream: SttStream & { inSpeech?: boolean };
   hold: CreditHold;
+  /** Whole seconds of audio the hold covers when the stream opens. */
+  heldSeconds: number;
   creditsPerSecond: number;
   idleTimeoutMs: number;
   maxSessionSeconds: number;
-  /** Seconds of audio held (prepaid) per block while streaming. */
+  /** Seconds of audio the hold grows by while streaming. */
   holdBlockSeconds: number;
+  /** How often the hold's lease is renewed when no audio grows it (a silent stream on KeepAlive). */
+  holdRefreshMs?: number;
   onEnd: (summary: { seconds: number; credits: number }) => void;
 }
 
@@ -72,15 +76,19 @@ export class RealtimeSession {
   private discard = false;
   private idleTimer: NodeJS.Timeout | null = null;
   private readonly maxTimer: NodeJS.Timeout;
+  private readonly holdTimer: NodeJS.Timeout;
 
   constructor(
     private readonly t: Transport,
     private readonly o: SessionOptions,
   ) {
     this.resampler = o.params.sampleRate === 16000 ? null : new StreamResampler(o.params.sampleRate, 16000);
-    this.heldSeconds = o.holdBlockSeconds;
+    this.heldSeconds = o.heldSeconds;
     this.maxTimer = setTimeout(() => void this.end(CLOSE.MAX_DURATION, 'maximum session length reached'), o.maxSessionSeconds * 1000);
     this.maxTimer.unref();
+    // Unsettled holds expire (a crashed node's credits come back); a live stream keeps its hold alive.
+    this.holdTimer = setInterval(() => void this.o.hold.extend(0).catch(() => undefined), o.holdRefreshMs ?? 5 * 60_000);
+    this.holdTimer.unref();
     this.touch();
   }
 
@@ -134,6 +142,7 @@ export class RealtimeSession {
     const pcm = new Int16Array(buf.length / 2);
     for (let i = 0; i < pcm.length; i++) pcm[i] = buf.readInt16LE(i * 2);
     this.receivedSeconds += pcm.length / this.o.params.sampleRate;
+    const receivedAtEnd = this.receivedSeconds;
     const at16k = this.resampler ? float32ToInt16(this.resampler.push(int16ToFloat32(pcm))) : pcm;
     this.pendingSamples += at16k.length;
     if (!this.paused && this.pendingSamples / 16000 > PAUSE_ABOVE_SECONDS) {
@@ -141,9 +150,9 @@ export class RealtimeSession {
       this.t.pause();
     }
     void this.enqueue(async () => {
-      await this.ensureCredits();
-      if (this.discard) return;
-      await this.process(at16k);
+      // Credits are checked per frame, so a burst is recognized up to the last paid-for second.
+      await this.ensureCredits(receivedAtEnd);
+      if (!this.discard) await this.process(at16k);
       this.pendingSamples -= at16k.length;
       // A stream still working through its backlog is not idle.
       if (!this.ended) this.touch();
@@ -179,23 +188,38 @@ export class RealtimeSession {
     }
   }
 
-  private async ensureCredits(): Promise<void> {
-    if (this.receivedSeconds + 1 <= this.heldSeconds) return;
-    try {
-      const block = this.o.holdBlockSeconds;
-      await this.o.hold.extend(block * this.o.creditsPerSecond);
-      this.heldSeconds += block;
-    } catch (err) {
-      if (err instanceof ApiError && err.code === 'INSUFFICIENT_CREDITS') {
-        this.t.send({ type: 'Error', code: 'INSUFFICIENT_CREDITS', message: 'The credit balance ran out; the audio received so far is billed and the stream closes.' });
-        // Bill no further than what was paid for, and recognize nothing more.
-        this.receivedSeconds = Math.min(this.receivedSeconds, this.heldSeconds);
-        this.discard = true;
-        void this.end(CLOSE.INSUFFICIENT_CREDITS, 'insufficient credits');
-        return;
+  /**
+   * Grows the hold so it covers every started second received so far: a block at a time, then
+   * smaller steps when the balance is short, so the last credits are usable too.
+   */
+  private async ensureCredits(upTo: number): Promise<void> {
+    while (!this.discard && billableSeconds(upTo) > this.heldSeconds) {
+      const need = billableSeconds(upTo) - this.heldSeconds;
+      let step = Math.max(need, this.o.holdBlockSeconds);
+      for (;;) {
+        try {
+          await this.o.hold.extend(step * this.o.creditsPerSecond);
+          this.heldSeconds += step;
+          break;
+        } catch (err) {
+          if (!(err instanceof ApiError && err.code === 'INSUFFICIENT_CREDITS')) throw err;
+          if (step > need) {
+            step = Math.max(need, Math.floor(step / 2));
+            continue;
+          }
+          this.outOfCredits();
+          return;
+        }
       }
-      throw err;
     }
+  }
+
+  private outOfCredits(): void {
+    this.t.send({ type: 'Error', code: 'INSUFFICIENT_CREDITS', message: 'The credit balance ran out; the audio received so far is billed and the stream closes.' });
+    // Bill no further than what was paid for, and recognize nothing more.
+    this.receivedSeconds = Math.min(this.receivedSeconds, this.heldSeconds);
+    this.discard = true;
+    void this.end(CLOSE.INSUFFICIENT_CREDITS, 'insufficient credits');
   }
 
   private now(): number {
@@ -292,6 +316,7 @@ export class RealtimeSession {
     if (opts.clientGone) this.discard = true;
     if (this.idleTimer) clearTimeout(this.idleTimer);
     clearTimeout(this.maxTimer);
+    clearInterval(this.holdTimer);
     // Let queued audio be recognized first (unless the client is gone), then flush.
     await this.chain.catch(() => undefined);
     if (!opts.clientGone) {
@@ -321,6 +346,11 @@ export class RealtimeSession {
       // The hold expires and is released if settling failed (database gone).
     }
     if (!opts.clientGone) {
+      // A paused socket would not read the client's close frame (the handshake would hang).
+      if (this.paused) {
+        this.paused = false;
+        this.t.resume();
+      }
       this.t.send({ type: 'Summary', request_id: this.o.requestId, duration: seconds, billed_seconds: billed, credits_used: credits, utterances: this.utterances });
       this.t.close(code, reason);
     }

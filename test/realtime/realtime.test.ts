@@ -225,6 +225,68 @@ describe('streaming', () => {
   });
 });
 
+describe('limits and shutdown', () => {
+  test('credits running out mid-stream: INSUFFICIENT_CREDITS, what was paid for is recognized and billed, close 4002', async () => {
+    // 7 credits at 2 per second: a 3 s first hold, and not enough for a fourth second.
+    const poor = await createTestAccount(t.services, { credits: 7 });
+    const c = await open({ interim_results: 'false' }, poor.apiKey);
+    const meta = await c.waitFor((m) => m.type === 'Metadata');
+    await sendPaced(c, speech, 16000, false);
+    const err = await c.waitFor((m) => m.type === 'Error');
+    assert.equal(err.code, 'INSUFFICIENT_CREDITS');
+    const { code } = await c.closed;
+    assert.equal(code, 4002);
+    const summary = c.messages.find((m) => m.type === 'Summary');
+    assert.equal(summary.billed_seconds, 3);
+    assert.equal(summary.credits_used, 6);
+    const said = c.messages.filter((m) => m.type === 'Results' && m.is_final).map((m) => m.channel.alternatives[0].transcript).join(' ');
+    assert.match(said.toLowerCase(), /morning/, 'the paid-for first seconds are recognized');
+    const rows = (await t.services.store.listUsage(poor.accountId, 'live', 10)).filter((r) => r.requestId === meta.request_id);
+    assert.equal(rows.length, 1, 'debited exactly once');
+    assert.equal(rows[0]!.credits, 6);
+    assert.equal(await t.services.store.getBalance(poor.accountId, 'live'), 1);
+  });
+
+  test('an account with credits for less than the first minute may still stream them', async () => {
+    const small = await createTestAccount(t.services, { credits: 30 });
+    const c = await open({}, small.apiKey);
+    await c.waitFor((m) => m.type === 'Metadata');
+    c.ws.send(JSON.stringify({ type: 'CloseStream' }));
+    assert.equal((await c.closed).code, 1000);
+    assert.equal(await t.services.store.getBalance(small.accountId, 'live'), 30, 'no audio, nothing billed, hold returned');
+  });
+
+  test('the maximum session length closes with 4009 after the summary; shutdown gives each stream its final result and summary (1001)', async () => {
+    const rt2 = new RealtimeServer(t.services, { maxSessionSeconds: 2 });
+    const port2 = await rt2.listen(0, '127.0.0.1');
+    const q = `api_key=${key}&interim_results=false`;
+    const connect2 = async () => {
+      const ws = new WebSocket(`wss://127.0.0.1:${port2}/api/v1/stt/realtime/stream?${q}`, { ca: rt2.cert });
+      const messages: any[] = [];
+      ws.on('message', (d) => messages.push(JSON.parse(d.toString())));
+      const closed = new Promise<{ code: number }>((resolve) => ws.on('close', (code) => resolve({ code })));
+      await new Promise((r, j) => { ws.once('open', r); ws.once('error', j); });
+      return { ws, messages, closed };
+    };
+    const short = await connect2();
+    const started = Date.now();
+    assert.equal((await short.closed).code, 4009);
+    assert.ok(Date.now() - started < 4000);
+    assert.equal(short.messages.at(-1).type, 'Summary');
+
+    const live = await connect2();
+    live.ws.send(Buffer.from(speech.buffer, speech.byteOffset, 16000 * 2 * 3));
+    await new Promise((r) => setTimeout(r, 300));
+    await rt2.close();
+    assert.equal((await live.closed).code, 1001);
+    const types = live.messages.map((m) => m.type);
+    assert.equal(types.at(-1), 'Summary');
+    const final = live.messages.filter((m) => m.type === 'Results' && m.is_final).map((m) => m.channel.alternatives[0].transcript).join(' ');
+    assert.match(final.toLowerCase(), /morning/, 'the audio sent before shutdown is recognized and delivered');
+    assert.equal(live.messages.at(-1).duration, 3);
+  });
+});
+
 test('GET /stt/realtime/info describes the stream and the caller\'s limits', async () => {
   const res = await t.app.inject({ method: 'GET', url: '/api/v1/stt/realtime/info', headers: { 'x-api-key': key } });
   assert.equal(res.statusCode, 200);
