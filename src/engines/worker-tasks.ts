@@ -4,6 +4,7 @@
 
 import type { FinishPayload } from '../tts/finish.js';
 import type { EspeakOutput, EspeakTask } from './espeak/espeak-worker.js';
+import type { SherpaTtsTask } from './sherpa/sherpa-tts-worker.js';
 
 export interface TaskMap {
   /** Health check of the pool itself. */
@@ -12,6 +13,8 @@ export interface TaskMap {
   'tts.whisper': { payload: { samples: Int16Array; sampleRate: number; seed?: number }; result: Int16Array };
   /** eSpeak NG synthesis (one emscripten instance per worker). */
   'tts.espeak': { payload: EspeakTask; result: EspeakOutput };
+  /** sherpa-onnx neural TTS (Piper / Kokoro) when model files exist (src/engines/sherpa/). */
+  'tts.sherpa': { payload: SherpaTtsTask; result: { samples: Int16Array; sampleRate: number } };
   /** Join segments with silences, resample, encode (src/tts/finish.ts). */
   'tts.finish': { payload: FinishPayload; result: Uint8Array };
   /** Pitch shift in semitones, duration unchanged (src/audio/dsp/time-pitch.ts). */
@@ -30,6 +33,7 @@ export type TaskResult<N extends TaskName> = TaskMap[N]['result'];
 export const taskHandlers: { [N in TaskName]: (p: TaskPayload<N>) => Promise<TaskResult<N>> } = {
   'pool.echo': async (p) => ({ value: p.value }),
   'tts.espeak': async (p) => (await import('./espeak/espeak-worker.js')).synthesizeEspeak(p),
+  'tts.sherpa': async (p) => (await import('./sherpa/sherpa-tts-worker.js')).synthesizeSherpa(p),
   'tts.finish': async (p) => (await import('../tts/finish.js')).finishInWorker(p),
   'audio.pitch': async (p) => (await import('../audio/dsp/time-pitch.js')).pitchShift(p.samples, p.sampleRate, p.semitones),
   'stt.diarize': async (p) => (await import('../stt/diarize.js')).diarizeSegments(p.pcm, p.spans),
