@@ -23,6 +23,13 @@ for (const line of readFileSync(new URL('names.txt', here), 'utf8').split('\n'))
   names[set] = { female: female.split(/\s+/), male: male.split(/\s+/) };
 }
 for (const l of languages) if (!names[l.nameSet]) throw new Error(`no names for ${l.code} (${l.nameSet})`);
+// Every Aura voice needs its own name in every language: 15 names per gender, none repeated
+// (case-insensitively) across both genders of a set.
+for (const [set, { female, male }] of Object.entries(names)) {
+  if (female.length !== 15 || male.length !== 15) throw new Error(`${set}: ${female.length} female and ${male.length} male names, need 15 each`);
+  const all = [...female, ...male].map((n) => n.toLowerCase());
+  if (new Set(all).size !== 30) throw new Error(`${set}: repeated name ${all.find((n, i) => all.indexOf(n) !== i)}`);
+}
 
 // rapid-flash: 62 voices with fixed English names over its 18 languages (English first, so the
 // best-known names are the American ones). English voices run on

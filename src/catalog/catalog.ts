@@ -71,7 +71,7 @@ export class Catalog implements TtsCatalogPort {
     }
     throw new ApiError('LANGUAGE_NOT_SUPPORTED', {
       message: `${model} does not serve ${requested} in this installation.`,
-      details: { field: 'language', provided: requested, suggestions: [...served].filter((c) => baseOf(c) === baseOf(code)).concat([...served].slice(0, 5)).slice(0, 8) },
+      details: { field: 'language', provided: requested, suggestions: [...new Set([...served].filter((c) => baseOf(c) === baseOf(code)).concat([...served].slice(0, 5)))].slice(0, 8) },
     });
   }
 

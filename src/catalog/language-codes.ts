@@ -1,5 +1,5 @@
-// Language code handling: normalization ("en-us" -> "en-US") and the set of codes that name a real
-// language (ISO 639-1, plus the few three-letter codes the catalogue uses), which separates
+// Language code handling: normalization ("en-us" -> "en-US", "nb-NO" -> "no-NO") and the set of
+// codes that name a real language (ISO 639-1, plus the three-letter codes the catalogue uses), which separates
 // INVALID_LANGUAGE (not a language) from LANGUAGE_NOT_SUPPORTED (a language the model lacks).
 
 const ISO_639_1 = new Set(
@@ -9,13 +9,17 @@ const ISO_639_1 = new Set(
     'pl ps pt qu rm rn ro ru rw sa sc sd se sg si sk sl sm sn so sq sr ss st su sv sw ta te tg th ti tk tl tn to tr ts tt tw ty ug uk ' +
     'ur uz ve vi vo wa wo xh yi yo za zh zu').split(' '),
 );
-const THREE_LETTER = new Set(['fil', 'yue', 'cmn', 'haw', 'ceb', 'hak', 'nan']);
+const THREE_LETTER = new Set(['fil', 'yue', 'cmn', 'haw', 'ceb', 'hak', 'nan', 'hyw', 'kaa', 'kok', 'ltg']);
+
+/** Codes that name the same language as a catalogue code: macrolanguage members and retired ISO codes. */
+const ALIASES: Record<string, string> = { nb: 'no', cmn: 'zh', tl: 'fil', iw: 'he', in: 'id', ji: 'yi' };
 
 export function normalizeCode(raw: string): string {
   const parts = raw.trim().replace(/_/g, '-').split('-').filter(Boolean);
   if (parts.length === 0) return '';
-  const [lang, ...rest] = parts;
-  return [lang!.toLowerCase(), ...rest.map((p) => (/^[a-z]{2}$/i.test(p) ? p.toUpperCase() : /^\d{3}$/.test(p) ? p : p.toLowerCase()))].join('-');
+  const [raw0, ...rest] = parts;
+  const lang = raw0!.toLowerCase();
+  return [ALIASES[lang] ?? lang, ...rest.map((p) => (/^[a-z]{2}$/i.test(p) ? p.toUpperCase() : /^\d{3}$/.test(p) ? p : p.toLowerCase()))].join('-');
 }
 
 export function baseOf(code: string): string {
