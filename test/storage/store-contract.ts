@@ -4,10 +4,13 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import type { HoldRequest, Store } from '../../src/storage/store.js';
 import type { KeyMode, UsageRecord } from '../../src/accounts/types.js';
+import { generateApiKey, hashApiKey, keyPrefix } from '../../src/accounts/api-keys.js';
 
 export interface StoreHandle {
   store: Store;
   cleanup(): Promise<void>;
+  /** Everything the database holds, as text (file bytes or every row), to search for secrets. */
+  dump(): Promise<string>;
 }
 
 const epoch = new Date(0);
@@ -201,6 +204,223 @@ export function runStoreContract(name: string, open: () => Promise<StoreHandle>)
         { day: today, kind: 'tts', requests: 1, credits: 100 },
       ]);
       assert.equal(await s.getBalance(a.id, 'live'), 890);
+    });
+
+    test('accounts: emails are unique and case-insensitive; the password hash stays out of Account', async () => {
+      const a = await s.createAccount({ name: 'M', plan: 'free', email: 'Mixed@Example.org', passwordHash: 'h1' });
+      assert.equal(a.email, 'mixed@example.org');
+      assert.equal(a.credits, 0);
+      assert.equal(a.plan, 'free');
+      assert.ok(!('passwordHash' in a) && !('password_hash' in a));
+      assert.equal((await s.findAccountByEmail('MIXED@example.ORG'))?.passwordHash, 'h1');
+      assert.equal(await s.findAccountByEmail('nobody@example.org'), null);
+      await assert.rejects(s.createAccount({ name: 'M2', plan: 'free', email: 'mixed@example.org' }));
+      const b = await s.createAccount({ name: 'M3', plan: 'basic' });
+      await assert.rejects(s.setPassword(b.id, 'MIXED@example.org', 'h2'));
+      assert.equal((await s.getAccount(b.id))?.email, null);
+      const ids = (await s.listAccounts()).map((x) => x.id);
+      assert.ok(ids.indexOf(a.id) < ids.indexOf(b.id), 'listed in creation order');
+      assert.equal(await s.countAccounts(), ids.length);
+      await s.ping();
+    });
+
+    test('keys: every state transition; revoked is final; unknown keys', async () => {
+      const a = await s.createAccount({ name: 'T', plan: 'basic' });
+      const hash = randomUUID();
+      const mk = (h = randomUUID()) => s.createKey({ accountId: a.id, name: 'k', mode: 'live', hash: h, prefix: 'svc_live_Tt', expiresAt: null });
+      const k = await mk(hash);
+      assert.equal(k.expiresAt, null);
+      assert.equal(k.lastUsedAt, null);
+      assert.ok(Math.abs(k.createdAt.getTime() - Date.now()) < 60_000);
+      const steps: Array<[import('../../src/accounts/types.js').StoredKeyState, boolean, string]> = [
+        ['disabled', true, 'disabled'],
+        ['disabled', true, 'disabled'],
+        ['active', true, 'active'],
+        ['active', true, 'active'],
+        ['disabled', true, 'disabled'],
+        ['revoked', true, 'revoked'],
+        ['active', false, 'revoked'],
+        ['disabled', false, 'revoked'],
+        ['revoked', false, 'revoked'],
+      ];
+      for (const [to, allowed, after] of steps) {
+        assert.equal(await s.setKeyState(k.id, to), allowed, `-> ${to}`);
+        assert.equal((await s.getKey(k.id))?.state, after);
+      }
+      const k2 = await mk();
+      assert.equal(await s.setKeyState(k2.id, 'revoked'), true, 'active -> revoked');
+      assert.equal(await s.setKeyState(k2.id, 'active'), false);
+      // Authentication still finds refused keys, to answer with the right code.
+      assert.equal((await s.findKeyByHash(hash))?.key.state, 'revoked');
+      await assert.rejects(mk(hash), 'key hashes are unique');
+      assert.deepEqual((await s.listKeys(a.id)).map((x) => `${x.id}:${x.state}`).sort(), [`${k.id}:revoked`, `${k2.id}:revoked`].sort());
+      assert.equal(await s.setKeyState('key_missing', 'active'), false);
+      assert.equal(await s.getKey('key_missing'), null);
+      await s.touchKey('key_missing', new Date());
+      assert.equal((await s.listKeys('acc_missing')).length, 0);
+    });
+
+    test('keys: the full key never reaches the database, only its hash and display prefix', async () => {
+      const a = await s.createAccount({ name: 'S', plan: 'pro' });
+      const full = generateApiKey('live');
+      const hash = hashApiKey('contract-secret', full);
+      const k = await s.createKey({ accountId: a.id, name: 'secret', mode: 'live', hash, prefix: keyPrefix(full), expiresAt: null });
+      assert.equal(k.prefix, keyPrefix(full));
+      assert.ok(!JSON.stringify(k).includes(full));
+      const found = await s.findKeyByHash(hash);
+      assert.equal(found?.key.id, k.id);
+      assert.equal(found?.key.state, 'active');
+      assert.ok(!JSON.stringify(found).includes(hash), 'the hash is not handed back either');
+      const dump = await h.dump();
+      assert.ok(dump.includes(hash), 'the dump really holds the stored rows');
+      assert.ok(!dump.includes(full), 'full key stored');
+      assert.ok(!dump.includes(full.slice(keyPrefix(full).length)), 'secret part stored');
+      await s.setKeyState(k.id, 'disabled');
+      assert.equal((await s.findKeyByHash(hash))?.key.state, 'disabled', 'refused keys are still found, with their state');
+    });
+
+    test('settle: beyond the hold only what the balance allows; the ledger records what was charged', async () => {
+      const a = await s.createAccount({ name: 'O', plan: 'pro', credits: 30 });
+      const h1 = holdReq(a.id, 10);
+      await s.holdCredits(h1);
+      // 20 left; 15 more than held is fine.
+      assert.deepEqual(await s.settleHold(h1.holdId, usage(a.id, 'key_o', 25)), { balance: 5 });
+      const h2 = holdReq(a.id, 5);
+      await s.holdCredits(h2);
+      // Balance 0: an overrun of 10 cannot be taken.
+      assert.deepEqual(await s.settleHold(h2.holdId, usage(a.id, 'key_o', 15)), { balance: 0 });
+      const rows = await s.listUsage(a.id, 'live', 10);
+      assert.deepEqual(rows.map((r) => r.credits), [5, 25]);
+      assert.equal((await s.usageSummary(a.id, 'live', epoch, epoch)).creditsUsed, 30);
+      // A free request (0 credits) still gets its ledger row.
+      await s.addCredits(a.id, 'live', 3);
+      const h3 = holdReq(a.id, 3);
+      await s.holdCredits(h3);
+      assert.deepEqual(await s.settleHold(h3.holdId, usage(a.id, 'key_o', 0)), { balance: 3 });
+      assert.equal((await s.usageSummary(a.id, 'live', epoch, epoch)).requestsThisMonth, 3);
+    });
+
+    test('settle: idempotent per request id, also concurrently and across holds', async () => {
+      const a = await s.createAccount({ name: 'I', plan: 'pro', credits: 100 });
+      const h1 = holdReq(a.id, 20);
+      await s.holdCredits(h1);
+      const u = usage(a.id, 'key_i', 12);
+      const both = await Promise.all([s.settleHold(h1.holdId, u), s.settleHold(h1.holdId, u), s.settleHold(h1.holdId, u)]);
+      assert.deepEqual(both.map((b) => b.balance), [88, 88, 88]);
+      // A second hold settled under the same request id is refunded whole: no double charge.
+      const h2 = holdReq(a.id, 30);
+      await s.holdCredits(h2);
+      assert.equal(await s.getBalance(a.id, 'live'), 58);
+      assert.deepEqual(await s.settleHold(h2.holdId, { ...u, credits: 30 }), { balance: 88 });
+      const rows = await s.listUsage(a.id, 'live', 10);
+      assert.equal(rows.length, 1);
+      assert.equal(rows[0]!.credits, 12);
+    });
+
+    test('holds expire: only expired ones are released, to the right balance; a late settle still bills', async () => {
+      await s.releaseExpiredHolds(new Date(Date.now() + 3_600_000)); // open holds left by earlier tests
+      const a = await s.createAccount({ name: 'Y', plan: 'pro', credits: 100, testCredits: 50 });
+      const now = Date.now();
+      const old1 = holdReq(a.id, 10, { expiresAt: new Date(now - 1) });
+      const old2 = holdReq(a.id, 20, { mode: 'test', expiresAt: new Date(now - 5000) });
+      const fresh = holdReq(a.id, 30, { expiresAt: new Date(now + 60_000) });
+      for (const r of [old1, old2, fresh]) assert.equal((await s.holdCredits(r)).ok, true);
+      assert.equal(await s.getBalance(a.id, 'live'), 60);
+      assert.equal(await s.getBalance(a.id, 'test'), 30);
+      assert.equal(await s.releaseExpiredHolds(new Date(now)), 2);
+      assert.equal(await s.releaseExpiredHolds(new Date(now)), 0);
+      assert.equal(await s.getBalance(a.id, 'live'), 70);
+      assert.equal(await s.getBalance(a.id, 'test'), 50);
+      // The work behind old1 finished after all: billed from the balance, one ledger row.
+      assert.deepEqual(await s.settleHold(old1.holdId, usage(a.id, 'key_y', 8)), { balance: 62 });
+      // Its characters no longer count as held, and an extend of a released hold is refused.
+      await assert.rejects(s.extendHold(old2.holdId, 1, 0, null, epoch, future()));
+      assert.equal(await s.getBalance(a.id, 'test'), 50);
+      // Extending moves the expiry: the fresh hold survives a sweep past its first deadline.
+      await s.extendHold(fresh.holdId, 0, 0, null, epoch, new Date(now + 600_000));
+      assert.equal(await s.releaseExpiredHolds(new Date(now + 120_000)), 0);
+      await s.settleHold(fresh.holdId, usage(a.id, 'key_y', 30));
+      assert.equal(await s.getBalance(a.id, 'live'), 62);
+      assert.equal((await s.usageSummary(a.id, 'live', epoch, epoch)).creditsUsed, 38);
+    });
+
+    test('hold, extend, settle, release and expiry sweeps racing: every credit accounted for', async () => {
+      const initial = 1000;
+      const a = await s.createAccount({ name: 'R', plan: 'pro', credits: initial });
+      const holds = Array.from({ length: 30 }, (_, i) => holdReq(a.id, 10, { expiresAt: new Date(Date.now() + (i % 3 === 0 ? -1 : 60_000)) }));
+      await Promise.all(holds.map((r) => s.holdCredits(r)));
+      const ignore = () => undefined;
+      await Promise.all(
+        holds.flatMap((r, i) => [
+          s.extendHold(r.holdId, 5, 0, null, epoch, new Date(Date.now() + 60_000)).catch(ignore),
+          i % 2 === 0 ? s.settleHold(r.holdId, usage(a.id, 'key_r', 12, { requestId: `req_race_${a.id}_${i}` })) : s.releaseHold(r.holdId),
+          i % 5 === 0 ? s.releaseExpiredHolds(new Date()) : Promise.resolve(0),
+        ]),
+      );
+      await s.releaseExpiredHolds(new Date(Date.now() + 3_600_000));
+      const balance = await s.getBalance(a.id, 'live');
+      const summary = await s.usageSummary(a.id, 'live', epoch, epoch);
+      assert.equal(summary.requestsThisMonth, 15);
+      assert.ok(balance >= 0);
+      assert.equal(balance + summary.creditsUsed, initial);
+    });
+
+    test('quota: none when the limit is null; extendHold counts characters; modes are counted apart', async () => {
+      const a = await s.createAccount({ name: 'Z', plan: 'free', credits: 10_000, testCredits: 10_000 });
+      assert.equal((await s.holdCredits(holdReq(a.id, 1, { characters: 5000, characterLimit: null }))).ok, true);
+      const h1 = holdReq(a.id, 1, { characters: 400, characterLimit: 1000 });
+      assert.deepEqual(await s.holdCredits(h1), { ok: false, reason: 'quota', charactersUsed: 5000 });
+      const t1 = holdReq(a.id, 1, { mode: 'test', characters: 900, characterLimit: 1000 });
+      assert.equal((await s.holdCredits(t1)).ok, true, 'test mode has its own counter');
+      assert.deepEqual(await s.extendHold(t1.holdId, 1, 100, 1000, epoch, future()), { ok: true, balance: 9998 });
+      assert.deepEqual(await s.extendHold(t1.holdId, 1, 1, 1000, epoch, future()), { ok: false, reason: 'quota', charactersUsed: 1000 });
+      // STT holds count no characters and pass a full quota.
+      assert.equal((await s.holdCredits(holdReq(a.id, 1, { mode: 'test', characters: 0, characterLimit: 1000 }))).ok, true);
+    });
+
+    test('usage by UTC day and period boundaries, with exact timestamps', async () => {
+      const a = await s.createAccount({ name: 'W', plan: 'pro', credits: 1000 });
+      const at = (iso: string, kind: UsageRecord['kind'], credits: number, characters = 0) => ({ iso, kind, credits, characters });
+      const entries = [
+        at('2026-02-28T23:59:59.999Z', 'tts', 1, 10),
+        at('2026-03-01T00:00:00.000Z', 'tts_stream', 2, 20),
+        at('2026-03-01T13:30:00.123Z', 'stt', 4),
+        at('2026-03-01T23:59:59.999Z', 'stt_realtime', 8),
+        at('2026-03-02T00:00:00.000Z', 'tts', 16, 160),
+      ];
+      for (const [i, e] of entries.entries()) {
+        const hr = holdReq(a.id, e.credits);
+        await s.holdCredits(hr);
+        await s.settleHold(hr.holdId, usage(a.id, 'key_w', e.credits, { kind: e.kind, characters: e.characters, createdAt: new Date(e.iso), requestId: `req_w_${a.id}_${i}` }));
+      }
+      assert.deepEqual(await s.dailyUsage(a.id, 'live', new Date('2026-02-28T23:59:59.999Z')), [
+        { day: '2026-02-28', kind: 'tts', requests: 1, credits: 1 },
+        { day: '2026-03-01', kind: 'stt', requests: 2, credits: 12 },
+        { day: '2026-03-01', kind: 'tts', requests: 1, credits: 2 },
+        { day: '2026-03-02', kind: 'tts', requests: 1, credits: 16 },
+      ]);
+      assert.equal((await s.dailyUsage(a.id, 'live', new Date('2026-03-01T00:00:00.000Z'))).length, 3, 'from is inclusive');
+      assert.deepEqual(await s.dailyUsage(a.id, 'live', new Date('2026-03-01T00:00:00.001Z')), [
+        { day: '2026-03-01', kind: 'stt', requests: 2, credits: 12 },
+        { day: '2026-03-02', kind: 'tts', requests: 1, credits: 16 },
+      ]);
+      assert.deepEqual(await s.dailyUsage(a.id, 'test', epoch), []);
+      assert.deepEqual(await s.usageSummary(a.id, 'live', new Date('2026-03-01T00:00:00.000Z'), new Date('2026-03-01T23:59:59.999Z')), {
+        charactersUsed: 180,
+        creditsUsed: 30,
+        requestsThisMonth: 4,
+        requestsToday: 2,
+      });
+      // A day that starts before the period (the period began this morning) counts the whole day.
+      assert.equal((await s.usageSummary(a.id, 'live', new Date('2026-03-02T00:00:00.000Z'), new Date('2026-03-01T00:00:00.000Z'))).requestsToday, 4);
+      const recent = await s.listUsage(a.id, 'live', 2);
+      assert.deepEqual(recent.map((r) => r.createdAt.toISOString()), ['2026-03-02T00:00:00.000Z', '2026-03-01T23:59:59.999Z']);
+      assert.deepEqual(
+        { ...recent[1]!, createdAt: recent[1]!.createdAt.getTime() },
+        { requestId: `req_w_${a.id}_3`, accountId: a.id, keyId: 'key_w', mode: 'live', kind: 'stt_realtime', model: 'aura-prime', units: 8, characters: 0, credits: 8, createdAt: Date.parse('2026-03-01T23:59:59.999Z') },
+      );
+      const keys = await s.listKeys(a.id);
+      assert.equal(keys.length, 0, 'ledger rows of keys that are not the account\'s own do not invent keys');
     });
   });
 }
