@@ -1,20 +1,41 @@
 // API overhead (issue 6): GET /api/v1/models with authentication, rate limiting and concurrency
-// accounting, against a bare Fastify route returning the same JSON, same load generator
-// (autocannon), same run; with the memory limiter and with the Redis limiter.
+// accounting, against a bare Fastify route returning the same JSON without them; same load
+// generator (autocannon), same run, alternating runs, medians; with the memory limiter and with the
+// Redis limiter. Both servers run in child processes, so neither shares an event loop with autocannon.
 // Run: node --import tsx bench/api-overhead.ts   (Redis at 127.0.0.1:6379 for the second row)
+// RUNS (default 3) runs of SECONDS (default 5) each, CONNECTIONS (default 20).
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import Fastify from 'fastify';
 import autocannon from 'autocannon';
 import { median, startBenchServer, table } from './lib.js';
 
 const RUNS = Number(process.env.RUNS ?? 3);
 const SECONDS = Number(process.env.SECONDS ?? 5);
+const CONNECTIONS = Number(process.env.CONNECTIONS ?? 20);
 
-async function load(url: string, headers: Record<string, string> = {}): Promise<number> {
-  const r = await autocannon({ url, connections: 20, duration: SECONDS, headers });
-  return r.requests.average;
+interface Load { rps: number; p50: number; p99: number; non2xx: number }
+
+async function load(url: string, headers: Record<string, string> = {}): Promise<Load> {
+  const r = await autocannon({ url, connections: CONNECTIONS, duration: SECONDS, headers });
+  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx + r.errors + r.timeouts };
+}
+
+async function startBare(body: string): Promise<{ url: string; stop(): Promise<void> }> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'bench-bare-'));
+  const file = path.join(dir, 'models.json');
+  writeFileSync(file, body);
+  const proc = spawn(process.execPath, ['--import', 'tsx', 'bench/bare-models-server.ts', file], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const [chunk] = (await once(proc.stdout!, 'data')) as [Buffer];
+  return {
+    url: `http://127.0.0.1:${chunk.toString().trim()}/api/v1/models`,
+    async stop() {
+      proc.kill('SIGTERM');
+      await once(proc, 'close');
+    },
+  };
 }
 
 // Limits high enough that every request passes: the point is the cost of the accounting itself.
@@ -23,23 +44,35 @@ writeFileSync(override, JSON.stringify({ plans: { enterprise: { requestsPerMinut
 const rows: Array<Record<string, string | number>> = [];
 for (const limiter of ['memory', 'redis'] as const) {
   const server = await startBenchServer({ PARLA_CONFIG: override, ...(limiter === 'redis' ? { REDIS_URL: 'redis://127.0.0.1:6379' } : {}) });
-  const models = await (await fetch(`${server.url}/api/v1/models`, { headers: { 'x-api-key': server.apiKey } })).text();
-  const bare = Fastify();
-  bare.get('/api/v1/models', async (_req, reply) => reply.type('application/json').send(models));
-  await bare.listen({ port: 0, host: '127.0.0.1' });
-  const bareUrl = `http://127.0.0.1:${(bare.server.address() as { port: number }).port}/api/v1/models`;
-  const parla: number[] = [];
-  const base: number[] = [];
+  const res = await fetch(`${server.url}/api/v1/models`, { headers: { 'x-api-key': server.apiKey } });
+  if (res.status !== 200) throw new Error(`GET /api/v1/models answered ${res.status}`);
+  const bare = await startBare(await res.text());
+  const parla: Load[] = [];
+  const base: Load[] = [];
   try {
+    // Warm both up (JIT, connection pools) before measuring.
+    await autocannon({ url: bare.url, connections: CONNECTIONS, duration: 1 });
+    await autocannon({ url: `${server.url}/api/v1/models`, connections: CONNECTIONS, duration: 1, headers: { 'x-api-key': server.apiKey } });
     for (let i = 0; i < RUNS; i++) {
-      base.push(await load(bareUrl));
+      base.push(await load(bare.url));
       parla.push(await load(`${server.url}/api/v1/models`, { 'x-api-key': server.apiKey }));
     }
   } finally {
-    await bare.close();
+    await bare.stop();
     await server.stop();
   }
-  rows.push({ limiter, parla_rps: median(parla), bare_rps: median(base), ratio: median(parla) / median(base), goal: '>= 0.5' });
+  const m = (xs: Load[], k: keyof Load) => median(xs.map((x) => x[k]));
+  rows.push({
+    limiter,
+    parla_rps: Math.round(m(parla, 'rps')),
+    bare_rps: Math.round(m(base, 'rps')),
+    ratio: m(parla, 'rps') / m(base, 'rps'),
+    parla_p50_ms: m(parla, 'p50'),
+    bare_p50_ms: m(base, 'p50'),
+    parla_p99_ms: m(parla, 'p99'),
+    parla_not_200: parla.reduce((a, x) => a + x.non2xx, 0),
+    goal: '>= 0.5',
+  });
 }
-console.log(`API overhead, ${new Date().toISOString()}, ${RUNS} runs of ${SECONDS} s each, 20 connections, medians\n`);
+console.log(`API overhead, ${new Date().toISOString()}, ${RUNS} runs of ${SECONDS} s each, ${CONNECTIONS} connections, medians\n`);
 console.log(table(rows));

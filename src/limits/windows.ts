@@ -8,8 +8,6 @@ import type { RateDecision, RateWindow } from './limiter.js';
 
 export type LimiterFactory = (window: RateWindow) => RateLimiterAbstract;
 
-type WindowState = RateDecision['windows'][number];
-
 /**
  * A point is given back only while its window has at least this long to run. A give-back that
  * arrived after the window rolled over would start the next window at -1 and let one request too
@@ -42,49 +40,39 @@ export class WindowCounter {
     if (res.msBeforeNext >= REWARD_MARGIN_MS) await this.limiter(w).reward(accountId, 1);
   }
 
-  /** A window's state without counting anything (for the windows a refused request never reached). */
-  private async peek(w: RateWindow, accountId: string): Promise<WindowState> {
-    const res = await this.limiter(w).get(accountId);
-    if (!res) return { windowSeconds: w.windowSeconds, limit: w.limit, remaining: w.limit, resetSeconds: w.windowSeconds };
-    return { windowSeconds: w.windowSeconds, limit: w.limit, remaining: Math.max(0, w.limit - res.consumedPoints), resetSeconds: seconds(res.msBeforeNext) };
-  }
-
   async hit(accountId: string, windows: RateWindow[]): Promise<RateDecision> {
-    const consumed: Array<{ w: RateWindow; res: RateLimiterRes }> = [];
-    let refused: { w: RateWindow; res: RateLimiterRes } | null = null;
-    for (const w of windows) {
-      try {
-        consumed.push({ w, res: await this.limiter(w).consume(accountId, 1) });
-      } catch (err) {
-        if (!isRes(err)) throw err;
-        refused = { w, res: err };
-        break;
-      }
+    if (windows.length === 0) throw new Error('WindowCounter.hit needs at least one window');
+    // Every window is counted at once (with Redis: one round trip for all of them).
+    const settled = await Promise.allSettled(windows.map((w) => this.limiter(w).consume(accountId, 1)));
+    const results = settled.map((s, i) => {
+      if (s.status === 'fulfilled') return { w: windows[i]!, res: s.value, allowed: true };
+      if (!isRes(s.reason)) throw s.reason;
+      return { w: windows[i]!, res: s.reason, allowed: false };
+    });
+    const refused = results.filter((r) => !r.allowed);
+    if (refused.length > 0) {
+      // A refused request is not counted: every window gets its point back.
+      await Promise.all(results.map((r) => this.giveBack(r.w, accountId, r.res)));
+      // Retrying helps only once every refusing window has reset: report the one that takes longest.
+      const worst = refused.reduce((a, b) => (b.res.msBeforeNext > a.res.msBeforeNext ? b : a));
+      const retryAfter = seconds(worst.res.msBeforeNext);
+      const states = results.map(({ w, res, allowed }) => ({
+        windowSeconds: w.windowSeconds,
+        limit: w.limit,
+        // An allowing window's count included this request, which was just given back.
+        remaining: allowed ? Math.min(w.limit, Math.max(0, res.remainingPoints) + 1) : 0,
+        resetSeconds: seconds(res.msBeforeNext),
+      }));
+      return { allowed: false, windowSeconds: worst.w.windowSeconds, limit: worst.w.limit, remaining: 0, resetSeconds: retryAfter, retryAfter, windows: states };
     }
-    if (refused) {
-      const no = refused;
-      // Give this window's point back, and every earlier window's: a refused request is not counted.
-      await Promise.all([no, ...consumed].map((c) => this.giveBack(c.w, accountId, c.res)));
-      const retryAfter = seconds(no.res.msBeforeNext);
-      const states = await Promise.all(
-        windows.map((w) =>
-          w === no.w ? { windowSeconds: w.windowSeconds, limit: w.limit, remaining: 0, resetSeconds: retryAfter } : this.peek(w, accountId),
-        ),
-      );
-      return { allowed: false, windowSeconds: no.w.windowSeconds, limit: no.w.limit, remaining: 0, resetSeconds: retryAfter, retryAfter, windows: states };
-    }
-    const states = consumed.map(({ w, res }) => ({
+    const states = results.map(({ w, res }) => ({
       windowSeconds: w.windowSeconds,
       limit: w.limit,
       remaining: Math.max(0, res.remainingPoints),
       resetSeconds: seconds(res.msBeforeNext),
     }));
     // With equal remaining counts the longer window is the one that takes longer to recover.
-    const tightest = states.reduce<WindowState | undefined>(
-      (a, b) => (!a || b.remaining < a.remaining || (b.remaining === a.remaining && b.resetSeconds > a.resetSeconds) ? b : a),
-      undefined,
-    );
-    if (!tightest) throw new Error('WindowCounter.hit needs at least one window');
+    const tightest = states.reduce((a, b) => (b.remaining < a.remaining || (b.remaining === a.remaining && b.resetSeconds > a.resetSeconds) ? b : a));
     return { allowed: true, windowSeconds: tightest.windowSeconds, limit: tightest.limit, remaining: tightest.remaining, resetSeconds: tightest.resetSeconds, retryAfter: 0, windows: states };
   }
 }

@@ -81,6 +81,18 @@ export function runLimiterContract(name: string, open: () => Promise<LimiterHand
       }
     });
 
+    test('when several windows refuse, retryAfter waits for the last of them', async () => {
+      const acct = `acc_${randomUUID()}`;
+      const w = [{ windowSeconds: 60, limit: 2 }, { windowSeconds: 3600, limit: 2 }];
+      await l.hit(acct, w);
+      await l.hit(acct, w);
+      const refused = await l.hit(acct, w);
+      assert.equal(refused.allowed, false);
+      assert.equal(refused.windowSeconds, 3600);
+      assert.ok(refused.retryAfter > 3500, `retryAfter ${refused.retryAfter}`);
+      assert.deepEqual(refused.windows.map((x) => x.remaining), [0, 0]);
+    });
+
     test('a burst at the limit lets exactly the limit through and counts nothing else', async () => {
       const acct = `acc_${randomUUID()}`;
       const w = [{ windowSeconds: 60, limit: 10 }, { windowSeconds: 3600, limit: 100 }];
