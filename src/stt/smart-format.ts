@@ -4,6 +4,8 @@
 //
 // Style rules (documented in docs/stt.md): cardinals from ten up become digits; one to nine stay
 // words unless they are part of an amount, a percentage, a time or a date ("one of the best" stays).
+// Ordinals first to ninth alone stay words ("the first time", "wait a second"). Hour and minutes
+// without a.m./p.m. are a time only after at/by/until/...; paired years only for 1700-2099.
 
 import type { WordTiming } from '../engines/engine.js';
 
@@ -67,6 +69,14 @@ export function parseNumber(words: WordTiming[], i: number): Parsed | null {
   let total = 0;
   let j = i;
   let any = false;
+  // "a thousand", "a million": the article stands for one only right before a scale word.
+  const scaleAfterA = lower(words[i]) === 'a' ? SCALES[lower(words[i + 1])] : undefined;
+  if (scaleAfterA !== undefined) {
+    total = scaleAfterA;
+    j = i + 2;
+    any = true;
+    if (lower(words[j]) === 'and' && (parseBelowThousand(words, j + 1)?.value ?? 100) < 100) j++;
+  }
   for (;;) {
     const part = parseBelowThousand(words, j);
     if (!part) break;
@@ -112,6 +122,26 @@ function ordinalSuffix(n: number): string {
   return ['th', 'st', 'nd', 'rd'][n % 10] ?? 'th';
 }
 
+/**
+ * A number with a spoken decimal part: "three point five", "one point two five million"
+ * (a scale after a decimal stays a word: "1.5 million"). Null without "point <digit>".
+ */
+function parseDecimal(words: WordTiming[], i: number): { n: number; text: string } | null {
+  const num = parseNumber(words, i);
+  if (!num || num.ordinal || lower(words[i + num.n]) !== 'point') return null;
+  let k = i + num.n + 1;
+  let digits = '';
+  while (UNITS[lower(words[k])] !== undefined && UNITS[lower(words[k])]! < 10) digits += String(UNITS[lower(words[k++])]);
+  if (!digits) return null;
+  let text = `${num.value}.${digits}`;
+  const scale = lower(words[k]);
+  if (scale === 'million' || scale === 'billion') {
+    text += ` ${scale}`;
+    k++;
+  }
+  return { n: k - i, text };
+}
+
 function merge(words: WordTiming[], i: number, n: number, text: string): WordTiming {
   const span = words.slice(i, i + n);
   const conf = span.map((w) => w.confidence).filter((c): c is number => c !== undefined);
@@ -134,6 +164,8 @@ const matchDate: Matcher = (words, i) => {
   n = 1 + day.n;
   return { n, text: `${name} ${day.value}` };
 };
+
+const TIME_INTRODUCERS = new Set(['at', 'by', 'until', 'till', 'around', 'before', 'after', 'from']);
 
 const matchTime: Matcher = (words, i) => {
   const h = parseBelowThousand(words, i);
@@ -164,7 +196,11 @@ const matchTime: Matcher = (words, i) => {
   } else if (a === "o'clock" && minutes === 0) {
     return { n: j + 1 - i, text: `${h.value}:00` };
   }
-  if (!meridiem) return null;
+  if (!meridiem) {
+    // Without a.m./p.m., hour and minutes read as a time only after a word that introduces one.
+    const saidMinutes = j > i + h.n;
+    return saidMinutes && TIME_INTRODUCERS.has(lower(words[i - 1])) ? { n: j - i, text: `${h.value}:${String(minutes).padStart(2, '0')}` } : null;
+  }
   return { n: j - i, text: `${h.value}:${String(minutes).padStart(2, '0')} ${meridiem}` };
 };
 
@@ -173,6 +209,11 @@ function formatAmount(v: number): string {
 }
 
 const matchCurrency: Matcher = (words, i) => {
+  const dec = parseDecimal(words, i);
+  if (dec) {
+    const cur = CURRENCIES[lower(words[i + dec.n])];
+    return cur ? { n: dec.n + 1, text: `${cur.symbol}${dec.text}` } : null;
+  }
   const major = parseNumber(words, i);
   if (!major || major.ordinal) return null;
   const cur = CURRENCIES[lower(words[i + major.n])];
@@ -196,19 +237,24 @@ const matchCurrency: Matcher = (words, i) => {
 };
 
 const matchPercent: Matcher = (words, i) => {
-  const num = parseNumber(words, i);
-  if (!num || num.ordinal) return null;
-  let n = num.n;
-  let value = String(num.value);
-  if (lower(words[i + n]) === 'point' && UNITS[lower(words[i + n + 1])] !== undefined) {
-    let digits = '';
-    let k = i + n + 1;
-    while (UNITS[lower(words[k])] !== undefined && UNITS[lower(words[k])]! < 10) digits += String(UNITS[lower(words[k++])]);
-    value += `.${digits}`;
-    n = k - i;
-  }
-  return lower(words[i + n]) === 'percent' ? { n: n + 1, text: `${value}%` } : null;
+  const dec = parseDecimal(words, i);
+  const num = dec ? null : parseNumber(words, i);
+  if (!dec && (!num || num.ordinal)) return null;
+  const n = dec ? dec.n : num!.n;
+  return lower(words[i + n]) === 'percent' ? { n: n + 1, text: `${dec ? dec.text : num!.value}%` } : null;
 };
+
+/** A year said in pairs outside a date: "nineteen eighty four" -> 1984, "twenty twenty four" -> 2024. */
+const matchYear: Matcher = (words, i) => {
+  const a = lower(words[i]);
+  const hi = UNITS[a] ?? (a === 'twenty' ? 20 : undefined);
+  // Only 1700-2099: earlier centuries are rare in speech and "twelve thirty" is more likely a time.
+  if (hi === undefined || hi < 17 || hi > 20) return null;
+  const year = parseYear(words, i);
+  return year && year.value % 100 !== 0 && year.n >= 2 ? { n: year.n, text: String(year.value) } : null;
+};
+
+const matchDecimal: Matcher = (words, i) => parseDecimal(words, i);
 
 const matchNumber: Matcher = (words, i) => {
   const num = parseNumber(words, i);
@@ -218,7 +264,7 @@ const matchNumber: Matcher = (words, i) => {
   return { n: num.n, text: num.value >= 10000 ? num.value.toLocaleString('en-US') : String(num.value) };
 };
 
-const MATCHERS: Matcher[] = [matchDate, matchTime, matchCurrency, matchPercent, matchNumber];
+const MATCHERS: Matcher[] = [matchDate, matchTime, matchCurrency, matchPercent, matchYear, matchDecimal, matchNumber];
 
 export function smartFormat(words: WordTiming[]): WordTiming[] {
   const out: WordTiming[] = [];

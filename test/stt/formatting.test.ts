@@ -56,6 +56,24 @@ const SMART: Array<[string, string]> = [
   ['may i help you', 'may i help you'],
   ['he is the one', 'he is the one'],
   ['no numbers here at all', 'no numbers here at all'],
+  ['two thousand and five', '2005'],
+  ['in two thousand and five we moved', 'in 2005 we moved'],
+  ['a thousand dollars', '$1,000'],
+  ['a thousand and one nights', '1001 nights'],
+  ['twenty dollars and five cents', '$20.05'],
+  ['ten pounds and twenty pence', '£10.20'],
+  ['two euros and fifty cents', '€2.50'],
+  ['one point five million dollars', '$1.5 million'],
+  ['pi is three point one four', 'pi is 3.14'],
+  ['one hundred percent', '100%'],
+  ['born in nineteen eighty four', 'born in 1984'],
+  ['the fifty first state', 'the 51st state'],
+  ['at five o\'clock', 'at 5:00'],
+  ['back by seven fifteen tonight', 'back by 7:15 tonight'],
+  ['wait a second', 'wait a second'],
+  ['the first time', 'the first time'],
+  ['at one point we left', 'at one point we left'],
+  ['one two three', 'one two three'],
 ];
 
 for (const [spoken, written] of SMART) {
@@ -78,6 +96,11 @@ const PUNCT: Array<[string, string]> = [
   ['do you know | yes', 'Do you know? Yes.'],
   ['can you hear me', 'Can you hear me?'],
   ['the end', 'The end.'],
+  ['which one is it', 'Which one is it?'],
+  ['will you come | maybe', 'Will you come? Maybe.'],
+  ["i'd say i've seen it", "I'd say I've seen it."],
+  ['we think i am right', 'We think I am right.'],
+  ['where is it | there | why', 'Where is it? There. Why?'],
 ];
 for (const [spoken, written] of PUNCT) {
   test(`punctuate: "${spoken}" -> "${written}"`, () => assert.equal(punctuatedText(timed(spoken)), written));
