@@ -4,6 +4,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createTestAccount, createTestApp, type TestApp } from '../helpers/app.js';
 import { loadCatalogData } from '../../src/catalog/data.js';
+import { FLITE_VOICES } from '../../src/engines/flite/flite-engine.js';
 
 const FLASH_CODES = ['da-DK', 'de-DE', 'en-AU', 'en-GB', 'en-IN', 'en-US', 'es-ES', 'es-US', 'fil-PH', 'fr-CA', 'fr-FR', 'hi-IN', 'it-IT', 'ja-JP', 'ko-KR', 'pt-BR', 'th-TH', 'vi-VN'];
 
@@ -27,10 +28,34 @@ test('data: 30 Aura voices (8 premium), localized unique names in every language
     const names = d.auraVoices.map((v) => set[v.gender][v.slot]);
     assert.equal(new Set(names.map((n) => n!.toLowerCase())).size, 30, `names unique in ${lang.code}`);
   }
+  const flite: readonly string[] = FLITE_VOICES;
+  assert.ok(d.auraVoices.every((v) => flite.includes(v.flite)), 'Aura Flite voices exist');
+  assert.ok(d.flashVoices.filter((v) => v.language.startsWith('en-')).every((v) => flite.includes(v.engines.flite!)), 'English Flash voices run on Flite');
   assert.equal(d.flashVoices.length, 62);
   assert.deepEqual([...new Set(d.flashVoices.map((v) => v.language))].sort(), FLASH_CODES);
   const auraEnglish = new Set(d.auraVoices.map((v) => d.names.en![v.gender][v.slot]));
   assert.ok(d.flashVoices.every((v) => !auraEnglish.has(v.name)), 'Flash and Aura names differ');
+});
+
+test('data: every eSpeak variant and language voice the voices name exists in the eSpeak NG package', async () => {
+  const { listEspeakVoices } = await import('../../src/engines/espeak/espeak-worker.js');
+  const all = await listEspeakVoices();
+  // eSpeak silently falls back to the bare language voice for a variant it lacks, so a typo here
+  // would make two voices sound alike: check the names against the package's variant files
+  // (its voice list names only language voices).
+  const init = (await import('@echogarden/espeak-ng-emscripten')).default as unknown as () => Promise<{ FS: { readdir(p: string): string[] } }>;
+  const variants = new Set((await init()).FS.readdir('/usr/share/espeak-ng-data/voices/!v'));
+  assert.ok(variants.size > 50 && variants.has('m3') && variants.has('whisper'));
+  const d = loadCatalogData();
+  const used = [...d.auraVoices.map((v) => v.espeak), ...d.flashVoices.map((v) => v.engines.espeak!)];
+  for (const spec of used) {
+    const [variant, pitchBase] = spec.split(':');
+    assert.ok(variants.has(variant!), `eSpeak variant ${variant}`);
+    assert.ok(Number(pitchBase) >= 0 && Number(pitchBase) <= 100, spec);
+  }
+  const fileNames = new Set(all.filter((v) => !v.identifier.startsWith('variant/')).map((v) => v.identifier.split('/').pop()!.toLowerCase()));
+  const languageNames = new Set(all.flatMap((v) => v.languages.map((l) => l.toLowerCase())));
+  for (const l of [...d.auraLanguages, ...d.flashLanguages]) assert.ok(fileNames.has(l.espeak) || languageNames.has(l.espeak), `${l.code}: eSpeak voice ${l.espeak}`);
 });
 
 test('GET /models: five models, languages counted from the engines, plans', async () => {
