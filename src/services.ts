@@ -10,9 +10,7 @@ import { Billing } from './accounts/billing.js';
 import { KeyAuthenticator } from './accounts/authenticate.js';
 import { openStore } from './storage/open-store.js';
 import { openLimiter } from './limits/open-limiter.js';
-import { TtsEngineRegistry } from './engines/registry.js';
-import { EspeakEngine } from './engines/espeak/espeak-engine.js';
-import { FliteEngine } from './engines/flite/flite-engine.js';
+import { TtsEngineRegistry, createTtsEngines } from './engines/registry.js';
 import { Catalog } from './catalog/catalog.js';
 import { PocketSphinxEngine } from './engines/pocketsphinx/pocketsphinx-engine.js';
 import { warmupUtterance } from './engines/pocketsphinx/warmup.js';
@@ -46,10 +44,7 @@ export async function createServices(config: Config, log: FastifyBaseLogger): Pr
     closers.push(() => limiter.close());
     const pool = new EnginePool({ threads: config.workerThreads, maxQueue: config.engineQueueMax });
     closers.push(() => pool.close());
-    const registry = new TtsEngineRegistry(config, [
-      new FliteEngine(pool, { maxProcesses: Math.max(2, config.workerThreads * 2) }),
-      new EspeakEngine(pool, Catalog.espeakLanguageMap()),
-    ]);
+    const registry = new TtsEngineRegistry(config, createTtsEngines(config, pool, { espeakExtraLanguages: Catalog.espeakLanguageMap() }));
     for (const e of registry.all()) {
       const st = e.status();
       if (!st.available) log.warn({ engine: e.id, reason: st.reason }, 'TTS engine unavailable');

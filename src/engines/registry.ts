@@ -5,6 +5,10 @@
 
 import type { Config } from '../config.js';
 import type { TtsEngine } from './engine.js';
+import type { EnginePool } from './pool.js';
+import { FliteEngine } from './flite/flite-engine.js';
+import { EspeakEngine } from './espeak/espeak-engine.js';
+import { SherpaTtsEngine } from './sherpa/sherpa-tts-engine.js';
 
 export class TtsEngineRegistry {
   private readonly engines = new Map<string, TtsEngine>();
@@ -56,4 +60,16 @@ export class TtsEngineRegistry {
   languagesServed(model: string): Set<string> {
     return this.languagesForModel(model);
   }
+}
+
+/**
+ * Every TTS engine this build has, constructed for this node. An engine that cannot run here
+ * (no flite binary, no sherpa model files) is still listed: it reports why through status().
+ */
+export function createTtsEngines(config: Config, pool: EnginePool, opts: { espeakExtraLanguages?: ReadonlyMap<string, string> } = {}): TtsEngine[] {
+  return [
+    new FliteEngine(pool, { maxProcesses: Math.max(2, config.workerThreads * 2) }),
+    new EspeakEngine(pool, opts.espeakExtraLanguages),
+    new SherpaTtsEngine(pool, config.modelsDir),
+  ];
 }
