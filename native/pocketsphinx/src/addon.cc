@@ -113,10 +113,9 @@ class Decoder : public Napi::ObjectWrap<Decoder> {
       InstanceMethod("endUtterance", &Decoder::EndAsync),
       InstanceMethod("decodeContinuous", &Decoder::DecodeContinuousAsync),
       InstanceMethod("lookupWord", &Decoder::LookupWord),
-      InstanceMethod("addWord", &Decoder::AddWordAsync),
-      InstanceMethod("lmSetUnigram", &Decoder::LmSetUnigram),
+      InstanceMethod("addWords", &Decoder::AddWordsAsync),
+      InstanceMethod("reset", &Decoder::ResetAsync),
       InstanceMethod("lmLog10Prob", &Decoder::LmLog10Prob),
-      InstanceMethod("lmVocabularySize", &Decoder::LmVocabularySize),
     });
     exports.Set("Decoder", f);
     return exports;
@@ -217,34 +216,12 @@ class Decoder : public Napi::ObjectWrap<Decoder> {
     return s;
   }
 
-  Napi::Value AddWordAsync(const Napi::CallbackInfo& info);
+  Napi::Value AddWordsAsync(const Napi::CallbackInfo& info);
+  Napi::Value ResetAsync(const Napi::CallbackInfo& info);
 
   ngram_model_t* currentLm() {
     const char* name = ps_get_search(ps);
     return name ? ps_get_lm(ps, name) : nullptr;
-  }
-
-  // lmSetUnigram(word, weight): sets the word's unigram probability to weight / vocabulary size in
-  // every language model of the current search (adding the word when it is new).
-  Napi::Value LmSetUnigram(const Napi::CallbackInfo& info) {
-    if (!ready(info.Env())) return info.Env().Undefined();
-    if (info.Length() < 2 || !info[0].IsString() || !info[1].IsNumber()) {
-      Napi::TypeError::New(info.Env(), "lmSetUnigram(word: string, weight: number)").ThrowAsJavaScriptException();
-      return info.Env().Undefined();
-    }
-    ngram_model_t* lm = currentLm();
-    if (!lm) return Napi::Number::New(info.Env(), 0);
-    std::string w = info[0].As<Napi::String>().Utf8Value();
-    float32 weight = (float32)info[1].As<Napi::Number>().DoubleValue();
-    int n = 0;
-    // The search's model is a set; adding to the set is a no-op for a known word, so each member
-    // model gets the word (which resets its unigram probability).
-    for (ngram_model_set_iter_t* it = ngram_model_set_iter(lm); it; it = ngram_model_set_iter_next(it)) {
-      const char* name;
-      ngram_model_t* sub = ngram_model_set_iter_model(it, &name);
-      if (ngram_model_add_word(sub, w.c_str(), weight) >= 0) n++;
-    }
-    return Napi::Number::New(info.Env(), n);
   }
 
   // lmLog10Prob(word) -> unigram log10 probability in the current search's model (null if unknown).
@@ -263,12 +240,6 @@ class Decoder : public Napi::ObjectWrap<Decoder> {
     return Napi::Number::New(info.Env(), logmath_log_to_log10(ps_get_logmath(ps), p));
   }
 
-  Napi::Value LmVocabularySize(const Napi::CallbackInfo& info) {
-    if (!ready(info.Env())) return info.Env().Undefined();
-    ngram_model_t* lm = currentLm();
-    if (!lm) return Napi::Number::New(info.Env(), 0);
-    return Napi::Number::New(info.Env(), ngram_model_get_size(lm));
-  }
 };
 
 DecoderWorker::DecoderWorker(Napi::Env env, Decoder* d, Napi::Object self)
@@ -376,28 +347,107 @@ class ContinuousWorker : public DecoderWorker {
   std::vector<Utterance> utterances_;
 };
 
-// addWord(word, "P H O N E S") -> word id (< 0 on failure). Rebuilding the search takes ~200 ms,
-// so it runs off the event loop.
-class AddWordWorker : public DecoderWorker {
+// addWords([{ word, phones }], lmWeight) -> word ids (< 0 where a word failed).
+//
+// Re-weighting a unigram that already exists corrupts memory in this sphinxbase (lm_trie_add_ug
+// grows the unigram count without growing its allocation, and relinks the next word's bigrams:
+// a segfault after two calls, measured). So words are only ever added: each new word goes into
+// the search's LM set once, with its boosted weight, before ps_add_word (whose own add of the
+// same word to the set is then a no-op per member model). The search tree is rebuilt once at the
+// end (~200 ms), so this runs off the event loop. Undoing additions is done with reset().
+class AddWordsWorker : public DecoderWorker {
  public:
-  AddWordWorker(Napi::Env env, Decoder* d, Napi::Object self, std::string w, std::string p) : DecoderWorker(env, d, self), word_(std::move(w)), phones_(std::move(p)) {}
-  void Execute() override { wid_ = ps_add_word(dec_->ps, word_.c_str(), phones_.c_str(), TRUE); }
-  Napi::Value Result(Napi::Env env) override { return Napi::Number::New(env, wid_); }
+  AddWordsWorker(Napi::Env env, Decoder* d, Napi::Object self, std::vector<std::pair<std::string, std::string>> w, float32 weight)
+      : DecoderWorker(env, d, self), words_(std::move(w)), weight_(weight) {}
+  void Execute() override {
+    ps_decoder_t* ps = dec_->ps;
+    ngram_model_t* lm = dec_->currentLm();
+    for (size_t i = 0; i < words_.size(); i++) {
+      const std::string& w = words_[i].first;
+      char* known = ps_lookup_word(ps, w.c_str());
+      if (known) {
+        ckd_free(known);
+        ids_.push_back(-1);
+        continue;
+      }
+      if (lm && weight_ > 0 && ngram_wid(lm, w.c_str()) == ngram_unknown_wid(lm)) ngram_model_add_word(lm, w.c_str(), weight_);
+      ids_.push_back(ps_add_word(ps, w.c_str(), words_[i].second.c_str(), i + 1 == words_.size() ? TRUE : FALSE));
+    }
+  }
+  Napi::Value Result(Napi::Env env) override {
+    Napi::Array a = Napi::Array::New(env, ids_.size());
+    for (size_t i = 0; i < ids_.size(); i++) a.Set((uint32_t)i, ids_[i]);
+    return a;
+  }
 
  private:
-  std::string word_, phones_;
-  int wid_ = -1;
+  std::vector<std::pair<std::string, std::string>> words_;
+  float32 weight_;
+  std::vector<int> ids_;
 };
 
-Napi::Value Decoder::AddWordAsync(const Napi::CallbackInfo& info) {
+// reset(): ps_reinit with the decoder's own configuration reloads the dictionary, language model
+// and acoustic model from their files, dropping every word added since (~0.5 s).
+class ResetWorker : public DecoderWorker {
+ public:
+  ResetWorker(Napi::Env env, Decoder* d, Napi::Object self, bool endFirst) : DecoderWorker(env, d, self), endFirst_(endFirst) {}
+  void Execute() override {
+    if (endFirst_) ps_end_utt(dec_->ps);
+    if (ps_reinit(dec_->ps, nullptr) < 0) SetError("ps_reinit failed");
+  }
+  Napi::Value Result(Napi::Env env) override { return env.Undefined(); }
+
+ private:
+  bool endFirst_;
+};
+
+Napi::Value Decoder::AddWordsAsync(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   if (!ready(env)) return env.Undefined();
-  if (info.Length() < 2 || !info[0].IsString() || !info[1].IsString()) {
-    Napi::TypeError::New(env, "addWord(word: string, phones: string)").ThrowAsJavaScriptException();
+  const char* usage = "addWords(words: Array<{ word: string, phones: string }>, lmWeight: number)";
+  if (info.Length() < 2 || !info[0].IsArray() || !info[1].IsNumber()) {
+    Napi::TypeError::New(env, usage).ThrowAsJavaScriptException();
+    return env.Undefined();
+  }
+  double weight = info[1].As<Napi::Number>().DoubleValue();
+  if (!(weight >= 0 && weight <= 1e6)) {
+    Napi::RangeError::New(env, "lmWeight must be between 0 and 1e6").ThrowAsJavaScriptException();
+    return env.Undefined();
+  }
+  Napi::Array a = info[0].As<Napi::Array>();
+  std::vector<std::pair<std::string, std::string>> words;
+  for (uint32_t i = 0; i < a.Length(); i++) {
+    Napi::Value v = a.Get(i);
+    if (!v.IsObject()) {
+      Napi::TypeError::New(env, usage).ThrowAsJavaScriptException();
+      return env.Undefined();
+    }
+    Napi::Object o = v.As<Napi::Object>();
+    Napi::Value w = o.Get("word"), p = o.Get("phones");
+    if (!w.IsString() || !p.IsString() || w.As<Napi::String>().Utf8Value().empty() || p.As<Napi::String>().Utf8Value().empty()) {
+      Napi::TypeError::New(env, usage).ThrowAsJavaScriptException();
+      return env.Undefined();
+    }
+    words.emplace_back(w.As<Napi::String>().Utf8Value(), p.As<Napi::String>().Utf8Value());
+  }
+  if (inUtterance) {
+    Napi::Error::New(env, "addWords() inside an utterance").ThrowAsJavaScriptException();
     return env.Undefined();
   }
   busy = true;
-  auto* w = new AddWordWorker(env, this, info.This().As<Napi::Object>(), info[0].As<Napi::String>().Utf8Value(), info[1].As<Napi::String>().Utf8Value());
+  auto* w = new AddWordsWorker(env, this, info.This().As<Napi::Object>(), std::move(words), (float32)weight);
+  auto p = w->Promise();
+  w->Queue();
+  return p;
+}
+
+Napi::Value Decoder::ResetAsync(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (!ready(env)) return env.Undefined();
+  bool endFirst = inUtterance;
+  inUtterance = false;
+  busy = true;
+  auto* w = new ResetWorker(env, this, info.This().As<Napi::Object>(), endFirst);
   auto p = w->Promise();
   w->Queue();
   return p;

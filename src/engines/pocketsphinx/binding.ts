@@ -27,10 +27,15 @@ export interface NativeDecoder {
   endUtterance(): Promise<NativeUtterance>;
   decodeContinuous(samples: Int16Array): Promise<NativeUtterance[]>;
   lookupWord(word: string): string | null;
-  addWord(word: string, phones: string): Promise<number>;
-  lmSetUnigram(word: string, weight: number): number;
+  /**
+   * Adds words missing from the dictionary (and, with lmWeight > 0, to the language model with
+   * unigram probability lmWeight / vocabulary size). Returns word ids, -1 for words skipped or
+   * refused. Additions last until reset().
+   */
+  addWords(words: Array<{ word: string; phones: string }>, lmWeight: number): Promise<number[]>;
+  /** Reloads the models from their files: the decoder is as created (and cold) again. */
+  reset(): Promise<void>;
   lmLog10Prob(word: string): number | null;
-  lmVocabularySize(): number;
 }
 
 export interface NativeModule {

@@ -12,13 +12,13 @@ export class PsDecoder {
     this.native = new mod.Decoder(args);
   }
 
-  /** Runs fn after every call queued before it; errors become EngineError. */
+  /** Runs fn after every call queued before it; library failures become EngineError (argument errors stay TypeError/RangeError). */
   run<T>(fn: (d: NativeDecoder) => Promise<T> | T): Promise<T> {
     const next = this.tail.then(async () => {
       try {
         return await fn(this.native);
       } catch (err) {
-        throw err instanceof EngineError ? err : new EngineError('pocketsphinx', (err as Error).message, false, { cause: err });
+        throw err instanceof EngineError || err instanceof TypeError || err instanceof RangeError ? err : new EngineError('pocketsphinx', (err as Error).message, false, { cause: err });
       }
     });
     this.tail = next.catch(() => undefined);

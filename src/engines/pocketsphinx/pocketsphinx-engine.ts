@@ -2,14 +2,15 @@
 // Batch recognition splits a recording into utterances at pauses; streams feed audio as it comes
 // and end utterances on request (the real-time session decides when, from its VAD).
 //
-// Keyword boosting (Cipher's `prompt`, Lucid's `keywords`) is per request: a word missing from the
-// dictionary gets a Flite letter-to-sound pronunciation and is added, every listed word gets a
-// language-model unigram boost, and when the request ends the boosts are undone (original unigram
-// probability restored; added words pushed back to a negligible probability), so no later request
-// on the same decoder is affected.
+// Keyword boosting (Cipher's `prompt`, Lucid's `keywords`) is per request and runs on decoders of
+// its own (boost-pool.ts), reloaded from the model files after each use, so it cannot leak. A
+// word missing from the dictionary gets a Flite letter-to-sound pronunciation and is added with a
+// boosted unigram; a known word gets a boosted alias ("word__kw", same pronunciation) because this
+// library cannot re-weight an existing unigram without corrupting memory. Aliases are mapped back.
 
 import { EngineError, type RecognitionOptions, type RecognitionResult, type RecognizedUtterance, type SttEngine, type SttStream, type WordTiming } from '../engine.js';
 import { loadNative, type NativeDecoder, type NativeUtterance } from './binding.js';
+import { BoostDecoderPool } from './boost-pool.js';
 import type { PsDecoder } from './decoder.js';
 import { DecoderPool } from './decoder-pool.js';
 import { normalizeKeyword, pronounce } from './pronounce.js';
@@ -19,15 +20,18 @@ export const PS_LANGUAGES = ['en', 'en-US'];
 const SAMPLE_RATE = 16000;
 /** Unigram weight (relative to uniform) for boosted words; the spike found 1000 best. */
 const BOOST_WEIGHT = 1000;
-/** What an added word falls back to after its request: effectively never recognized. */
-const NEGLIGIBLE_WEIGHT = 1e-9;
+/** Suffix of the boosted alias of a word the dictionary already has. */
+const ALIAS = '__kw';
+/** Most distinct words boosted per request. */
+export const MAX_KEYWORDS = 100;
+const ALIAS_RE = new RegExp(`${ALIAS}$`);
 const FILLERS = /^(<s>|<\/s>|<sil>|\[[a-z_]+\]|\+\+[a-z]+\+\+)$/i;
 
 export function cleanWords(u: NativeUtterance, offset = 0): WordTiming[] {
   return u.words
     .filter((w) => !FILLERS.test(w.word))
     .map((w) => ({
-      word: w.word.replace(/\(\d+\)$/, ''),
+      word: w.word.replace(/\(\d+\)$/, '').replace(ALIAS_RE, ''),
       start: +(w.start + offset).toFixed(3),
       end: +(w.end + offset).toFixed(3),
       confidence: Math.max(0, Math.min(1, +w.confidence.toFixed(3))),
@@ -39,27 +43,29 @@ function toUtterance(words: WordTiming[]): RecognizedUtterance | null {
   return { start: words[0]!.start, end: words[words.length - 1]!.end, words };
 }
 
-interface Boost {
-  word: string;
-  added: boolean;
-  originalLog10: number | null;
-}
-
 export class PocketSphinxEngine implements SttEngine {
   readonly id = 'pocketsphinx';
   private readonly pool: DecoderPool | null;
+  private readonly boostPool: BoostDecoderPool | null;
   private readonly problem: string | null;
   private readonly pronunciations = new Map<string, string | null>();
 
-  constructor(opts: { decodersPerProfile: number; profiles?: string[]; warmup?: Int16Array | null; preload?: boolean }) {
+  /**
+   * decodersPerProfile plain decoders per profile are created at start (or on first use without
+   * preload); up to boostDecodersPerProfile (default 1) more are created when keywords are first
+   * asked for.
+   */
+  constructor(opts: { decodersPerProfile: number; boostDecodersPerProfile?: number; profiles?: string[]; warmup?: Int16Array | null; preload?: boolean }) {
     const loaded = loadNative();
     if ('error' in loaded) {
       this.problem = loaded.error;
       this.pool = null;
+      this.boostPool = null;
       return;
     }
     this.problem = null;
     this.pool = new DecoderPool(loaded.native, opts.profiles ?? Object.keys(PROFILES), opts.decodersPerProfile, opts.warmup ?? null, opts.preload ?? true);
+    this.boostPool = new BoostDecoderPool(loaded.native, opts.boostDecodersPerProfile ?? 1, opts.warmup ?? null);
   }
 
   status(): { available: boolean; reason?: string } {
@@ -79,81 +85,91 @@ export class PocketSphinxEngine implements SttEngine {
     return this.pool;
   }
 
+  /** The decoder pool for these options: boosted work never touches the plain decoders. */
+  private async acquire(opts: RecognitionOptions, signal?: AbortSignal): Promise<{ dec: PsDecoder; release: () => void }> {
+    const pool = this.requirePool();
+    checkOptions(opts);
+    if (!PROFILES[opts.profile]) throw new EngineError(this.id, `unknown settings profile "${opts.profile}"`, false);
+    if (keywordList(opts.keywords).length > 0) {
+      const boost = this.boostPool!;
+      const dec = await boost.acquire(opts.profile, signal);
+      return { dec, release: () => boost.release(dec) };
+    }
+    const dec = await pool.acquire(opts.profile, signal);
+    return { dec, release: () => pool.release(dec) };
+  }
+
   private async pronunciation(word: string): Promise<string | null> {
     if (!this.pronunciations.has(word)) this.pronunciations.set(word, await pronounce(word));
     return this.pronunciations.get(word) ?? null;
   }
 
-  /** Applies the boosts on the decoder; returns what is needed to undo them. */
-  private async boost(d: NativeDecoder, keywords: string[]): Promise<Boost[]> {
-    const boosts: Boost[] = [];
-    const words = [...new Set(keywords.flatMap((k) => k.split(/\s+/)).map(normalizeKeyword).filter((w): w is string => w !== null))].slice(0, 50);
-    for (const word of words) {
-      let added = false;
-      if (d.lookupWord(word) === null) {
+  /** Adds the request's keywords to a boost decoder (runs inside its queue). */
+  private async boost(d: NativeDecoder, keywords: string[] | undefined): Promise<void> {
+    const entries: Array<{ word: string; phones: string }> = [];
+    for (const word of keywordList(keywords)) {
+      const known = d.lookupWord(word);
+      if (known === null) {
         const phones = await this.pronunciation(word);
-        if (!phones) continue;
-        if ((await d.addWord(word, phones)) < 0) continue;
-        added = true;
-      }
-      const originalLog10 = added ? null : d.lmLog10Prob(word);
-      if (originalLog10 !== null && originalLog10 > Math.log10(BOOST_WEIGHT) - 5) {
-        // Already a frequent word: boosting would lower it.
-        boosts.push({ word, added, originalLog10: null });
+        if (phones) entries.push({ word, phones });
         continue;
       }
-      d.lmSetUnigram(word, BOOST_WEIGHT);
-      boosts.push({ word, added, originalLog10 });
+      // A word already frequent in the language model would only gain a weaker alias.
+      const log10 = d.lmLog10Prob(word);
+      if (log10 !== null && log10 > Math.log10(BOOST_WEIGHT) - 5) continue;
+      entries.push({ word: word + ALIAS, phones: known });
     }
-    return boosts;
-  }
-
-  private restore(d: NativeDecoder, boosts: Boost[]): void {
-    for (const b of boosts) {
-      if (b.added) {
-        d.lmSetUnigram(b.word, NEGLIGIBLE_WEIGHT);
-      } else if (b.originalLog10 !== null) {
-        // weight = probability x vocabulary size; the boosted probability tells the size.
-        const boosted = d.lmLog10Prob(b.word);
-        if (boosted === null) continue;
-        const vocabulary = BOOST_WEIGHT / 10 ** boosted;
-        d.lmSetUnigram(b.word, 10 ** b.originalLog10 * vocabulary);
-      }
-    }
+    if (entries.length > 0) await d.addWords(entries, BOOST_WEIGHT);
   }
 
   async recognize(pcm16k: Int16Array, opts: RecognitionOptions, signal?: AbortSignal): Promise<RecognitionResult> {
-    const pool = this.requirePool();
-    const dec = await pool.acquire(opts.profile, signal);
+    if (!(pcm16k instanceof Int16Array)) throw new TypeError('recognize(pcm16k): 16 kHz mono samples as an Int16Array');
+    const { dec, release } = await this.acquire(opts, signal);
     try {
       const utterances = await dec.run(async (d) => {
-        const boosts = opts.keywords?.length ? await this.boost(d, opts.keywords) : [];
-        try {
-          return await d.decodeContinuous(pcm16k);
-        } finally {
-          this.restore(d, boosts);
-        }
+        await this.boost(d, opts.keywords);
+        return d.decodeContinuous(pcm16k);
       });
       return {
         duration: pcm16k.length / SAMPLE_RATE,
         utterances: utterances.map((u) => toUtterance(cleanWords(u))).filter((u): u is RecognizedUtterance => u !== null),
       };
     } finally {
-      pool.release(dec);
+      release();
     }
   }
 
-  async openStream(opts: RecognitionOptions): Promise<SttStream> {
-    const pool = this.requirePool();
-    const dec = await pool.acquire(opts.profile);
-    const boosts = await dec.run(async (d) => {
-      d.startStream();
-      return opts.keywords?.length ? this.boost(d, opts.keywords) : [];
-    });
-    return new PocketSphinxStream(dec, () => {
-      void dec.run((d) => this.restore(d, boosts)).finally(() => pool.release(dec));
-    });
+  async openStream(opts: RecognitionOptions): Promise<PocketSphinxStream> {
+    const { dec, release } = await this.acquire(opts);
+    try {
+      await dec.run(async (d) => {
+        await this.boost(d, opts.keywords);
+        // Frame counts (word times) run from the last ps_start_stream: the stream's timeline.
+        d.startStream();
+      });
+    } catch (err) {
+      release();
+      throw err;
+    }
+    return new PocketSphinxStream(dec, release);
   }
+}
+
+function checkOptions(opts: RecognitionOptions): void {
+  if (typeof opts !== 'object' || opts === null) throw new TypeError('recognition options must be an object');
+  if (typeof opts.language !== 'string') throw new TypeError('options.language must be a string');
+  if (!PS_LANGUAGES.includes(opts.language)) throw new EngineError('pocketsphinx', `language "${opts.language}" is not served (only ${PS_LANGUAGES.join(', ')})`, false);
+  if (typeof opts.profile !== 'string') throw new TypeError('options.profile must be a string');
+  if (opts.keywords !== undefined && (!Array.isArray(opts.keywords) || opts.keywords.some((k) => typeof k !== 'string'))) {
+    throw new TypeError('options.keywords must be an array of strings');
+  }
+}
+
+/** The distinct dictionary-safe words of the keywords (phrases are split into words). */
+export function keywordList(keywords: string[] | undefined): string[] {
+  if (!keywords?.length) return [];
+  const words = keywords.flatMap((k) => k.split(/\s+/)).map(normalizeKeyword).filter((w): w is string => w !== null);
+  return [...new Set(words)].slice(0, MAX_KEYWORDS);
 }
 
 /** A live recognition stream on one decoder. Times are on the stream's timeline from 0. */
@@ -173,6 +189,7 @@ export class PocketSphinxStream implements SttStream {
   }
 
   async write(pcm16k: Int16Array): Promise<void> {
+    if (!(pcm16k instanceof Int16Array)) throw new TypeError('write(pcm16k): 16 kHz mono samples as an Int16Array');
     if (this.closed) throw new EngineError('pocketsphinx', 'stream closed', false);
     await this.dec.run(async (d) => {
       if (!this.open) {
