@@ -9,6 +9,7 @@ import type { Duplex } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Services } from '../services.js';
+import type { SttStream } from '../engines/engine.js';
 import { ApiError, errorBody } from '../errors.js';
 import { requireFeature } from '../accounts/auth-context.js';
 import { guardStore } from '../accounts/billing.js';
@@ -28,6 +29,11 @@ export interface RealtimeServerOptions {
   idleTimeoutMs?: number;
   /** Overrides config.realtimeMaxSessionSeconds (tests). */
   maxSessionSeconds?: number;
+  /**
+   * How long an upgrade waits for a free recognizer (each live stream keeps one for its whole
+   * life) before it is refused with 503 SERVICE_OVERLOADED; default 3 s.
+   */
+  recognizerWaitMs?: number;
 }
 
 export class RealtimeServer {
@@ -99,7 +105,12 @@ export class RealtimeServer {
       const balance = await guardStore(() => services.store.getBalance(auth.account.id, auth.mode));
       const heldSeconds = Math.max(1, Math.min(HOLD_BLOCK_SECONDS, Math.floor(balance / rate)));
       hold = await services.billing.hold(auth, { requestId, kind: 'stt_realtime', model: params.model, credits: heldSeconds * rate, characters: 0 });
-      const stream = await binding.engine.openStream({ language, profile: binding.profile, keywords: params.keywords });
+      const stream = await openWithin(binding.engine.openStream({ language, profile: binding.profile, keywords: params.keywords }), this.opts.recognizerWaitMs ?? 3000);
+      if (socket.destroyed || !socket.writable) {
+        // The client gave up while we waited: nothing was streamed, nothing is billed.
+        await stream.close().catch(() => undefined);
+        throw new ApiError('INVALID_REQUEST', { message: 'The client closed the connection before the upgrade.' });
+      }
       const acquired = slot;
       const held = hold;
       this.wss.handleUpgrade(req, socket, head, (ws) => {
@@ -147,6 +158,25 @@ export class RealtimeServer {
     for (const ws of this.wss.clients) ws.terminate();
     await new Promise<void>((resolve) => this.https.close(() => resolve()));
     this.https.closeAllConnections?.();
+  }
+}
+
+/** The stream, or 503 SERVICE_OVERLOADED when no recognizer frees up in time (a late one is given back). */
+async function openWithin(opening: Promise<SttStream>, ms: number): Promise<SttStream> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new ApiError('SERVICE_OVERLOADED', { message: 'Every speech recognizer is busy with other streams; try again shortly.', retryAfter: 5 })),
+      ms,
+    );
+  });
+  try {
+    return await Promise.race([opening, timeout]);
+  } catch (err) {
+    opening.then((s) => s.close()).catch(() => undefined);
+    throw err;
+  } finally {
+    clearTimeout(timer);
   }
 }
 

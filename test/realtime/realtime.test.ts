@@ -20,7 +20,8 @@ let speech: Int16Array;
 
 before(async () => {
   t = await createTestApp();
-  rt = new RealtimeServer(t.services, { idleTimeoutMs: 1500 });
+  // The test services keep one recognizer per profile, so a second stream on it waits for the first.
+  rt = new RealtimeServer(t.services, { idleTimeoutMs: 1500, recognizerWaitMs: 1000 });
   port = await rt.listen(0, '127.0.0.1');
   ({ apiKey: key, accountId } = await createTestAccount(t.services, { credits: 100_000 }));
   const wav = decodeWav(readFileSync(soxConcat([flite('Good morning, the meeting starts at nine.'), flite('Please bring the quarterly report.')], 1.0)));
@@ -122,6 +123,8 @@ describe('refusals before the upgrade', () => {
     assert.equal(await t.services.limiter.slotsInUse(free.accountId), 1, 'an open stream holds a slot');
     const res = await expect({}, free.apiKey, 429, 'CONCURRENT_LIMIT');
     assert.ok(Number(res.headers['retry-after']) >= 1);
+    const busy = await expect({}, key, 503, 'SERVICE_OVERLOADED');
+    assert.ok(Number(busy.headers['retry-after']) >= 1, 'no free recognizer: refused at once, not queued for the length of a stream');
     first.ws.send(JSON.stringify({ type: 'CloseStream' }));
     await first.closed;
     for (let i = 0; i < 50 && (await t.services.limiter.slotsInUse(free.accountId)) > 0; i++) await new Promise((r) => setTimeout(r, 20));

@@ -1,0 +1,113 @@
+// RealtimeSession behind a recording transport (no socket), on the real PocketSphinx engine and a
+// real credit hold: bursts and backpressure, live transcript against batch, order of messages.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { createTestAccount, createTestApp, type TestApp } from '../helpers/app.js';
+import { flite, soxConcat } from '../helpers/speech.js';
+import { decodeWav } from '../../src/audio/wav.js';
+import { float32ToInt16 } from '../../src/audio/pcm.js';
+import { RealtimeSession, type Transport } from '../../src/realtime/session.js';
+import { parseRealtimeParams } from '../../src/realtime/params.js';
+
+let t: TestApp;
+let speech: Int16Array;
+
+before(async () => {
+  t = await createTestApp();
+  const wav = decodeWav(readFileSync(soxConcat([flite('Good morning, the meeting starts at nine.'), flite('Please bring the quarterly report.')], 1.0)));
+  speech = float32ToInt16(wav.channels[0]!);
+  await t.services.stt.pocketsphinx.whenReady();
+});
+after(() => t.close());
+
+class RecordingTransport implements Transport {
+  messages: any[] = [];
+  events: string[] = [];
+  closed: { code: number; reason: string } | null = null;
+  private onClose: (() => void) | null = null;
+  readonly done = new Promise<void>((r) => (this.onClose = r));
+  send(m: Record<string, unknown>) {
+    this.messages.push(m);
+  }
+  close(code: number, reason: string) {
+    this.closed = { code, reason };
+    this.onClose?.();
+  }
+  pause() {
+    this.events.push('pause');
+  }
+  resume() {
+    this.events.push('resume');
+  }
+}
+
+async function session(query: Record<string, string>, credits = 100_000) {
+  const { apiKey } = await createTestAccount(t.services, { credits });
+  const auth = await t.services.authenticator.authenticate(apiKey);
+  const params = parseRealtimeParams(new URLSearchParams(query));
+  const hold = await t.services.billing.hold(auth, { requestId: `req_${Date.now()}`, kind: 'stt_realtime', model: params.model, credits: 120, characters: 0 });
+  const stream = await t.services.stt.pocketsphinx.openStream({ language: 'en', profile: 'fast', keywords: [] });
+  const tr = new RecordingTransport();
+  let ended: { seconds: number; credits: number } | null = null;
+  const s = new RealtimeSession(tr, {
+    requestId: 'req_session_test',
+    params,
+    language: 'en',
+    stream,
+    hold,
+    heldSeconds: 60,
+    creditsPerSecond: 2,
+    idleTimeoutMs: 10_000,
+    maxSessionSeconds: 60,
+    holdBlockSeconds: 60,
+    onEnd: (x) => (ended = x),
+  });
+  await s.start();
+  return { s, tr, ended: () => ended };
+}
+
+const finals = (tr: RecordingTransport) => tr.messages.filter((m) => m.type === 'Results' && m.is_final && m.channel.alternatives[0].transcript);
+
+test('a burst far faster than real time pauses the socket, resumes it when the backlog drains, and loses nothing', async () => {
+  const { s, tr, ended } = await session({ interim_results: 'false', punctuate: 'false', smart_format: 'false' });
+  // The speech (about 6.5 s, more than the 5 s backlog bound) in 100 ms frames, all at once.
+  const audio = speech;
+  for (let i = 0; i < audio.length; i += 1600) {
+    const part = audio.subarray(i, i + 1600);
+    s.onAudio(Buffer.from(part.buffer, part.byteOffset, part.byteLength));
+  }
+  assert.deepEqual(tr.events, ['pause'], 'more than 5 s waiting: reading stops');
+  s.onText(JSON.stringify({ type: 'CloseStream' }));
+  await tr.done;
+  assert.equal(tr.events[1], 'resume');
+  assert.equal(tr.closed!.code, 1000);
+  const said = finals(tr).map((m) => m.channel.alternatives[0].transcript).join(' ');
+  assert.match(said, /^good morning.*report$/i, `everything recognized: ${said}`);
+  const summary = tr.messages.at(-1);
+  assert.equal(summary.type, 'Summary');
+  assert.ok(Math.abs(summary.duration - audio.length / 16000) < 0.001);
+  assert.equal(ended()!.credits, 2 * Math.ceil(audio.length / 16000));
+});
+
+test('live finals carry the same words as the batch transcript of the same audio', async () => {
+  const { s, tr } = await session({ interim_results: 'true', punctuate: 'false', smart_format: 'false', endpointing: '300' });
+  const audio = new Int16Array(speech.length + 16000);
+  audio.set(speech);
+  for (let i = 0; i < audio.length; i += 3200) {
+    const part = audio.subarray(i, i + 3200);
+    s.onAudio(Buffer.from(part.buffer, part.byteOffset, part.byteLength));
+  }
+  s.onText(JSON.stringify({ type: 'CloseStream' }));
+  await tr.done;
+  const live = finals(tr).map((m) => m.channel.alternatives[0].transcript).join(' ');
+  const batch = await t.services.stt.pocketsphinx.recognize(speech, { language: 'en', profile: 'fast' });
+  const batchText = batch.utterances.flatMap((u) => u.words.map((w) => w.word)).join(' ');
+  assert.equal(live, batchText);
+  // Every word of a final lies inside its result's span on the stream timeline.
+  for (const m of finals(tr)) {
+    for (const w of m.channel.alternatives[0].words) {
+      assert.ok(w.start >= m.start - 0.001 && w.end <= m.start + m.duration + 0.001, JSON.stringify({ w, start: m.start, duration: m.duration }));
+    }
+  }
+});
