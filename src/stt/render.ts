@@ -37,7 +37,7 @@ function wordJson(w: TranscriptWord, diarized: boolean) {
   };
 }
 
-function timestamp(seconds: number, sep: ',' | '.'): string {
+export function timestamp(seconds: number, sep: ',' | '.'): string {
   const ms = Math.max(0, Math.round(seconds * 1000));
   const h = Math.floor(ms / 3_600_000);
   const m = Math.floor((ms % 3_600_000) / 60_000);
@@ -46,14 +46,56 @@ function timestamp(seconds: number, sep: ',' | '.'): string {
   return `${pad(h)}:${pad(m)}:${pad(s)}${sep}${pad(ms % 1000, 3)}`;
 }
 
-/** Subtitle cue text: at most two lines of about 42 characters. */
-function cueLines(text: string): string {
-  if (text.length <= 42) return text;
-  const mid = text.lastIndexOf(' ', Math.ceil(text.length / 2));
-  return mid > 0 ? `${text.slice(0, mid)}\n${text.slice(mid + 1)}` : text;
+/** Subtitle limits: two lines of at most 42 characters, at most 7 seconds on screen. */
+export const CUE_LINE_CHARS = 42;
+export const CUE_MAX_SECONDS = 7;
+
+export interface Cue {
+  start: number;
+  end: number;
+  lines: string[];
+  speaker?: number;
 }
 
-function speakerPrefix(t: Transcript['segments'][number], diarized: boolean, vtt: boolean): string {
+/** Breaks text into at most two lines, as balanced as the word boundaries allow. */
+export function cueLines(text: string): string[] {
+  if (text.length <= CUE_LINE_CHARS) return [text];
+  let best = -1;
+  for (let i = text.indexOf(' '); i >= 0; i = text.indexOf(' ', i + 1)) {
+    if (best < 0 || Math.abs(text.length / 2 - i) < Math.abs(text.length / 2 - best)) best = i;
+  }
+  return best > 0 ? [text.slice(0, best), text.slice(best + 1)] : [text];
+}
+
+/**
+ * Cues from segments: a segment that does not fit two lines or stays too long on screen is cut
+ * at word boundaries, each cue timed by its own words.
+ */
+export function subtitleCues(segments: Transcript['segments']): Cue[] {
+  const cues: Cue[] = [];
+  for (const seg of segments) {
+    let run: TranscriptWord[] = [];
+    const flush = () => {
+      if (!run.length) return;
+      cues.push({ start: run[0]!.start, end: run[run.length - 1]!.end, lines: cueLines(run.map((w) => w.punctuated).join(' ')), ...(seg.speaker !== undefined ? { speaker: seg.speaker } : {}) });
+      run = [];
+    };
+    if (!seg.words.length) {
+      cues.push({ start: seg.start, end: seg.end, lines: cueLines(seg.text), ...(seg.speaker !== undefined ? { speaker: seg.speaker } : {}) });
+      continue;
+    }
+    for (const w of seg.words) {
+      const text = [...run, w].map((x) => x.punctuated).join(' ');
+      const tooLong = text.length > 2 * CUE_LINE_CHARS - 4 || (run.length > 0 && w.end - run[0]!.start > CUE_MAX_SECONDS);
+      if (run.length && tooLong) flush();
+      run.push(w);
+    }
+    flush();
+  }
+  return cues;
+}
+
+function speakerPrefix(t: Cue, diarized: boolean, vtt: boolean): string {
   if (!diarized || t.speaker === undefined) return '';
   return vtt ? `<v Speaker ${t.speaker}>` : `[Speaker ${t.speaker}] `;
 }
@@ -96,9 +138,13 @@ export function render(format: ResponseFormat, t: Transcript, ctx: RenderContext
         ...(ctx.includeWords ? { words: t.words.map((w) => wordJson(w, ctx.diarized)) } : {}),
       };
     case 'srt':
-      return `${t.segments.map((s, i) => `${i + 1}\n${timestamp(s.start, ',')} --> ${timestamp(s.end, ',')}\n${speakerPrefix(s, ctx.diarized, false)}${cueLines(s.text)}\n`).join('\n')}`;
+      return subtitleCues(t.segments)
+        .map((c, i) => `${i + 1}\n${timestamp(c.start, ',')} --> ${timestamp(c.end, ',')}\n${speakerPrefix(c, ctx.diarized, false)}${c.lines.join('\n')}\n`)
+        .join('\n');
     case 'vtt':
-      return `WEBVTT\n\n${t.segments.map((s) => `${timestamp(s.start, '.')} --> ${timestamp(s.end, '.')}\n${speakerPrefix(s, ctx.diarized, true)}${cueLines(s.text)}\n`).join('\n')}`;
+      return `WEBVTT\n\n${subtitleCues(t.segments)
+        .map((c) => `${timestamp(c.start, '.')} --> ${timestamp(c.end, '.')}\n${speakerPrefix(c, ctx.diarized, true)}${c.lines.join('\n')}\n`)
+        .join('\n')}`;
     default:
       throw new Error(`unknown format ${String(format)}`);
   }

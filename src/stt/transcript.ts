@@ -30,6 +30,23 @@ export interface Transcript {
 /** Longest segment before it is cut at a word boundary (subtitles stay readable). */
 const MAX_SEGMENT_SECONDS = 8;
 
+/** Index in words (1..length-1) to start the next segment at: after the most pronounced break. */
+function bestCut(words: TranscriptWord[]): number {
+  let best = words.length - 1;
+  let bestScore = -Infinity;
+  for (let k = 1; k < words.length; k++) {
+    const gap = words[k]!.start - words[k - 1]!.end;
+    const punct = /[.?!]$/.test(words[k - 1]!.punctuated) ? 1 : /,$/.test(words[k - 1]!.punctuated) ? 0.3 : 0;
+    // Late cuts keep segments long; very early ones leave a stub: favour the second half a little.
+    const score = gap + punct + 0.05 * (k / words.length);
+    if (score > bestScore) {
+      bestScore = score;
+      best = k;
+    }
+  }
+  return best;
+}
+
 export function buildTranscript(utterances: RecognizedUtterance[], opts: { smartFormat: boolean; punctuate: boolean }): Transcript {
   const words: TranscriptWord[] = [];
   const utteranceEnds = new Set<number>();
@@ -58,7 +75,14 @@ export function buildTranscript(utterances: RecognizedUtterance[], opts: { smart
     current = [];
   };
   words.forEach((w, i) => {
-    if (current.length && w.end - current[0]!.start > MAX_SEGMENT_SECONDS) flush();
+    if (current.length && w.end - current[0]!.start > MAX_SEGMENT_SECONDS) {
+      // Cut where the speaker paused longest (a sentence end counts extra), not just anywhere.
+      const cut = bestCut(current);
+      const rest = current.slice(cut);
+      current = current.slice(0, cut);
+      flush();
+      current = rest;
+    }
     current.push(w);
     if (utteranceEnds.has(i)) flush();
   });
