@@ -3,6 +3,8 @@
 import type { Config } from '../config.js';
 import { AURA_SET_MODELS, Catalog, isFlashModel, TTS_MODELS } from './catalog.js';
 import type { Gender } from './data.js';
+import type { Static } from 'typebox';
+import type { LanguageList, ModelList, VoiceListing } from './schemas.js';
 
 const MODEL_INFO: Record<string, { name: string; description: string }> = {
   'aura-lite': { name: 'Aura Lite', description: 'Fast, light voices in every language; expression and break tags.' },
@@ -16,7 +18,7 @@ export function previewUrl(baseUrl: string, voiceKey: string, language: string, 
   return `${baseUrl}/api/v1/voices/${encodeURIComponent(voiceKey)}/preview?language=${encodeURIComponent(language)}&model=${encodeURIComponent(model)}`;
 }
 
-export function listModels(catalog: Catalog, config: Config) {
+export function listModels(catalog: Catalog, config: Config): Static<typeof ModelList> {
   return {
     models: TTS_MODELS.map((id) => ({
       id,
@@ -28,7 +30,7 @@ export function listModels(catalog: Catalog, config: Config) {
   };
 }
 
-export function listLanguages(catalog: Catalog, model: string | undefined) {
+export function listLanguages(catalog: Catalog, model: string | undefined): Static<typeof LanguageList> {
   if (model) {
     const languages = catalog.languagesFor(model).map((l) => ({ code: l.code, name: l.name, region: l.region }));
     return { success: true, languages, total: languages.length, model };
@@ -40,7 +42,7 @@ export function listLanguages(catalog: Catalog, model: string | undefined) {
   return { success: true, languages, total: languages.length, model: 'all' };
 }
 
-export function listVoices(catalog: Catalog, q: { model?: string; language?: string; gender?: Gender }, baseUrl: string) {
+export function listVoices(catalog: Catalog, q: { model?: string | undefined; language?: string | undefined; gender?: Gender | undefined }, baseUrl: string): Static<typeof VoiceListing> {
   const keep = (g: Gender) => !q.gender || q.gender === g;
   const { data } = catalog;
 
@@ -53,7 +55,7 @@ export function listVoices(catalog: Catalog, q: { model?: string; language?: str
       byLanguage[code] = voices;
       total += voices.length;
     }
-    return { success: true, model: 'rapid-flash', total_voices: total, total_languages: languages.length, voices_by_language: byLanguage, supported_languages: languages };
+    return { success: true, model: 'rapid-flash' as const, total_voices: total, total_languages: languages.length, voices_by_language: byLanguage, supported_languages: languages };
   }
 
   if (q.model) {

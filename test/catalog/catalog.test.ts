@@ -1,6 +1,8 @@
 // The catalogue: data integrity, the four /voices shapes, /languages per model (and its alias),
 // /models with languages counted from the engines, and voice previews.
 import { after, before, test } from 'node:test';
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
 import assert from 'node:assert/strict';
 import { createTestAccount, createTestApp, type TestApp } from '../helpers/app.js';
 import { loadCatalogData } from '../../src/catalog/data.js';
@@ -138,7 +140,36 @@ test('voice previews are real audio, served without a key, and cached', async ()
   const again = await t.app.inject({ method: 'GET', url });
   assert.ok(performance.now() - started < 200);
   assert.deepEqual(again.rawPayload, first.rawPayload);
+  assert.ok(readdirSync(path.join(t.services.config.dataDir, 'previews')).includes('aura-lite--aura-01--de.wav'), 'cached on disk in the data directory');
+  // Two listeners asking at once for a sample not made yet share one synthesis.
+  const premium = t.services.tts.catalog.data.auraVoices.find((v) => v.premium)!;
+  const [a, b] = await Promise.all([0, 1].map(() => t.app.inject({ method: 'GET', url: `/api/v1/voices/${premium.id}/preview?language=es-ES` })));
+  assert.equal(a!.statusCode, 200, 'premium voices have previews too');
+  assert.deepEqual(a!.rawPayload, b!.rawPayload);
   const flash = await t.app.inject({ method: 'GET', url: '/api/v1/voices/Amelia/preview' });
   assert.equal(flash.statusCode, 200);
   assert.equal((await t.app.inject({ method: 'GET', url: '/api/v1/voices/nobody/preview' })).json().error.code, 'INVALID_VOICE');
+});
+
+test('OpenAPI: the catalogue routes carry their query and response schemas; the doubled alias is hidden', async () => {
+  const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json();
+  const voices = doc.paths['/api/v1/voices'].get;
+  assert.deepEqual(voices.parameters.map((p: any) => p.name).sort(), ['gender', 'language', 'model']);
+  const shapes = voices.responses['200'].content['application/json'].schema.anyOf;
+  assert.deepEqual(shapes.map((s: any) => s.title), ['Flash voices', 'Aura voices for a model', 'Voices in a language', 'Aura base voices']);
+  assert.ok(doc.paths['/api/v1/languages'].get.responses['200']);
+  assert.ok(doc.paths['/api/v1/models'].get.responses['200']);
+  assert.ok(doc.paths['/api/v1/voices/{voice}/preview'].get);
+  assert.equal(doc.paths['/api/api/v1/languages'], undefined);
+});
+
+test('catalogue errors over HTTP: bad query values and language codes', async () => {
+  const badModel = await get('/api/v1/voices?model=aura-ultra');
+  assert.equal(badModel.statusCode, 400);
+  assert.equal(badModel.json().error.code, 'INVALID_MODEL');
+  assert.equal((await get('/api/v1/voices?language=xx-YY')).json().error.code, 'INVALID_LANGUAGE');
+  assert.equal((await get('/api/v1/voices?model=rapid-flash&language=xx')).statusCode, 200, 'rapid-flash lists every language; language does not filter or rename');
+  assert.equal((await get('/api/v1/voices?model=aura-lite&language=sw-KE')).json().language, 'sw');
+  assert.equal((await t.app.inject({ method: 'GET', url: '/api/v1/voices' })).statusCode, 401, 'listings need a key');
+  assert.equal((await t.app.inject({ method: 'GET', url: '/api/v1/voices/aura-01/preview?language=zu' })).json().error.code, 'LANGUAGE_NOT_SUPPORTED');
 });

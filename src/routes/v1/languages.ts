@@ -1,0 +1,18 @@
+// GET /api/v1/languages (optionally per model) and its doubled alias /api/api/v1/languages, which
+// one overview of the interface lists (decisions #6): same answer, hidden from the OpenAPI document.
+
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Catalog } from '../../catalog/catalog.js';
+import { listLanguages } from '../../catalog/listings.js';
+import { LanguageList, LanguagesQuery } from '../../catalog/schemas.js';
+import { errorResponses } from '../../http/schemas.js';
+
+export const languagesRoutes: FastifyPluginAsyncTypebox<{ catalog: Catalog }> = async (app, { catalog }) => {
+  const response = { 200: LanguageList, ...errorResponses() };
+  app.get(
+    '/api/v1/languages',
+    { schema: { tags: ['catalog'], summary: 'List languages, optionally for one model', security: [{ apiKey: [] }], querystring: LanguagesQuery, response } },
+    async (request) => listLanguages(catalog, request.query.model),
+  );
+  app.get('/api/api/v1/languages', { schema: { hide: true, querystring: LanguagesQuery, response } }, async (request) => listLanguages(catalog, request.query.model));
+};

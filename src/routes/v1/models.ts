@@ -1,0 +1,16 @@
+// GET /api/v1/models: the TTS models with the number of languages each really serves here.
+
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Config } from '../../config.js';
+import type { Catalog } from '../../catalog/catalog.js';
+import { listModels } from '../../catalog/listings.js';
+import { ModelList } from '../../catalog/schemas.js';
+import { errorResponses } from '../../http/schemas.js';
+
+export const modelsRoutes: FastifyPluginAsyncTypebox<{ catalog: Catalog; config: Config }> = async (app, { catalog, config }) => {
+  app.get(
+    '/api/v1/models',
+    { schema: { tags: ['catalog'], summary: 'List TTS models', security: [{ apiKey: [] }], response: { 200: ModelList, ...errorResponses() } } },
+    async () => listModels(catalog, config),
+  );
+};
