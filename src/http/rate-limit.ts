@@ -35,8 +35,9 @@ export function rateLimitHeaders(reply: FastifyReply, d: RateDecision): void {
 }
 
 export const rateLimitPlugin = fp(
-  async (app, opts: { limiter: Limiter; config: Config }) => {
+  async (app, opts: { limiter: Limiter; config: Config; leaseMs?: number }) => {
     const { limiter, config } = opts;
+    const leaseMs = opts.leaseMs ?? SLOT_LEASE_MS;
     app.addHook('onRequest', async (request, reply) => {
       if (isPublicRoute(request) || !request.auth) return;
       const { account } = request.auth;
@@ -53,7 +54,7 @@ export const rateLimitPlugin = fp(
           details: { limit: decision.limit, window_seconds: decision.windowSeconds },
         });
       }
-      const slot = await limiter.acquireSlot(account.id, plan.concurrent, SLOT_LEASE_MS);
+      const slot = await limiter.acquireSlot(account.id, plan.concurrent, leaseMs);
       if (!slot.ok) {
         throw new ApiError('CONCURRENT_LIMIT', {
           message: `The ${account.plan} plan allows ${plan.concurrent} concurrent request${plan.concurrent === 1 ? '' : 's'}; ${slot.inUse} are running.`,
@@ -61,7 +62,8 @@ export const rateLimitPlugin = fp(
           details: { limit: plan.concurrent, in_use: slot.inUse },
         });
       }
-      const renew = setInterval(() => void limiter.renewSlot(account.id, slot.slotId, SLOT_LEASE_MS), SLOT_LEASE_MS / 3);
+      // Renewed three times per lease, so one slow or lost renewal does not cost the slot.
+      const renew = setInterval(() => void limiter.renewSlot(account.id, slot.slotId, leaseMs), leaseMs / 3);
       renew.unref();
       let released = false;
       const release = () => {

@@ -107,3 +107,38 @@ test('a client that disconnects mid-request frees its slot', async () => {
   release!();
   release = null;
 });
+
+test('a request longer than its slot lease keeps the slot (renewed), and frees it at the end', async () => {
+  // The same plugins as the app, on a lease of 300 ms instead of 30 s, with the real services.
+  const { default: Fastify } = await import('fastify');
+  const { requestIdPlugin } = await import('../../src/http/request-id.js');
+  const { errorHandlerPlugin } = await import('../../src/http/error-handler.js');
+  const { authPlugin } = await import('../../src/http/auth.js');
+  const { rateLimitPlugin } = await import('../../src/http/rate-limit.js');
+  const app = Fastify();
+  await app.register(requestIdPlugin);
+  await app.register(errorHandlerPlugin);
+  await app.register(authPlugin, { authenticator: t.services.authenticator });
+  await app.register(rateLimitPlugin, { limiter: t.services.limiter, config: t.services.config, leaseMs: 300 });
+  app.get('/api/v1/long', async () => {
+    await new Promise((r) => setTimeout(r, 1000));
+    return { ok: true };
+  });
+  app.get('/api/v1/quick', async () => ({ ok: true }));
+  await app.ready();
+  try {
+    const { apiKey, accountId } = await createTestAccount(t.services, { plan: 'free' });
+    const long = app.inject({ method: 'GET', url: '/api/v1/long', headers: { 'x-api-key': apiKey } });
+    await new Promise((r) => setTimeout(r, 700));
+    assert.equal(await t.services.limiter.slotsInUse(accountId), 1, 'the lease was renewed past its 300 ms');
+    const refused = await app.inject({ method: 'GET', url: '/api/v1/quick', headers: { 'x-api-key': apiKey } });
+    assert.equal(refused.statusCode, 429);
+    assert.equal(refused.json().error.code, 'CONCURRENT_LIMIT');
+    assert.equal((await long).statusCode, 200);
+    await new Promise((r) => setTimeout(r, 20));
+    assert.equal(await t.services.limiter.slotsInUse(accountId), 0);
+    assert.equal((await app.inject({ method: 'GET', url: '/api/v1/quick', headers: { 'x-api-key': apiKey } })).statusCode, 200);
+  } finally {
+    await app.close();
+  }
+});
