@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { EnginePool } from '../../src/engines/pool.js';
 import { EspeakEngine, espeakWpm } from '../../src/engines/espeak/espeak-engine.js';
-import { escapeSsml } from '../../src/engines/espeak/espeak-worker.js';
+import { escapeSsml, espeakLoadedInThisThread } from '../../src/engines/espeak/espeak-worker.js';
 import type { SynthesisRequest } from '../../src/engines/engine.js';
 import { rms, speechSpan } from '../../src/audio/analysis.js';
 import { medianF0Wide, voicedShare } from './tts-measure.js';
@@ -35,6 +35,7 @@ describe('EspeakEngine', () => {
     const before = pool.stats().completed;
     const r = await engine.synthesize(req());
     assert.equal(pool.stats().completed, before + 1, 'one pool task per synthesis');
+    assert.equal(espeakLoadedInThisThread(), false, 'eSpeak never runs on the main thread');
     assert.equal(r.sampleRate, 22050);
     assert.ok(rms(r.samples) > 0.03, `rms ${rms(r.samples)}`);
     // 19 words at eSpeak's 175 words per minute: about 6.5 s with pauses; eSpeak is a little faster.

@@ -51,6 +51,11 @@ describe('FliteEngine', () => {
     await assert.rejects(engine.synthesize(req({ engineVoice: 'nobody' })), (e: unknown) => e instanceof EngineError && /unknown voice/.test(e.message));
   });
 
+  test('text is always text: a leading dash is not taken for an option', async () => {
+    const r = await engine.synthesize(req({ text: '-5 degrees tonight.' }));
+    assert.ok(speechSpan(r.samples, r.sampleRate) > 0.8, 'spoken');
+  });
+
   test('speed 2.0 lasts about half as long as 1.0, speed 0.5 about twice', async () => {
     const [fast, slow] = await Promise.all([engine.synthesize(req({ speed: 2 })), engine.synthesize(req({ speed: 0.5 }))]);
     const fastRatio = speechSpan(fast.samples, fast.sampleRate) / base.span;

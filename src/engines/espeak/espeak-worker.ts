@@ -36,6 +36,11 @@ function engine(): Promise<EspeakInstance> {
   return instance;
 }
 
+/** Whether this thread has created its eSpeak instance (tests check the main thread never does). */
+export function espeakLoadedInThisThread(): boolean {
+  return instance !== null;
+}
+
 const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;' };
 
 /** Escapes plain text for eSpeak's SSML parser. */
