@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { RateLimiterMemory } from 'rate-limiter-flexible';
 import type { Limiter, RateDecision, RateWindow, SlotDecision } from './limiter.js';
-import { WindowCounter } from './windows.js';
+import { UNLIMITED_POINTS, WindowCounter } from './windows.js';
 
 /** A refused caller is told to come back within this many seconds at most: slots free up at any moment. */
 export const SLOT_RETRY_MAX_SECONDS = 5;
@@ -15,7 +15,7 @@ export function slotRetryAfter(msUntilFirstExpiry: number): number {
 
 export class MemoryLimiter implements Limiter {
   readonly kind = 'memory' as const;
-  private readonly windows = new WindowCounter((w) => new RateLimiterMemory({ points: w.limit, duration: w.windowSeconds, keyPrefix: `rl${w.windowSeconds}` }));
+  private readonly windows = new WindowCounter((windowSeconds) => new RateLimiterMemory({ points: UNLIMITED_POINTS, duration: windowSeconds, keyPrefix: `rl${windowSeconds}` }));
   /** account -> slot id -> lease expiry (ms). */
   private readonly slots = new Map<string, Map<string, number>>();
 

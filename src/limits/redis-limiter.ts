@@ -18,7 +18,7 @@ import { RateLimiterMemory, RateLimiterRedis } from 'rate-limiter-flexible';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Limiter, RateDecision, RateWindow, SlotDecision } from './limiter.js';
 import { MemoryLimiter, slotRetryAfter } from './memory-limiter.js';
-import { WindowCounter } from './windows.js';
+import { UNLIMITED_POINTS, WindowCounter } from './windows.js';
 
 /** A Redis command that has not answered by then counts as Redis being unreachable. */
 export const COMMAND_TIMEOUT_MS = 1000;
@@ -93,16 +93,16 @@ export class RedisLimiter implements Limiter {
     redis.defineCommand('parlaSlotCount', { numberOfKeys: 1, lua: COUNT });
     this.cmd = redis as unknown as SlotCommands;
     this.windows = new WindowCounter(
-      (w) =>
+      (windowSeconds) =>
         new RateLimiterRedis({
           storeClient: redis,
-          points: w.limit,
-          duration: w.windowSeconds,
-          keyPrefix: `${prefix}rl${w.windowSeconds}`,
+          points: UNLIMITED_POINTS,
+          duration: windowSeconds,
+          keyPrefix: `${prefix}rl${windowSeconds}`,
           useRedisPackage: false,
           rejectIfRedisNotReady: true,
           // The library switches to it on any Redis error: per-node counting during an outage.
-          insuranceLimiter: new RateLimiterMemory({ points: w.limit, duration: w.windowSeconds, keyPrefix: `local-rl${w.windowSeconds}` }),
+          insuranceLimiter: new RateLimiterMemory({ points: UNLIMITED_POINTS, duration: windowSeconds, keyPrefix: `local-rl${windowSeconds}` }),
         }),
     );
     redis.on('error', (err: unknown) => this.unreachable(err));

@@ -1,12 +1,17 @@
 // Request-rate windows on rate-limiter-flexible, shared by the memory and Redis limiters: the
 // library does the counting (atomically in Redis, with fixed windows that start at an account's
-// first request); this adds "a refused request is not counted" (its points are given back) and the
-// combined decision over several windows.
+// first request). This decides against each window's limit itself, so one counter per window
+// length serves every plan (a plan change mid-window keeps the count, in memory as in Redis),
+// gives a refused request's points back (it is not counted) and combines several windows.
 
 import type { RateLimiterAbstract, RateLimiterRes } from 'rate-limiter-flexible';
 import type { RateDecision, RateWindow } from './limiter.js';
 
-export type LimiterFactory = (window: RateWindow) => RateLimiterAbstract;
+/** Makes the counter for one window length; its own points limit must never be reached. */
+export type LimiterFactory = (windowSeconds: number) => RateLimiterAbstract;
+
+/** The points of the library counters: high enough that only this module ever refuses. */
+export const UNLIMITED_POINTS = Number.MAX_SAFE_INTEGER;
 
 /**
  * A point is given back only while its window has at least this long to run. A give-back that
@@ -15,23 +20,18 @@ export type LimiterFactory = (window: RateWindow) => RateLimiterAbstract;
  */
 const REWARD_MARGIN_MS = 250;
 
-function isRes(v: unknown): v is RateLimiterRes {
-  return typeof v === 'object' && v !== null && 'msBeforeNext' in v && 'remainingPoints' in v;
-}
-
 const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
 
 export class WindowCounter {
-  private readonly limiters = new Map<string, RateLimiterAbstract>();
+  private readonly limiters = new Map<number, RateLimiterAbstract>();
 
   constructor(private readonly factory: LimiterFactory) {}
 
   private limiter(w: RateWindow): RateLimiterAbstract {
-    const key = `${w.windowSeconds}:${w.limit}`;
-    let l = this.limiters.get(key);
+    let l = this.limiters.get(w.windowSeconds);
     if (!l) {
-      l = this.factory(w);
-      this.limiters.set(key, l);
+      l = this.factory(w.windowSeconds);
+      this.limiters.set(w.windowSeconds, l);
     }
     return l;
   }
@@ -43,11 +43,10 @@ export class WindowCounter {
   async hit(accountId: string, windows: RateWindow[]): Promise<RateDecision> {
     if (windows.length === 0) throw new Error('WindowCounter.hit needs at least one window');
     // Every window is counted at once (with Redis: one round trip for all of them).
-    const settled = await Promise.allSettled(windows.map((w) => this.limiter(w).consume(accountId, 1)));
-    const results = settled.map((s, i) => {
-      if (s.status === 'fulfilled') return { w: windows[i]!, res: s.value, allowed: true };
-      if (!isRes(s.reason)) throw s.reason;
-      return { w: windows[i]!, res: s.reason, allowed: false };
+    const counted = await Promise.all(windows.map((w) => this.limiter(w).consume(accountId, 1)));
+    const results = counted.map((res, i) => {
+      const w = windows[i]!;
+      return { w, res, allowed: res.consumedPoints <= w.limit, remaining: Math.max(0, w.limit - res.consumedPoints) };
     });
     const refused = results.filter((r) => !r.allowed);
     if (refused.length > 0) {
@@ -56,19 +55,19 @@ export class WindowCounter {
       // Retrying helps only once every refusing window has reset: report the one that takes longest.
       const worst = refused.reduce((a, b) => (b.res.msBeforeNext > a.res.msBeforeNext ? b : a));
       const retryAfter = seconds(worst.res.msBeforeNext);
-      const states = results.map(({ w, res, allowed }) => ({
+      const states = results.map(({ w, res, allowed, remaining }) => ({
         windowSeconds: w.windowSeconds,
         limit: w.limit,
         // An allowing window's count included this request, which was just given back.
-        remaining: allowed ? Math.min(w.limit, Math.max(0, res.remainingPoints) + 1) : 0,
+        remaining: allowed ? Math.min(w.limit, remaining + 1) : 0,
         resetSeconds: seconds(res.msBeforeNext),
       }));
       return { allowed: false, windowSeconds: worst.w.windowSeconds, limit: worst.w.limit, remaining: 0, resetSeconds: retryAfter, retryAfter, windows: states };
     }
-    const states = results.map(({ w, res }) => ({
+    const states = results.map(({ w, res, remaining }) => ({
       windowSeconds: w.windowSeconds,
       limit: w.limit,
-      remaining: Math.max(0, res.remainingPoints),
+      remaining,
       resetSeconds: seconds(res.msBeforeNext),
     }));
     // With equal remaining counts the longer window is the one that takes longer to recover.

@@ -104,6 +104,18 @@ export function runLimiterContract(name: string, open: () => Promise<LimiterHand
       assert.equal(after.windows[1]!.remaining, 90, 'only the 10 allowed requests count in the hour window');
     });
 
+    test("a plan change keeps the window's count and applies the new limit", async () => {
+      const acct = `acc_${randomUUID()}`;
+      for (let i = 0; i < 3; i++) await l.hit(acct, [{ windowSeconds: 60, limit: 10 }]);
+      const downgraded = await l.hit(acct, [{ windowSeconds: 60, limit: 5 }]);
+      assert.equal(downgraded.remaining, 1);
+      await l.hit(acct, [{ windowSeconds: 60, limit: 5 }]);
+      assert.equal((await l.hit(acct, [{ windowSeconds: 60, limit: 5 }])).allowed, false);
+      const upgraded = await l.hit(acct, [{ windowSeconds: 60, limit: 100 }]);
+      assert.equal(upgraded.allowed, true);
+      assert.equal(upgraded.remaining, 94);
+    });
+
     test('accounts are independent', async () => {
       const w = [{ windowSeconds: 60, limit: 1 }];
       const a = `acc_${randomUUID()}`;
