@@ -12,7 +12,18 @@ import { float32ToInt16 } from '../src/audio/pcm.js';
 const RUNS = Number(process.env.RUNS ?? 5);
 const ENDPOINTING = process.env.ENDPOINTING ?? '200';
 const server = await startBenchServer({ PARLA_STT_DECODERS: '3' });
-const health = (await (await fetch(`${server.url}/api/v1/stt/realtime/info`, { headers: { 'x-api-key': server.apiKey } })).json()) as { port: number };
+// A loaded machine may take longer than startBenchServer waits to warm the decoders.
+async function info(): Promise<{ port: number }> {
+  for (let i = 0; ; i++) {
+    try {
+      return (await (await fetch(`${server.url}/api/v1/stt/realtime/info`, { headers: { 'x-api-key': server.apiKey } })).json()) as { port: number };
+    } catch (err) {
+      if (i > 600) throw err;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
+}
+const health = await info();
 const speech = float32ToInt16(decodeWav(readFileSync(flite('Please send the quarterly report to the finance team before noon.'))).channels[0]!);
 const speechSeconds = speech.length / 16000;
 

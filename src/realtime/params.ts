@@ -3,12 +3,15 @@
 import { ApiError } from '../errors.js';
 import { STT_MODELS, type SttModel } from '../stt/stt-models.js';
 
-export const REALTIME_ENCODINGS = ['linear16'] as const;
+/** linear16: raw 16-bit little-endian mono PCM; opus: Opus in an Ogg or WebM container. */
+export const REALTIME_ENCODINGS = ['linear16', 'opus'] as const;
+export type RealtimeEncoding = (typeof REALTIME_ENCODINGS)[number];
 
 export interface RealtimeParams {
   model: SttModel;
   language: string | undefined;
-  encoding: 'linear16';
+  encoding: RealtimeEncoding;
+  /** Rate of linear16 audio; opus carries its own. */
   sampleRate: number;
   interimResults: boolean;
   /** Silence (ms) that ends an utterance: a final result with speech_final. */
@@ -43,15 +46,15 @@ export function parseRealtimeParams(q: URLSearchParams): RealtimeParams {
     throw new ApiError('INVALID_MODEL', { message: `Unknown speech-to-text model "${model}".`, details: { field: 'model', provided: model, suggestions: [...STT_MODELS] } });
   }
   const encoding = q.get('encoding') ?? 'linear16';
-  if (encoding !== 'linear16') {
-    throw new ApiError('INVALID_FORMAT', { message: 'encoding must be linear16 (raw 16-bit little-endian PCM).', details: { field: 'encoding', provided: encoding, suggestions: [...REALTIME_ENCODINGS] } });
+  if (!(REALTIME_ENCODINGS as readonly string[]).includes(encoding)) {
+    throw new ApiError('INVALID_FORMAT', { message: 'encoding must be linear16 (raw 16-bit little-endian PCM) or opus (Opus in Ogg or WebM).', details: { field: 'encoding', provided: encoding, suggestions: [...REALTIME_ENCODINGS] } });
   }
   const endpointingRaw = q.get('endpointing');
   const endpointing = endpointingRaw === 'false' ? 0 : int(q, 'endpointing', 500, 10, 10_000);
   return {
     model: model as SttModel,
     language: q.get('language') ?? undefined,
-    encoding: 'linear16',
+    encoding: encoding as RealtimeEncoding,
     sampleRate: int(q, 'sample_rate', 16000, 8000, 48000),
     interimResults: bool(q, 'interim_results', true),
     endpointing,

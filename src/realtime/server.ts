@@ -19,6 +19,7 @@ import { SLOT_LEASE_MS } from '../http/rate-limit.js';
 import { parseRealtimeParams } from './params.js';
 import { CLOSE, RealtimeSession } from './session.js';
 import { loadTls } from './tls.js';
+import { opusSupported } from './opus-decoder.js';
 
 export const REALTIME_PATH = '/api/v1/stt/realtime/stream';
 /** Audio prepaid per hold block; the hold grows block by block while the stream runs. */
@@ -86,6 +87,9 @@ export class RealtimeServer {
       const auth = await services.authenticator.authenticate(url.searchParams.get('api_key'));
       requireFeature(auth, 'stt_realtime');
       const params = parseRealtimeParams(url.searchParams);
+      if (params.encoding === 'opus' && !(await opusSupported())) {
+        throw new ApiError('INVALID_FORMAT', { message: 'This server has no Opus decoder (ffmpeg); send linear16.', details: { field: 'encoding', provided: 'opus', suggestions: ['linear16'] } });
+      }
       const models = services.stt.models;
       const language = models.resolveLanguage(params.model, params.language);
       const binding = models.binding(params.model);

@@ -13,10 +13,13 @@ import { buildTranscript } from '../stt/transcript.js';
 import { engineFamily } from '../stt/stt-models.js';
 import type { RealtimeParams } from './params.js';
 import { Vad } from './vad.js';
+import { OpusDecoder } from './opus-decoder.js';
 
 export const CLOSE = {
   NORMAL: 1000,
   GOING_AWAY: 1001,
+  /** encoding=opus and the bytes are not Opus in Ogg/WebM. */
+  INVALID_AUDIO: 1007,
   INTERNAL_ERROR: 1011,
   INSUFFICIENT_CREDITS: 4002,
   IDLE_TIMEOUT: 4008,
@@ -55,6 +58,7 @@ const RESUME_BELOW_SECONDS = 1;
 
 export class RealtimeSession {
   private readonly resampler: StreamResampler | null;
+  private readonly opus: OpusDecoder | null;
   private vad: Vad | null = null;
   private chain: Promise<void> = Promise.resolve();
   private carryByte: number | null = null;
@@ -82,7 +86,17 @@ export class RealtimeSession {
     private readonly t: Transport,
     private readonly o: SessionOptions,
   ) {
-    this.resampler = o.params.sampleRate === 16000 ? null : new StreamResampler(o.params.sampleRate, 16000);
+    const linear = o.params.encoding === 'linear16';
+    this.resampler = !linear || o.params.sampleRate === 16000 ? null : new StreamResampler(o.params.sampleRate, 16000);
+    this.opus = linear
+      ? null
+      : new OpusDecoder(
+          (pcm) => this.accept(pcm, pcm.length / 16000),
+          (message) => {
+            this.t.send({ type: 'Error', code: 'INVALID_AUDIO', message });
+            void this.end(CLOSE.INVALID_AUDIO, 'audio cannot be decoded');
+          },
+        );
     this.heldSeconds = o.heldSeconds;
     this.maxTimer = setTimeout(() => void this.end(CLOSE.MAX_DURATION, 'maximum session length reached'), o.maxSessionSeconds * 1000);
     this.maxTimer.unref();
@@ -103,7 +117,7 @@ export class RealtimeSession {
       provider: engineFamily(p.model),
       language: this.o.language,
       encoding: p.encoding,
-      sample_rate: p.sampleRate,
+      sample_rate: p.encoding === 'linear16' ? p.sampleRate : null,
       channels: 1,
       interim_results: p.interimResults,
       endpointing: p.endpointing,
@@ -125,10 +139,11 @@ export class RealtimeSession {
     return this.chain;
   }
 
-  /** A binary frame of linear16 little-endian audio. */
+  /** A binary frame of audio in the stream's encoding. */
   onAudio(bytes: Buffer): void {
     if (this.ended) return;
     this.touch();
+    if (this.opus) return this.opus.write(bytes);
     let buf = bytes;
     if (this.carryByte !== null) {
       buf = Buffer.concat([Buffer.from([this.carryByte]), bytes]);
@@ -141,9 +156,13 @@ export class RealtimeSession {
     if (buf.length === 0) return;
     const pcm = new Int16Array(buf.length / 2);
     for (let i = 0; i < pcm.length; i++) pcm[i] = buf.readInt16LE(i * 2);
-    this.receivedSeconds += pcm.length / this.o.params.sampleRate;
+    this.accept(this.resampler ? float32ToInt16(this.resampler.push(int16ToFloat32(pcm))) : pcm, pcm.length / this.o.params.sampleRate);
+  }
+
+  /** Queues 16 kHz audio for recognition; `seconds` is its length as received (billed). */
+  private accept(at16k: Int16Array, seconds: number): void {
+    this.receivedSeconds += seconds;
     const receivedAtEnd = this.receivedSeconds;
-    const at16k = this.resampler ? float32ToInt16(this.resampler.push(int16ToFloat32(pcm))) : pcm;
     this.pendingSamples += at16k.length;
     if (!this.paused && this.pendingSamples / 16000 > PAUSE_ABOVE_SECONDS) {
       this.paused = true;
@@ -317,6 +336,11 @@ export class RealtimeSession {
     if (this.idleTimer) clearTimeout(this.idleTimer);
     clearTimeout(this.maxTimer);
     clearInterval(this.holdTimer);
+    // Encoded audio already received is decoded and queued before the flush (unless nobody listens).
+    if (this.opus) {
+      if (opts.clientGone || this.opus.failed) this.opus.kill();
+      else await this.opus.finish();
+    }
     // Let queued audio be recognized first (unless the client is gone), then flush.
     await this.chain.catch(() => undefined);
     if (!opts.clientGone) {

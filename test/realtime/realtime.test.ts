@@ -296,7 +296,7 @@ test('GET /stt/realtime/info describes the stream and the caller\'s limits', asy
   const body = res.json();
   assert.match(body.url, /^wss:\/\/.+\/api\/v1\/stt\/realtime\/stream$/);
   assert.ok(body.models.some((m: any) => m.id === 'lucid-mono' && m.credits_per_second === 3 && m.languages.includes('en')));
-  assert.deepEqual(body.encodings, ['linear16']);
+  assert.deepEqual(body.encodings, ['linear16', 'opus']);
   assert.equal(body.limits.concurrent_streams, 10);
   assert.equal(typeof body.limits.credits_remaining, 'number');
   assert.equal(body.limits.max_session_seconds, 3600);

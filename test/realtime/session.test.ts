@@ -4,7 +4,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createTestAccount, createTestApp, type TestApp } from '../helpers/app.js';
-import { flite, soxConcat } from '../helpers/speech.js';
+import { ffmpegConvert, flite, soxConcat } from '../helpers/speech.js';
 import { decodeWav } from '../../src/audio/wav.js';
 import { float32ToInt16 } from '../../src/audio/pcm.js';
 import { RealtimeSession, type Transport } from '../../src/realtime/session.js';
@@ -12,9 +12,11 @@ import { parseRealtimeParams } from '../../src/realtime/params.js';
 
 let t: TestApp;
 let speech: Int16Array;
+let speechWav: string;
 
 before(async () => {
   t = await createTestApp();
+  speechWav = soxConcat([flite('Good morning, the meeting starts at nine.'), flite('Please bring the quarterly report.')], 1.0);
   const wav = decodeWav(readFileSync(soxConcat([flite('Good morning, the meeting starts at nine.'), flite('Please bring the quarterly report.')], 1.0)));
   speech = float32ToInt16(wav.channels[0]!);
   await t.services.stt.pocketsphinx.whenReady();
@@ -110,4 +112,31 @@ test('live finals carry the same words as the batch transcript of the same audio
       assert.ok(w.start >= m.start - 0.001 && w.end <= m.start + m.duration + 0.001, JSON.stringify({ w, start: m.start, duration: m.duration }));
     }
   }
+});
+
+for (const [container, ext] of [['Ogg', 'ogg'], ['WebM', 'webm']] as const) {
+  test(`encoding=opus: ${container}/Opus split across arbitrary frames is decoded live and billed by its duration`, async () => {
+    const bytes = readFileSync(ffmpegConvert(speechWav, ext, ['-c:a', 'libopus', '-b:a', '24k']));
+    const { s, tr, ended } = await session({ encoding: 'opus', interim_results: 'false', punctuate: 'false', smart_format: 'false' });
+    assert.equal(tr.messages[0].encoding, 'opus');
+    assert.equal(tr.messages[0].sample_rate, null);
+    for (let i = 0; i < bytes.length; i += 777) s.onAudio(bytes.subarray(i, i + 777));
+    s.onText(JSON.stringify({ type: 'CloseStream' }));
+    await tr.done;
+    assert.equal(tr.closed!.code, 1000);
+    const said = finals(tr).map((m) => m.channel.alternatives[0].transcript).join(' ');
+    assert.match(said, /morning.*report/, said);
+    const summary = tr.messages.at(-1);
+    assert.ok(Math.abs(summary.duration - speech.length / 16000) < 0.1, `duration ${summary.duration} vs ${speech.length / 16000}`);
+    assert.equal(ended()!.credits, 2 * summary.billed_seconds);
+  });
+}
+
+test('encoding=opus with bytes that are not Ogg or WebM: an INVALID_AUDIO error and close 1007, nothing billed', async () => {
+  const { s, tr, ended } = await session({ encoding: 'opus' });
+  s.onAudio(Buffer.from(speech.buffer, speech.byteOffset, 3200));
+  await tr.done;
+  assert.equal(tr.closed!.code, 1007);
+  assert.ok(tr.messages.some((m) => m.type === 'Error' && m.code === 'INVALID_AUDIO'));
+  assert.equal(ended()!.credits, 0);
 });

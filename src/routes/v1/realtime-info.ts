@@ -6,6 +6,7 @@ import { errorResponses } from '../../http/schemas.js';
 import { guardStore } from '../../accounts/billing.js';
 import { STT_MODELS, engineFamily } from '../../stt/stt-models.js';
 import { REALTIME_ENCODINGS } from '../../realtime/params.js';
+import { opusSupported } from '../../realtime/opus-decoder.js';
 
 export interface RealtimeEndpoint {
   /** Port the WebSocket listens on, once started. */
@@ -20,7 +21,7 @@ export const realtimeInfoRoutes: FastifyPluginAsync<{ services: Services; endpoi
     async (request) => {
       const { account, mode } = request.auth;
       const plan = services.config.product.plans[account.plan];
-      const [balance, inUse] = await Promise.all([guardStore(() => services.store.getBalance(account.id, mode)), services.limiter.slotsInUse(account.id)]);
+      const [balance, inUse, opus] = await Promise.all([guardStore(() => services.store.getBalance(account.id, mode)), services.limiter.slotsInUse(account.id), opusSupported()]);
       const port = endpoint.port ?? services.config.realtimePort;
       const host = request.hostname.replace(/:\d+$/, '') || endpoint.host;
       return {
@@ -34,7 +35,8 @@ export const realtimeInfoRoutes: FastifyPluginAsync<{ services: Services; endpoi
           languages: services.stt.models.languagesFor(id),
           credits_per_second: services.config.product.pricing.sttCreditsPerSecond[id],
         })),
-        encodings: [...REALTIME_ENCODINGS],
+        encodings: REALTIME_ENCODINGS.filter((e) => e !== 'opus' || opus),
+        containers: opus ? { opus: ['ogg', 'webm'] } : {},
         sample_rates: { min: 8000, max: 48000, recognition: 16000 },
         parameters: {
           model: 'cipher-fast',
