@@ -14,6 +14,11 @@ export const TTS_MODELS = ['aura-lite', 'aura-prime', 'aura-max', 'rapid-flash',
 export type TtsModelId = (typeof TTS_MODELS)[number];
 export const AURA_SET_MODELS = ['aura-lite', 'aura-prime', 'aura-max', 'rapid-max'] as const;
 
+/** How voice names are compared: ignoring case and accents, so "vaino" finds "Väinö". */
+export function foldName(name: string): string {
+  return name.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase().trim();
+}
+
 export function isFlashModel(model: string): boolean {
   return model === 'rapid-flash';
 }
@@ -83,17 +88,17 @@ export class Catalog implements TtsCatalogPort {
 
   /** Aura voices whose name in some served language equals `name` (case-insensitive). */
   private auraMatches(name: string): Array<{ voice: AuraVoice; language: string }> {
-    const n = name.toLowerCase();
+    const n = foldName(name);
     const out: Array<{ voice: AuraVoice; language: string }> = [];
     for (const lang of this.data.auraLanguages) {
-      for (const v of this.data.auraVoices) if (this.auraName(v, lang.code).toLowerCase() === n) out.push({ voice: v, language: lang.code });
+      for (const v of this.data.auraVoices) if (foldName(this.auraName(v, lang.code)) === n) out.push({ voice: v, language: lang.code });
     }
     return out;
   }
 
   private flashVoice(name: string): FlashVoice | undefined {
-    const n = name.toLowerCase();
-    return this.data.flashVoices.find((v) => v.name.toLowerCase() === n);
+    const n = foldName(name);
+    return this.data.flashVoices.find((v) => foldName(v.name) === n);
   }
 
   private premiumAllowed(plan: Plan): boolean {
@@ -133,8 +138,8 @@ export class Catalog implements TtsCatalogPort {
 
   private selectAura(req: VoiceRequest): { language: string; voice: VoiceSelection } {
     const language = this.resolveLanguage(req.model, req.language);
-    const wanted = req.voice.toLowerCase();
-    const voice = this.data.auraVoices.find((v) => this.auraName(v, language).toLowerCase() === wanted);
+    const wanted = foldName(req.voice);
+    const voice = this.data.auraVoices.find((v) => foldName(this.auraName(v, language)) === wanted);
     if (!voice) {
       const flash = this.flashVoice(req.voice);
       if (flash) {

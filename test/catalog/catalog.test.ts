@@ -6,6 +6,7 @@ import path from 'node:path';
 import assert from 'node:assert/strict';
 import { createTestAccount, createTestApp, type TestApp } from '../helpers/app.js';
 import { loadCatalogData } from '../../src/catalog/data.js';
+import { foldName } from '../../src/catalog/catalog.js';
 import { FLITE_VOICES } from '../../src/engines/flite/flite-engine.js';
 
 const FLASH_CODES = ['da-DK', 'de-DE', 'en-AU', 'en-GB', 'en-IN', 'en-US', 'es-ES', 'es-US', 'fil-PH', 'fr-CA', 'fr-FR', 'hi-IN', 'it-IT', 'ja-JP', 'ko-KR', 'pt-BR', 'th-TH', 'vi-VN'];
@@ -28,13 +29,18 @@ test('data: 30 Aura voices (8 premium), localized unique names in every language
   for (const lang of d.auraLanguages) {
     const set = d.names[lang.nameSet]!;
     const names = d.auraVoices.map((v) => set[v.gender][v.slot]);
-    assert.equal(new Set(names.map((n) => n!.toLowerCase())).size, 30, `names unique in ${lang.code}`);
+    assert.equal(new Set(names.map((n) => foldName(n!))).size, 30, `names unique in ${lang.code}, ignoring case and accents`);
   }
   const flite: readonly string[] = FLITE_VOICES;
   assert.ok(d.auraVoices.every((v) => flite.includes(v.flite)), 'Aura Flite voices exist');
   assert.ok(d.flashVoices.filter((v) => v.language.startsWith('en-')).every((v) => flite.includes(v.engines.flite!)), 'English Flash voices run on Flite');
   assert.equal(d.flashVoices.length, 62);
   assert.deepEqual([...new Set(d.flashVoices.map((v) => v.language))].sort(), FLASH_CODES);
+  for (const code of FLASH_CODES) {
+    const genders = new Set(d.flashVoices.filter((v) => v.language === code).map((v) => v.gender));
+    assert.deepEqual([...genders].sort(), ['female', 'male'], `${code} has voices of both genders`);
+  }
+  assert.equal(new Set(d.flashVoices.map((v) => foldName(v.name))).size, 62, 'Flash names are unique');
   const auraEnglish = new Set(d.auraVoices.map((v) => d.names.en![v.gender][v.slot]));
   assert.ok(d.flashVoices.every((v) => !auraEnglish.has(v.name)), 'Flash and Aura names differ');
 });

@@ -75,6 +75,9 @@ test('Aura voices: localized names resolve to one base voice with its engine map
   assert.equal(de.voice.id, 'aura-01');
   assert.equal(de.voice.name, 'Anna');
   assert.equal(select('rapid-max', 'Aria').voice.id, 'aura-01', 'rapid-max uses the Aura voices');
+  const finnish = catalog.data.auraVoices.find((v) => catalog.auraName(v, 'fi') === 'Väinö')!;
+  assert.equal(select('aura-prime', 'VAINO', 'fi').voice.id, finnish.id, 'names match ignoring case and accents');
+  assert.equal(select('aura-prime', 'Väinö', 'fi').voice.name, 'Väinö');
 });
 
 test('voice errors: wrong set for the model, names from another language, unknown names', () => {
