@@ -105,6 +105,22 @@ describe('EspeakEngine', () => {
     assert.ok(speechSpan(r.samples, r.sampleRate) > base.span * 1.1, 'slower');
   });
 
+  test('an abort rejects the call but keeps the worker and its warm eSpeak instance', async () => {
+    const pre = new AbortController();
+    pre.abort(new Error('gone before'));
+    const done = pool.stats().completed;
+    await assert.rejects(engine.synthesize(req(), pre.signal), /gone before/);
+    assert.equal(pool.stats().completed, done, 'no task was queued');
+    const ac = new AbortController();
+    const run = engine.synthesize(req(), ac.signal);
+    setTimeout(() => ac.abort(new Error('gone during')), 5);
+    await assert.rejects(run, /gone during/);
+    // The same workers answer at once: nothing was terminated and rebuilt.
+    const t0 = performance.now();
+    await Promise.all([engine.synthesize(req({ text: 'One.' })), engine.synthesize(req({ text: 'Two.' }))]);
+    assert.ok(performance.now() - t0 < 1500, `${performance.now() - t0} ms`);
+  });
+
   test('other languages use their own eSpeak voice; unknown languages are refused', async () => {
     assert.ok(engine.languages().includes('de-DE') && engine.languages().includes('de'));
     assert.equal(engine.voiceFor('de-DE'), 'de');

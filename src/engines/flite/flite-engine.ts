@@ -94,7 +94,10 @@ export class FliteEngine implements TtsEngine {
     const decoded = decodeWav(wav);
     let samples = float32ToInt16(decoded.channels[0] ?? new Float32Array(0));
     if (req.pitch !== 0 && samples.length > 0) {
-      samples = await this.pool.run('audio.pitch', { samples, sampleRate: decoded.sampleRate, semitones: req.pitch }, signal ? { signal } : {});
+      // Not handed to the pool: aborting a running task terminates its worker (and the warm
+      // engines in it); the abort is honoured once the shift is done.
+      samples = await this.pool.run('audio.pitch', { samples, sampleRate: decoded.sampleRate, semitones: req.pitch });
+      signal?.throwIfAborted();
     }
     return { samples, sampleRate: decoded.sampleRate };
   }

@@ -38,8 +38,12 @@ export class SherpaTtsEngine implements TtsEngine {
     const [modelName = '', speaker = '0'] = req.engineVoice.split(':');
     const model = this.models.find((m) => m.name === modelName && m.languages.includes(req.language)) ?? this.models.find((m) => m.languages.includes(req.language));
     if (!model) throw new EngineError(this.id, `no model serves ${req.language}`, false);
+    // Not handed to the pool: aborting a running task terminates its worker and the loaded model.
+    signal?.throwIfAborted();
     try {
-      return await this.pool.run('tts.sherpa', { model, text: req.text, speaker, speed: req.speed, semitones: req.pitch }, signal ? { signal } : {});
+      const res = await this.pool.run('tts.sherpa', { model, text: req.text, speaker, speed: req.speed, semitones: req.pitch });
+      signal?.throwIfAborted();
+      return res;
     } catch (err) {
       if (signal?.aborted || err instanceof ApiError) throw err;
       throw new EngineError(this.id, `${model.name}: ${err instanceof Error ? err.message : String(err)}`, false, { cause: err });
