@@ -4,6 +4,7 @@
 
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import type { TtsEngine } from '../engines/engine.js';
 import type { EnginePool } from '../engines/pool.js';
 import type { TtsEngineRegistry } from '../engines/registry.js';
 import { ApiError } from '../errors.js';
@@ -52,27 +53,30 @@ export class VoicePreviews {
     const aura = this.catalog.data.auraVoices.find((v) => v.id === req.voice);
     const model = req.model ?? (aura ? 'aura-prime' : 'rapid-flash');
     // Aura voices are addressed by id; their name in the language picks the voice like a request would.
-    const language = aura || req.language !== undefined ? this.catalog.resolveLanguage(model, req.language ?? 'en-US') : undefined;
-    const name = aura ? this.catalog.auraName(aura, language!) : req.voice;
+    const asked = aura || req.language !== undefined ? this.catalog.resolveLanguage(model, req.language ?? 'en-US') : undefined;
+    const name = aura ? this.catalog.auraName(aura, asked!) : req.voice;
     // Previews let anyone hear every voice, premium ones included.
-    const selection = this.catalog.selectVoice({ model, language: language ?? 'en-US', languageGiven: language !== undefined, voice: name, plan: 'enterprise' });
-    const file = path.join(this.dir, `${model}--${selection.voice.id}--${selection.language}.wav`);
+    const selection = this.catalog.selectVoice({ model, language: asked ?? 'en-US', languageGiven: asked !== undefined, voice: name, plan: 'enterprise' });
+    const { voice, language } = selection;
+    const engine = this.engines.resolve(model, language);
+    const engineVoice = engine ? voice.engineVoices[engine.id] : undefined;
+    if (!engine || engineVoice === undefined) throw new ApiError('LANGUAGE_NOT_SUPPORTED', { details: { field: 'language', provided: language } });
+    // Keyed by what is heard, not by the model: models whose chains pick the same engine share one
+    // file, which also bounds the directory (at most voices x languages x engines files).
+    const file = path.join(this.dir, `${engine.id}--${voice.id}--${language}.wav`);
 
     const cached = await readFile(file).catch(() => null);
     if (cached) return cached;
     let pending = this.inFlight.get(file);
     if (!pending) {
-      pending = this.synthesize(file, model, selection).finally(() => this.inFlight.delete(file));
+      pending = this.synthesize(file, engine, engineVoice, selection).finally(() => this.inFlight.delete(file));
       this.inFlight.set(file, pending);
     }
     return pending;
   }
 
-  private async synthesize(file: string, model: string, selection: ReturnType<Catalog['selectVoice']>): Promise<Buffer> {
+  private async synthesize(file: string, engine: TtsEngine, engineVoice: string, selection: ReturnType<Catalog['selectVoice']>): Promise<Buffer> {
     const { voice, language } = selection;
-    const engine = this.engines.resolve(model, language);
-    const engineVoice = engine ? voice.engineVoices[engine.id] : undefined;
-    if (!engine || engineVoice === undefined) throw new ApiError('LANGUAGE_NOT_SUPPORTED', { details: { field: 'language', provided: language } });
     const pcm = await renderItems(this.pool, { engine, engineVoice, language, speed: voice.baseRate, pitch: voice.basePitch }, [
       { type: 'text', text: sampleText(voice.name, language), whisper: false, emphasis: false },
     ]);
