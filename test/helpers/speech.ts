@@ -25,6 +25,15 @@ export function flite(text: string, voice = 'kal16'): string {
   return out;
 }
 
+/** A 16 kHz WAV file of `text` spoken by an eSpeak NG voice (e.g. en-us, en-gb, en-us+f3). */
+export function espeak(text: string, voice = 'en-us'): string {
+  const raw = path.join(dir, `e${n++}.wav`);
+  const out = path.join(dir, `e${n++}.wav`);
+  execFileSync('espeak-ng', ['-v', voice, '-w', raw, text]);
+  execFileSync('sox', [raw, '-r', '16000', '-c', '1', '-b', '16', out]);
+  return out;
+}
+
 export function soxConcat(files: string[], gapSeconds = 0.6): string {
   const out = path.join(dir, `c${n++}.wav`);
   const silence = path.join(dir, `s${n++}.wav`);
