@@ -106,8 +106,8 @@ export class RealtimeSession {
     this.touch();
   }
 
-  async start(): Promise<void> {
-    this.vad = await Vad.create(2);
+  /** Sends Metadata; audio that arrives before the VAD is ready waits for it in the queue. */
+  start(): Promise<void> {
     const p = this.o.params;
     this.t.send({
       type: 'Metadata',
@@ -125,6 +125,9 @@ export class RealtimeSession {
       punctuate: p.punctuate,
       smart_format: p.smartFormat,
       keywords: p.keywords,
+    });
+    return this.enqueue(async () => {
+      this.vad = await Vad.create(2);
     });
   }
 

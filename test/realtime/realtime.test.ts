@@ -135,11 +135,12 @@ describe('refusals before the upgrade', () => {
 describe('streaming', () => {
   test('real-time pace: metadata, speech started, interim then final results on the stream timeline, summary, one debit', async () => {
     const c = await open({ interim_results: 'true', endpointing: '400' });
+    // Audio from the first moment, without waiting for Metadata (clients do that).
+    await sendPaced(c, speech);
     const meta = await c.waitFor((m) => m.type === 'Metadata');
     assert.match(meta.request_id, /^req_/);
     assert.equal(meta.model, 'cipher-fast');
     assert.equal(meta.sample_rate, 16000);
-    await sendPaced(c, speech);
     // A second of silence after the speech: endpointing ends the last utterance.
     await sendPaced(c, new Int16Array(16000));
     await c.waitFor((m) => m.type === 'Results' && m.is_final && m.channel.alternatives[0].transcript.toLowerCase().includes('report'));
