@@ -378,6 +378,43 @@ export function runStoreContract(name: string, open: () => Promise<StoreHandle>)
       assert.equal((await s.holdCredits(holdReq(a.id, 1, { mode: 'test', characters: 0, characterLimit: 1000 }))).ok, true);
     });
 
+    test('quota: the characters counted always equal ledger since periodStart + held, whatever the order', async () => {
+      const a = await s.createAccount({ name: 'N', plan: 'free', credits: 1_000_000 });
+      const p1 = new Date('2026-01-01T07:00:00.000Z');
+      const p2 = new Date('2026-02-01T07:00:00.000Z');
+      const used = async (periodStart: Date) => {
+        const r = await s.holdCredits(holdReq(a.id, 1, { characters: 1, characterLimit: 0, periodStart }));
+        assert.ok(!r.ok && r.reason === 'quota');
+        return r.charactersUsed;
+      };
+      const write = async (iso: string, characters: number, requestId = `req_${randomUUID()}`) => {
+        const hr = holdReq(a.id, 1);
+        await s.holdCredits(hr);
+        await s.settleHold(hr.holdId, usage(a.id, 'key_n', 1, { characters, createdAt: new Date(iso), requestId }));
+      };
+      assert.equal(await used(p1), 0);
+      await write('2026-01-15T00:00:00.000Z', 10, `req_n_${a.id}`);
+      assert.equal(await used(p1), 10);
+      await write('2026-01-01T06:59:59.999Z', 1);
+      assert.equal(await used(p1), 10, 'before the period start');
+      await write('2026-01-01T07:00:00.000Z', 2);
+      assert.equal(await used(p1), 12, 'at the period start');
+      await write('2026-01-15T00:00:00.000Z', 10, `req_n_${a.id}`);
+      assert.equal(await used(p1), 12, 'a repeated settle counts once');
+      await write('2026-02-10T00:00:00.000Z', 100);
+      assert.equal(await used(p1), 112);
+      assert.equal(await used(p2), 100, 'next period');
+      await write('2026-02-11T00:00:00.000Z', 1000);
+      assert.equal(await used(p2), 1100);
+      assert.equal(await used(p1), 1112, 'back to an older period start (a node with a late clock)');
+      const open = holdReq(a.id, 1, { characters: 7, characterLimit: null });
+      await s.holdCredits(open);
+      assert.equal(await used(p2), 1107);
+      await s.settleHold(open.holdId, usage(a.id, 'key_n', 1, { characters: 5, createdAt: new Date('2026-02-12T00:00:00.000Z') }));
+      assert.equal(await used(p2), 1105, 'settled at its actual characters');
+      assert.equal((await s.usageSummary(a.id, 'live', p2, p2)).charactersUsed, 1105);
+    });
+
     test('usage by UTC day and period boundaries, with exact timestamps', async () => {
       const a = await s.createAccount({ name: 'W', plan: 'pro', credits: 1000 });
       const at = (iso: string, kind: UsageRecord['kind'], credits: number, characters = 0) => ({ iso, kind, credits, characters });

@@ -58,4 +58,18 @@ export const POSTGRES_MIGRATIONS: Array<{ version: number; sql: string }> = [
       CREATE INDEX usage_ledger_key ON usage_ledger(key_id);
     `,
   },
+  {
+    // The quota check's running total: ledger characters since period_start, kept in step by
+    // settleHold, so a hold does not sum a month of ledger rows (see charactersCommitted).
+    version: 2,
+    sql: `
+      CREATE TABLE quota_counters (
+        account_id TEXT NOT NULL REFERENCES accounts(id),
+        mode TEXT NOT NULL,
+        period_start TIMESTAMPTZ NOT NULL,
+        characters BIGINT NOT NULL,
+        PRIMARY KEY (account_id, mode)
+      );
+    `,
+  },
 ];

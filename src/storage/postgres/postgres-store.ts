@@ -224,17 +224,36 @@ export class PostgresStore implements Store {
 
   // ------------------------------------------------------------------ billing
 
+  /**
+   * Characters used in the ledger since periodStart plus those held by running requests, under the
+   * account lock. The ledger part comes from quota_counters, summed from the ledger only when the
+   * period differs from the counter's (once per period, or when nodes disagree at a rollover).
+   */
+  private async charactersCommitted(q: Q, accountId: string, mode: KeyMode, periodStart: Date): Promise<number> {
+    const counter = await q.query<{ period_start: Date; characters: number }>('SELECT period_start, characters FROM quota_counters WHERE account_id = $1 AND mode = $2', [accountId, mode]);
+    let used: number;
+    if (counter.rows[0] && counter.rows[0].period_start.getTime() === periodStart.getTime()) {
+      used = Number(counter.rows[0].characters);
+    } else {
+      const sum = await q.query<{ n: number }>(
+        `INSERT INTO quota_counters (account_id, mode, period_start, characters)
+         SELECT $1, $2, $3, COALESCE(SUM(characters), 0) FROM usage_ledger WHERE account_id = $1 AND mode = $2 AND created_at >= $3
+         ON CONFLICT (account_id, mode) DO UPDATE SET period_start = excluded.period_start, characters = excluded.characters
+         RETURNING characters AS n`,
+        [accountId, mode, periodStart],
+      );
+      used = Number(sum.rows[0]!.n);
+    }
+    const held = await q.query<{ n: number }>('SELECT COALESCE(SUM(characters), 0)::bigint AS n FROM credit_holds WHERE account_id = $1 AND mode = $2', [accountId, mode]);
+    return used + Number(held.rows[0]!.n);
+  }
+
   private async check(q: Q, accountId: string, mode: KeyMode, credits: number, characters: number, characterLimit: number | null, periodStart: Date): Promise<HoldResult> {
     // The row lock serializes every billing transaction of this account across nodes.
     const balance = await this.balance(q, accountId, mode, true);
     if (balance < credits) return { ok: false, reason: 'credits', balance };
     if (characterLimit !== null && characters > 0) {
-      const { rows } = await q.query<{ n: number }>(
-        `SELECT (SELECT COALESCE(SUM(characters), 0) FROM usage_ledger WHERE account_id = $1 AND mode = $2 AND created_at >= $3)
-              + (SELECT COALESCE(SUM(characters), 0) FROM credit_holds WHERE account_id = $1 AND mode = $2) AS n`,
-        [accountId, mode, periodStart],
-      );
-      const committed = Number(rows[0]!.n);
+      const committed = await this.charactersCommitted(q, accountId, mode, periodStart);
       if (committed + characters > characterLimit) return { ok: false, reason: 'quota', charactersUsed: committed };
     }
     return { ok: true, balance: balance - credits };
@@ -293,6 +312,9 @@ export class PostgresStore implements Store {
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (request_id) DO NOTHING`,
         [usage.requestId, usage.accountId, usage.keyId, usage.mode, usage.kind, usage.model, usage.units, usage.characters, charge, usage.createdAt],
       );
+      if (inserted.rowCount === 1 && usage.characters > 0) {
+        await q.query('UPDATE quota_counters SET characters = characters + $1 WHERE account_id = $2 AND mode = $3 AND period_start <= $4', [usage.characters, usage.accountId, usage.mode, usage.createdAt]);
+      }
       // A request id already in the ledger was charged before: this hold goes back whole.
       const refund = held - (inserted.rowCount === 1 ? charge : 0);
       if (refund === 0) return { balance };

@@ -181,11 +181,25 @@ export class SqliteStore implements Store {
 
   // ------------------------------------------------------------------ billing
 
-  /** Characters used in the ledger since periodStart plus those held by running requests. */
+  /**
+   * Characters used in the ledger since periodStart plus those held by running requests. The ledger
+   * part comes from quota_counters, summed from the ledger only when the period differs from the
+   * counter's (once per period, or when nodes disagree about the period at a rollover).
+   */
   private charactersCommitted(accountId: string, mode: KeyMode, periodStart: Date): number {
-    const used = this.sql('SELECT COALESCE(SUM(characters), 0) AS n FROM usage_ledger WHERE account_id = ? AND mode = ? AND created_at >= ?').get(accountId, mode, periodStart.getTime()) as { n: number };
+    const start = periodStart.getTime();
+    const counter = this.sql('SELECT period_start, characters FROM quota_counters WHERE account_id = ? AND mode = ?').get(accountId, mode) as { period_start: number; characters: number } | undefined;
+    let used: number;
+    if (counter && counter.period_start === start) {
+      used = counter.characters;
+    } else {
+      used = (this.sql('SELECT COALESCE(SUM(characters), 0) AS n FROM usage_ledger WHERE account_id = ? AND mode = ? AND created_at >= ?').get(accountId, mode, start) as { n: number }).n;
+      this.sql(
+        'INSERT INTO quota_counters (account_id, mode, period_start, characters) VALUES (?, ?, ?, ?) ON CONFLICT (account_id, mode) DO UPDATE SET period_start = excluded.period_start, characters = excluded.characters',
+      ).run(accountId, mode, start, used);
+    }
     const held = this.sql('SELECT COALESCE(SUM(characters), 0) AS n FROM credit_holds WHERE account_id = ? AND mode = ?').get(accountId, mode) as { n: number };
-    return used.n + held.n;
+    return used + held.n;
   }
 
   private check(accountId: string, mode: KeyMode, credits: number, characters: number, characterLimit: number | null, periodStart: Date): HoldResult {
@@ -238,6 +252,9 @@ export class SqliteStore implements Store {
       const inserted = this.sql(
         'INSERT INTO usage_ledger (request_id, account_id, key_id, mode, kind, model, units, characters, credits, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(request_id) DO NOTHING',
       ).run(usage.requestId, usage.accountId, usage.keyId, usage.mode, usage.kind, usage.model, usage.units, usage.characters, charge, usage.createdAt.getTime());
+      if (inserted.changes === 1 && usage.characters > 0) {
+        this.sql('UPDATE quota_counters SET characters = characters + ? WHERE account_id = ? AND mode = ? AND period_start <= ?').run(usage.characters, usage.accountId, usage.mode, usage.createdAt.getTime());
+      }
       // A request id already in the ledger was charged before: this hold goes back whole.
       const refund = held - (inserted.changes === 1 ? charge : 0);
       if (refund === 0) return { balance };
