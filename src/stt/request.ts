@@ -72,7 +72,8 @@ export function parseSttFields(raw: Map<string, string>, endpoint: SttEndpoint):
     return v === undefined ? def : parseBool(f, v);
   };
   const prompt = get('prompt');
-  const keywordList = (get('keywords') ?? '').split(',').map((k) => k.trim()).filter(Boolean);
+  // "word:2" (a boost intensity, as other services take it) is read as the word: boosts are uniform here.
+  const keywordList = (get('keywords') ?? '').split(',').map((k) => k.replace(/:-?\d+(\.\d+)?$/, '').trim()).filter(Boolean);
   // The prompt names domain terms: its distinctive words are boosted like keywords.
   const promptWords = prompt ? prompt.split(/[^A-Za-z']+/).filter((w) => w.length >= 4) : [];
   return {

@@ -21,7 +21,7 @@ before(async () => {
 });
 after(() => t.close());
 
-async function post(url: string, file: string | Uint8Array | null, fields: Record<string, string> = {}, apiKey = key, filename = 'audio.wav') {
+async function post(url: string, file: string | Uint8Array | null, fields: Record<string, string | string[]> = {}, apiKey = key, filename = 'audio.wav') {
   const bytes = typeof file === 'string' ? readFileSync(file) : file;
   const { body, contentType } = await multipart(bytes, fields, filename);
   return t.app.inject({ method: 'POST', url, headers: { 'x-api-key': apiKey, 'content-type': contentType }, payload: body });
@@ -48,6 +48,18 @@ describe('endpoints and formats', () => {
     assert.equal(res.headers['x-credits-used'], String(body.credits_used));
     assert.equal(Number(res.headers['x-credits-remaining']), await t.services.store.getBalance(accountId, 'live'));
     assert.equal(body.words, undefined);
+  });
+
+  test('a short silence: empty transcript in every format, the minimum of one second billed', async () => {
+    const silence = soxConcat([flite('a'), flite('a')], 0.1);
+    const quiet = ffmpegConvert(silence, 'wav', ['-af', 'volume=0', '-t', '0.4']);
+    const json = (await post('/api/v1/stt/lucid/transcribe', quiet, { model: 'lucid-lite' })).json();
+    assert.equal(json.text, '');
+    assert.ok(json.duration > 0 && json.duration <= 0.4);
+    assert.equal(json.credits_used, 3);
+    assert.equal((await post('/api/v1/stt/transcribe', quiet, { response_format: 'srt' })).body, '');
+    assert.equal((await post('/api/v1/stt/transcribe', quiet, { response_format: 'vtt' })).body, 'WEBVTT\n\n');
+    assert.deepEqual((await post('/api/v1/stt/transcribe', quiet, { response_format: 'verbose_json', timestamp_granularities: 'word' })).json().segments, []);
   });
 
   test('text, srt and vtt with their content types', async () => {
@@ -80,6 +92,10 @@ describe('endpoints and formats', () => {
     assert.equal(seg.words, undefined);
     assert.ok((await post('/api/v1/stt/cipher/transcribe', fox, { response_format: 'verbose_json' })).json().segments.length >= 1);
     expectError(await post('/api/v1/stt/cipher/transcribe', fox, { timestamp_granularities: 'word' }), 400, 'INVALID_PARAMETER');
+    // The OpenAI form: repeated `timestamp_granularities[]` parts.
+    const both = (await post('/api/v1/stt/transcribe', fox, { response_format: 'verbose_json', 'timestamp_granularities[]': ['word', 'segment'] })).json();
+    assert.ok(both.words.length >= 7 && both.segments.length >= 1, JSON.stringify(both));
+    expectError(await post('/api/v1/stt/transcribe', fox, { 'timestamp_granularities[]': ['word', 'segment'] }), 400, 'INVALID_PARAMETER');
   });
 
   test('word timings bracket the words: a word said after a pause starts after it', async () => {
@@ -130,6 +146,8 @@ describe('validation and errors', () => {
     const bad = expectError(await post('/api/v1/stt/transcribe', new TextEncoder().encode('this is not audio at all, just text'.repeat(10))), 422, 'INVALID_AUDIO');
     assert.equal(bad.category, 'validation');
     expectError(await post('/api/v1/stt/transcribe', new Uint8Array(26 * 1024 * 1024)), 413, 'FILE_TOO_LARGE');
+    // Just over the limit: refused while streaming, by the part's size cap.
+    expectError(await post('/api/v1/stt/transcribe', new Uint8Array(25 * 1024 * 1024 + 200 * 1024)), 413, 'FILE_TOO_LARGE');
     const notMultipart = await t.app.inject({ method: 'POST', url: '/api/v1/stt/transcribe', headers: { 'x-api-key': key, 'content-type': 'application/json' }, payload: '{}' });
     assert.equal(notMultipart.statusCode, 400);
     assert.equal(await t.services.store.getBalance(accountId, 'live'), before);

@@ -34,7 +34,11 @@ async function readUpload(request: FastifyRequest): Promise<{ fields: Map<string
         }
         file = await part.toBuffer();
       } else if (typeof part.value === 'string') {
-        fields.set(part.fieldname, part.value);
+        // OpenAI-style clients send array fields as repeated `timestamp_granularities[]` parts:
+        // repeated values of one field are read as one comma-separated list.
+        const name = part.fieldname.replace(/\[\]$/, '');
+        const prev = fields.get(name);
+        fields.set(name, prev === undefined ? part.value : `${prev},${part.value}`);
       }
     }
   } catch (err) {
