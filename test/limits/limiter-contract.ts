@@ -143,12 +143,12 @@ export function runLimiterContract(name: string, open: () => Promise<LimiterHand
 
     test('an expired lease frees its slot; a renewed one keeps it', async () => {
       const acct = `acc_${randomUUID()}`;
-      const a = await l.acquireSlot(acct, 2, 300);
-      const b = await l.acquireSlot(acct, 2, 300);
+      const a = await l.acquireSlot(acct, 2, 400);
+      const b = await l.acquireSlot(acct, 2, 400);
       assert.ok(a.ok && b.ok);
-      await sleep(150);
+      await sleep(100);
       await l.renewSlot(acct, b.slotId, 2000);
-      await sleep(250);
+      await sleep(400);
       assert.equal(await l.slotsInUse(acct), 1, 'the unrenewed lease expired');
       assert.equal((await l.acquireSlot(acct, 2, 1000)).ok, true);
       assert.equal((await l.acquireSlot(acct, 2, 1000)).ok, false);
@@ -184,7 +184,7 @@ export function runLimiterContract(name: string, open: () => Promise<LimiterHand
       const refused = await l.acquireSlot(acct, 1, 2500);
       assert.ok(!refused.ok);
       assert.equal(refused.inUse, 1);
-      assert.equal(refused.retryAfter, 3, 'the held lease ends in 2.5 s');
+      assert.ok(refused.retryAfter >= 2 && refused.retryAfter <= 3, `the held lease ends in 2.5 s, retryAfter ${refused.retryAfter}`);
       const zero = await l.acquireSlot(`acc_${randomUUID()}`, 0, 1000);
       assert.ok(!zero.ok && zero.retryAfter >= 1, 'a plan with no slots refuses cleanly');
       await l.releaseSlot(acct, held.slotId);

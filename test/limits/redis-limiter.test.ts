@@ -110,7 +110,7 @@ describe('RedisLimiter without Redis', () => {
       await limiter.renewSlot(acct, a.slotId, 10_000);
       await limiter.releaseSlot(acct, a.slotId);
       assert.equal(await limiter.slotsInUse(acct), 0);
-      assert.ok(Date.now() - started < 1000, `answered in ${Date.now() - started} ms`);
+      assert.ok(Date.now() - started < 2000, `answered in ${Date.now() - started} ms`);
       assert.equal(warnings.length, 1, 'one warning per outage');
 
       await relay.start();
