@@ -1,7 +1,7 @@
 // punctuate: sentence capitalization and end punctuation from the timing of the words. A pause of
 // SENTENCE_GAP or more (or the end of an utterance) ends a sentence; a sentence that opens with a
 // question word or an auxiliary verb ends with "?", others with "."; pauses of COMMA_GAP or more
-// inside a sentence get a comma. "i" and its contractions are capitalized.
+// inside a sentence get a comma. "i" and its contractions, days and most months are capitalized.
 
 import type { WordTiming } from '../engines/engine.js';
 
@@ -23,7 +23,11 @@ function capitalize(s: string): string {
   return s.length ? s[0]!.toUpperCase() + s.slice(1) : s;
 }
 
+// Names of days and months are proper nouns; "may" and "march" are more often verbs and stay as said.
+const PROPER = new Set(['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday', 'january', 'february', 'april', 'june', 'july', 'august', 'september', 'october', 'november', 'december']);
+
 function fixI(w: string): string {
+  if (PROPER.has(w)) return capitalize(w);
   return /^i('(m|ll|ve|d|s))?$/.test(w) ? `I${w.slice(1)}` : w;
 }
 

@@ -159,8 +159,9 @@ const matchDate: Matcher = (words, i) => {
   const name = MONTHS[month]![0]!.toUpperCase() + MONTHS[month]!.slice(1);
   const year = parseYear(words, i + n);
   if (year) return { n: n + year.n, text: `${name} ${day.value}, ${year.value}` };
-  // "may first" is a date; "may five" without ordinal or year is too ambiguous ("may" the verb).
-  if (!day.ordinal && month === 4) return null;
+  // "june first" is a date; "march ten" / "may five" without ordinal or year is too ambiguous
+  // (the verbs "march" and "may"; people say "march tenth" for the date).
+  if (!day.ordinal) return null;
   n = 1 + day.n;
   return { n, text: `${name} ${day.value}` };
 };

@@ -74,6 +74,8 @@ const SMART: Array<[string, string]> = [
   ['the first time', 'the first time'],
   ['at one point we left', 'at one point we left'],
   ['one two three', 'one two three'],
+  ['march ten miles', 'march 10 miles'],
+  ['january five twenty twenty four', 'January 5, 2024'],
 ];
 
 for (const [spoken, written] of SMART) {
@@ -101,6 +103,8 @@ const PUNCT: Array<[string, string]> = [
   ["i'd say i've seen it", "I'd say I've seen it."],
   ['we think i am right', 'We think I am right.'],
   ['where is it | there | why', 'Where is it? There. Why?'],
+  ['see you on friday in june', 'See you on Friday in June.'],
+  ['we may march in may', 'We may march in may.'],
 ];
 for (const [spoken, written] of PUNCT) {
   test(`punctuate: "${spoken}" -> "${written}"`, () => assert.equal(punctuatedText(timed(spoken)), written));
