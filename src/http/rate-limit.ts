@@ -57,7 +57,7 @@ export const rateLimitPlugin = fp(
       const slot = await limiter.acquireSlot(account.id, plan.concurrent, leaseMs);
       if (!slot.ok) {
         throw new ApiError('CONCURRENT_LIMIT', {
-          message: `The ${account.plan} plan allows ${plan.concurrent} concurrent request${plan.concurrent === 1 ? '' : 's'}; ${slot.inUse} are running.`,
+          message: `The ${account.plan} plan allows ${plan.concurrent} concurrent request${plan.concurrent === 1 ? '' : 's'}; ${slot.inUse} ${slot.inUse === 1 ? 'is' : 'are'} running.`,
           retryAfter: slot.retryAfter,
           details: { limit: plan.concurrent, in_use: slot.inUse },
         });
@@ -75,6 +75,9 @@ export const rateLimitPlugin = fp(
       // 'close' fires when the last byte was written and also when the client went away.
       reply.raw.once('close', release);
       request.raw.once('error', release);
+      // A client that left while the slot was being taken closed the response already: no 'close'
+      // is coming, and the renewals would otherwise keep the slot forever.
+      if (reply.raw.closed || request.raw.destroyed) release();
     });
   },
   { name: 'parla-rate-limit', fastify: '5.x', dependencies: ['parla-auth'] },

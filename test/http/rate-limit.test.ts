@@ -142,3 +142,39 @@ test('a request longer than its slot lease keeps the slot (renewed), and frees i
     await app.close();
   }
 });
+
+test('a client that leaves while its slot is being taken (Redis silent) does not keep the slot', async () => {
+  const { default: Fastify } = await import('fastify');
+  const { randomUUID } = await import('node:crypto');
+  const { requestIdPlugin } = await import('../../src/http/request-id.js');
+  const { errorHandlerPlugin } = await import('../../src/http/error-handler.js');
+  const { authPlugin } = await import('../../src/http/auth.js');
+  const { rateLimitPlugin } = await import('../../src/http/rate-limit.js');
+  const { RedisLimiter } = await import('../../src/limits/redis-limiter.js');
+  const { RedisRelay } = await import('../limits/redis-relay.js');
+  const relay = new RedisRelay();
+  const limiter = await RedisLimiter.connect(await relay.start(), undefined, `parla-test-${randomUUID()}:`);
+  const app = Fastify();
+  await app.register(requestIdPlugin);
+  await app.register(errorHandlerPlugin);
+  await app.register(authPlugin, { authenticator: t.services.authenticator });
+  await app.register(rateLimitPlugin, { limiter, config: t.services.config, leaseMs: 600 });
+  app.get('/api/v1/quick', async () => ({ ok: true }));
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  try {
+    const { apiKey, accountId } = await createTestAccount(t.services, { plan: 'free' });
+    relay.frozen = true; // every Redis command now waits for its timeout, then falls back to this node
+    const req = http.get({ host: '127.0.0.1', port: (app.server.address() as AddressInfo).port, path: '/api/v1/quick', headers: { 'x-api-key': apiKey } });
+    req.on('error', () => undefined);
+    await new Promise((r) => setTimeout(r, 300));
+    req.destroy();
+    // hit and acquire each wait out the 1 s command timeout; then the slot comes from the fallback.
+    await new Promise((r) => setTimeout(r, 3000));
+    assert.equal(await limiter.slotsInUse(accountId), 0, 'the slot was released, not renewed forever');
+  } finally {
+    relay.frozen = false;
+    await app.close();
+    await limiter.close();
+    await relay.stop();
+  }
+});

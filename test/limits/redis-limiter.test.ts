@@ -3,11 +3,11 @@
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import net from 'node:net';
 import { Redis } from 'ioredis';
 import { COMMAND_TIMEOUT_MS, RedisLimiter } from '../../src/limits/redis-limiter.js';
 import { REDIS_URL } from '../helpers/env.js';
 import { runLimiterContract } from './limiter-contract.js';
+import { RedisRelay } from './redis-relay.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -34,42 +34,6 @@ runLimiterContract('RedisLimiter', async () => {
   const peer = await RedisLimiter.connect(REDIS_URL, undefined, prefix);
   return { limiter, peer, cleanup: async () => { await limiter.close(); await peer.close(); } };
 });
-
-/** A TCP relay to Redis that can be cut (Redis down) or frozen (Redis connected but silent). */
-class RedisRelay {
-  private readonly server: net.Server;
-  private readonly sockets = new Set<net.Socket>();
-  frozen = false;
-  port = 0;
-
-  constructor() {
-    this.server = net.createServer((client) => {
-      const upstream = net.connect(6379, '127.0.0.1');
-      this.sockets.add(client).add(upstream);
-      const drop = () => { client.destroy(); upstream.destroy(); };
-      client.on('error', drop).on('close', drop);
-      upstream.on('error', drop).on('close', drop);
-      client.on('data', (d) => { if (!this.frozen) upstream.write(d); });
-      upstream.on('data', (d) => { if (!this.frozen) client.write(d); });
-    });
-  }
-
-  async start(): Promise<string> {
-    await new Promise<void>((r) => this.server.listen(this.port, '127.0.0.1', r));
-    this.port = (this.server.address() as net.AddressInfo).port;
-    return `redis://127.0.0.1:${this.port}`;
-  }
-
-  async cut(): Promise<void> {
-    for (const s of this.sockets) s.destroy();
-    this.sockets.clear();
-    await new Promise<void>((r) => this.server.close(() => r()));
-  }
-
-  async stop(): Promise<void> {
-    await this.cut().catch(() => undefined);
-  }
-}
 
 describe('RedisLimiter without Redis', () => {
   test('an unreachable Redis at startup is a clear error', async () => {
