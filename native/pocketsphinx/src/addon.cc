@@ -12,7 +12,13 @@
 #include <sphinxbase/logmath.h>
 #include <sphinxbase/ckd_alloc.h>
 #include <sphinxbase/ngram_model.h>
+#include <sphinxbase/feat.h>
+#include <sphinxbase/cmn.h>
+#include <algorithm>
 #include <atomic>
+#include <cmath>
+#include <cstdio>
+#include <unistd.h>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -102,6 +108,15 @@ class Decoder : public Napi::ObjectWrap<Decoder> {
   std::atomic<bool> busy{false};
   bool inUtterance = false;
   int frate = 100;
+  // Cepstral mean saved after warm-up. The live CMN estimate otherwise carries over from
+  // whatever the decoder heard last, so the same audio would be recognized differently on
+  // different decoders (and a fresh decoder badly); every stream starts from this instead.
+  std::vector<mfcc_t> cmn;
+
+  void applyCmn() {
+    feat_t* f = ps_get_feat(ps);
+    if (!cmn.empty() && f && f->cmn_struct && (size_t)f->cmn_struct->veclen == cmn.size()) cmn_live_set(f->cmn_struct, cmn.data());
+  }
 
   static Napi::Object Init(Napi::Env env, Napi::Object exports) {
     Napi::Function f = DefineClass(env, "Decoder", {
@@ -113,9 +128,10 @@ class Decoder : public Napi::ObjectWrap<Decoder> {
       InstanceMethod("endUtterance", &Decoder::EndAsync),
       InstanceMethod("decodeContinuous", &Decoder::DecodeContinuousAsync),
       InstanceMethod("lookupWord", &Decoder::LookupWord),
-      InstanceMethod("addWords", &Decoder::AddWordsAsync),
+      InstanceMethod("boost", &Decoder::BoostAsync),
       InstanceMethod("reset", &Decoder::ResetAsync),
       InstanceMethod("lmLog10Prob", &Decoder::LmLog10Prob),
+      InstanceMethod("saveCmn", &Decoder::SaveCmn),
     });
     exports.Set("Decoder", f);
     return exports;
@@ -180,6 +196,7 @@ class Decoder : public Napi::ObjectWrap<Decoder> {
       ps_end_utt(ps);
       inUtterance = false;
     }
+    applyCmn();
     ps_start_stream(ps);
     return info.Env().Undefined();
   }
@@ -203,6 +220,16 @@ class Decoder : public Napi::ObjectWrap<Decoder> {
     return utteranceToJs(info.Env(), u, frate);
   }
 
+  // saveCmn() -> boolean: keeps the current cepstral mean as every later stream's starting point.
+  Napi::Value SaveCmn(const Napi::CallbackInfo& info) {
+    if (!ready(info.Env())) return info.Env().Undefined();
+    feat_t* f = ps_get_feat(ps);
+    if (!f || !f->cmn_struct) return Napi::Boolean::New(info.Env(), false);
+    cmn.assign(f->cmn_struct->veclen, 0);
+    cmn_live_get(f->cmn_struct, cmn.data());
+    return Napi::Boolean::New(info.Env(), true);
+  }
+
   Napi::Value LookupWord(const Napi::CallbackInfo& info) {
     if (!ready(info.Env())) return info.Env().Undefined();
     if (info.Length() < 1 || !info[0].IsString()) {
@@ -216,7 +243,7 @@ class Decoder : public Napi::ObjectWrap<Decoder> {
     return s;
   }
 
-  Napi::Value AddWordsAsync(const Napi::CallbackInfo& info);
+  Napi::Value BoostAsync(const Napi::CallbackInfo& info);
   Napi::Value ResetAsync(const Napi::CallbackInfo& info);
 
   ngram_model_t* currentLm() {
@@ -310,6 +337,7 @@ class ContinuousWorker : public DecoderWorker {
   ContinuousWorker(Napi::Env env, Decoder* d, Napi::Object self, std::vector<int16>&& s) : DecoderWorker(env, d, self), samples_(std::move(s)) {}
   void Execute() override {
     ps_decoder_t* ps = dec_->ps;
+    dec_->applyCmn();
     ps_start_stream(ps);
     if (ps_start_utt(ps) < 0) {
       SetError("ps_start_utt failed");
@@ -347,32 +375,73 @@ class ContinuousWorker : public DecoderWorker {
   std::vector<Utterance> utterances_;
 };
 
-// addWords([{ word, phones }], lmWeight) -> word ids (< 0 where a word failed).
+// boost([{ word, phones }], probability) -> dictionary word ids (-1 for words already known).
 //
-// Re-weighting a unigram that already exists corrupts memory in this sphinxbase (lm_trie_add_ug
-// grows the unigram count without growing its allocation, and relinks the next word's bigrams:
-// a segfault after two calls, measured). So words are only ever added: each new word goes into
-// the search's LM set once, with its boosted weight, before ps_add_word (whose own add of the
-// same word to the set is then a no-op per member model). The search tree is rebuilt once at the
-// end (~200 ms), so this runs off the event loop. Undoing additions is done with reset().
-class AddWordsWorker : public DecoderWorker {
+// This libpocketsphinx/sphinxbase cannot safely put a word into its trie language model: re-adding
+// a unigram overruns the unigram table, ps_add_word(update=TRUE) rebuilds the search without
+// growing its per-word channel table, and a word appended to the trie crashes bigram lookups when
+// it is the history of a known word (its id is past the largest key of the interpolation search).
+// All three were measured as segfaults. So the trie is never touched: missing words go into the
+// dictionary only (without a rebuild), the keywords form a small unigram model of their own, and
+// a new n-gram search interpolates a private copy of the main model with it,
+//   P(w | h) = (1 - p * (K + 1)) * P_main(w | h) + p * (K + 1) * P_kw(w),  P_kw = 1 / (K + 1),
+// so each keyword gains about `probability` (and words unknown to the main model have no history
+// there, which truncates the history instead of searching for it). The search is built on the
+// grown dictionary (ps_set_lm sizes its tables then) and selected; reset() undoes everything.
+class BoostWorker : public DecoderWorker {
  public:
-  AddWordsWorker(Napi::Env env, Decoder* d, Napi::Object self, std::vector<std::pair<std::string, std::string>> w, float32 weight)
-      : DecoderWorker(env, d, self), words_(std::move(w)), weight_(weight) {}
+  BoostWorker(Napi::Env env, Decoder* d, Napi::Object self, std::vector<std::pair<std::string, std::string>> w, double p)
+      : DecoderWorker(env, d, self), words_(std::move(w)), prob_(p) {}
   void Execute() override {
     ps_decoder_t* ps = dec_->ps;
-    ngram_model_t* lm = dec_->currentLm();
-    for (size_t i = 0; i < words_.size(); i++) {
-      const std::string& w = words_[i].first;
-      char* known = ps_lookup_word(ps, w.c_str());
+    cmd_ln_t* cfg = ps_get_config(ps);
+    const char* lmPath = cmd_ln_str_r(cfg, "-lm");
+    if (!lmPath) return SetError("the decoder has no n-gram language model");
+    std::vector<std::string> kw;
+    for (auto& [word, phones] : words_) {
+      char* known = ps_lookup_word(ps, word.c_str());
       if (known) {
         ckd_free(known);
         ids_.push_back(-1);
+        kw.push_back(word);
         continue;
       }
-      if (lm && weight_ > 0 && ngram_wid(lm, w.c_str()) == ngram_unknown_wid(lm)) ngram_model_add_word(lm, w.c_str(), weight_);
-      ids_.push_back(ps_add_word(ps, w.c_str(), words_[i].second.c_str(), i + 1 == words_.size() ? TRUE : FALSE));
+      int id = ps_add_word(ps, word.c_str(), phones.c_str(), FALSE);
+      ids_.push_back(id);
+      if (id >= 0) kw.push_back(word);
     }
+    if (kw.empty()) return;
+    char path[] = "/tmp/parla-kw-XXXXXX";
+    int fd = mkstemp(path);
+    if (fd < 0) return SetError("cannot write the keyword model");
+    FILE* f = fdopen(fd, "w");
+    double uniform = std::log10(1.0 / (kw.size() + 1));
+    fprintf(f, "\\data\\\nngram 1=%zu\n\n\\1-grams:\n-99.0 <s> 0.0\n%.6f </s> 0.0\n", kw.size() + 2, uniform);
+    for (auto& w : kw) fprintf(f, "%.6f %s 0.0\n", uniform, w.c_str());
+    fprintf(f, "\n\\end\\\n");
+    fclose(f);
+    ngram_model_t* kwLm = ngram_model_read(cfg, path, NGRAM_ARPA, ps_get_logmath(ps));
+    unlink(path);
+    if (!kwLm) return SetError("cannot read the keyword model");
+    ngram_model_t* main = ngram_model_read(cfg, lmPath, NGRAM_AUTO, ps_get_logmath(ps));
+    if (!main) {
+      ngram_model_free(kwLm);
+      return SetError("cannot read the language model");
+    }
+    float32 share = (float32)std::min(0.3, prob_ * (kw.size() + 1));
+    ngram_model_t* models[2] = {main, kwLm};
+    char mainName[] = "main", kwName[] = "keywords";
+    char* names[2] = {mainName, kwName};
+    float32 weights[2] = {1.0f - share, share};
+    ngram_model_t* set = ngram_model_set_init(cfg, models, names, weights, 2);  // owns both
+    if (!set) {
+      ngram_model_free(main);
+      ngram_model_free(kwLm);
+      return SetError("cannot combine the language models");
+    }
+    int rc = ps_set_lm(ps, "parla-boost", set);
+    ngram_model_free(set);
+    if (rc < 0 || ps_set_search(ps, "parla-boost") < 0) SetError("cannot build the boosted search");
   }
   Napi::Value Result(Napi::Env env) override {
     Napi::Array a = Napi::Array::New(env, ids_.size());
@@ -382,7 +451,7 @@ class AddWordsWorker : public DecoderWorker {
 
  private:
   std::vector<std::pair<std::string, std::string>> words_;
-  float32 weight_;
+  double prob_;
   std::vector<int> ids_;
 };
 
@@ -401,17 +470,17 @@ class ResetWorker : public DecoderWorker {
   bool endFirst_;
 };
 
-Napi::Value Decoder::AddWordsAsync(const Napi::CallbackInfo& info) {
+Napi::Value Decoder::BoostAsync(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   if (!ready(env)) return env.Undefined();
-  const char* usage = "addWords(words: Array<{ word: string, phones: string }>, lmWeight: number)";
+  const char* usage = "boost(words: Array<{ word: string, phones: string }>, probability: number)";
   if (info.Length() < 2 || !info[0].IsArray() || !info[1].IsNumber()) {
     Napi::TypeError::New(env, usage).ThrowAsJavaScriptException();
     return env.Undefined();
   }
   double weight = info[1].As<Napi::Number>().DoubleValue();
-  if (!(weight >= 0 && weight <= 1e6)) {
-    Napi::RangeError::New(env, "lmWeight must be between 0 and 1e6").ThrowAsJavaScriptException();
+  if (!(weight > 0 && weight <= 0.1)) {
+    Napi::RangeError::New(env, "probability must be in (0, 0.1]").ThrowAsJavaScriptException();
     return env.Undefined();
   }
   Napi::Array a = info[0].As<Napi::Array>();
@@ -431,11 +500,11 @@ Napi::Value Decoder::AddWordsAsync(const Napi::CallbackInfo& info) {
     words.emplace_back(w.As<Napi::String>().Utf8Value(), p.As<Napi::String>().Utf8Value());
   }
   if (inUtterance) {
-    Napi::Error::New(env, "addWords() inside an utterance").ThrowAsJavaScriptException();
+    Napi::Error::New(env, "boost() inside an utterance").ThrowAsJavaScriptException();
     return env.Undefined();
   }
   busy = true;
-  auto* w = new AddWordsWorker(env, this, info.This().As<Napi::Object>(), std::move(words), (float32)weight);
+  auto* w = new BoostWorker(env, this, info.This().As<Napi::Object>(), std::move(words), weight);
   auto p = w->Promise();
   w->Queue();
   return p;

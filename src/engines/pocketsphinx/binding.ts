@@ -28,14 +28,16 @@ export interface NativeDecoder {
   decodeContinuous(samples: Int16Array): Promise<NativeUtterance[]>;
   lookupWord(word: string): string | null;
   /**
-   * Adds words missing from the dictionary (and, with lmWeight > 0, to the language model with
-   * unigram probability lmWeight / vocabulary size). Returns word ids, -1 for words skipped or
-   * refused. Additions last until reset().
+   * Keyword boosting: words missing from the dictionary are added with their phones, and a new
+   * search interpolates the language model with a unigram model of the words so that each gains
+   * about `probability`. Returns dictionary ids (-1 for words already known). Lasts until reset().
    */
-  addWords(words: Array<{ word: string; phones: string }>, lmWeight: number): Promise<number[]>;
+  boost(words: Array<{ word: string; phones: string }>, probability: number): Promise<number[]>;
   /** Reloads the models from their files: the decoder is as created (and cold) again. */
   reset(): Promise<void>;
   lmLog10Prob(word: string): number | null;
+  /** Keeps the current cepstral mean as the starting point of every later stream (false if the model has no CMN). */
+  saveCmn(): boolean;
 }
 
 export interface NativeModule {

@@ -4,7 +4,7 @@
 // neither remove a word nor safely re-weight one (re-adding a unigram corrupts its memory). So
 // boosted work never runs on the plain pool's decoders: it gets a decoder of its own from here,
 // created on first need (up to `max` per profile), and after each request or stream the decoder
-// is reloaded from the model files (ps_reinit) and warmed again before anyone else gets it. A
+// is reloaded from the model files (ps_reinit) before anyone else gets it. A
 // boost therefore cannot leak into any later request, boosted or not.
 
 import type { NativeModule } from './binding.js';
@@ -22,9 +22,17 @@ export class BoostDecoderPool {
     private readonly warmup: Int16Array | null,
   ) {}
 
+  /** A new decoder is initialised and warmed; a used one is reloaded (its saved warm cepstral mean survives). */
   private async prepare(d: PsDecoder, fresh: boolean): Promise<PsDecoder> {
-    await (fresh ? d.init() : d.run((n) => n.reset()));
-    if (this.warmup) await d.decodeContinuous(this.warmup);
+    if (!fresh) {
+      await d.run((n) => n.reset());
+      return d;
+    }
+    await d.init();
+    if (this.warmup) {
+      await d.decodeContinuous(this.warmup);
+      await d.run((n) => n.saveCmn());
+    }
     return d;
   }
 
@@ -70,7 +78,7 @@ export class BoostDecoderPool {
     });
   }
 
-  /** Takes a used decoder back: it is reloaded and warmed before its next use. */
+  /** Takes a used decoder back: it is reloaded before its next use. */
   release(d: PsDecoder): void {
     this.prepare(d, false).then(
       (ready) => this.hand(ready),

@@ -1,5 +1,7 @@
 // Warm decoders per settings profile, created at start (about 0.5 s and 90 MB each). A fresh
-// decoder recognizes its first utterances worse, so each is warmed with a short recording.
+// decoder recognizes its first utterances worse (its cepstral mean is a generic guess), so each
+// is warmed with a short recording and the resulting mean becomes every request's starting
+// point: the same audio gets the same words on any decoder, whatever it decoded before.
 // Decoders are never freed: libpocketsphinx returns their memory to the OS only partially.
 
 import { EngineError } from '../engine.js';
@@ -31,7 +33,10 @@ export class DecoderPool {
       await Promise.all(
         all.map(async (d) => {
           await d.init();
-          if (warmup) await d.decodeContinuous(warmup);
+          if (warmup) {
+            await d.decodeContinuous(warmup);
+            await d.run((n) => n.saveCmn());
+          }
         }),
       );
       for (const d of all) this.idle.set(d.profile, [...(this.idle.get(d.profile) ?? []), d]);

@@ -4,9 +4,9 @@
 //
 // Keyword boosting (Cipher's `prompt`, Lucid's `keywords`) is per request and runs on decoders of
 // its own (boost-pool.ts), reloaded from the model files after each use, so it cannot leak. A
-// word missing from the dictionary gets a Flite letter-to-sound pronunciation and is added with a
-// boosted unigram; a known word gets a boosted alias ("word__kw", same pronunciation) because this
-// library cannot re-weight an existing unigram without corrupting memory. Aliases are mapped back.
+// word missing from the dictionary gets a Flite letter-to-sound pronunciation and is added; every
+// listed word gains language-model probability through a keyword model interpolated with the
+// main one (native/pocketsphinx/src/addon.cc explains why the main model is never modified).
 
 import { EngineError, type RecognitionOptions, type RecognitionResult, type RecognizedUtterance, type SttEngine, type SttStream, type WordTiming } from '../engine.js';
 import { loadNative, type NativeDecoder, type NativeUtterance } from './binding.js';
@@ -18,20 +18,20 @@ import { PROFILES } from './profiles.js';
 
 export const PS_LANGUAGES = ['en', 'en-US'];
 const SAMPLE_RATE = 16000;
-/** Unigram weight (relative to uniform) for boosted words; the spike found 1000 best. */
-const BOOST_WEIGHT = 1000;
-/** Suffix of the boosted alias of a word the dictionary already has. */
-const ALIAS = '__kw';
+/**
+ * Probability each keyword gains in the language model: about 1000x a uniform unigram over the
+ * model's 134k words, the boost the spike measured best.
+ */
+const BOOST_PROBABILITY = 0.0075;
 /** Most distinct words boosted per request. */
 export const MAX_KEYWORDS = 100;
-const ALIAS_RE = new RegExp(`${ALIAS}$`);
 const FILLERS = /^(<s>|<\/s>|<sil>|\[[a-z_]+\]|\+\+[a-z]+\+\+)$/i;
 
 export function cleanWords(u: NativeUtterance, offset = 0): WordTiming[] {
   return u.words
     .filter((w) => !FILLERS.test(w.word))
     .map((w) => ({
-      word: w.word.replace(/\(\d+\)$/, '').replace(ALIAS_RE, ''),
+      word: w.word.replace(/\(\d+\)$/, ''),
       start: +(w.start + offset).toFixed(3),
       end: +(w.end + offset).toFixed(3),
       confidence: Math.max(0, Math.min(1, +w.confidence.toFixed(3))),
@@ -104,22 +104,14 @@ export class PocketSphinxEngine implements SttEngine {
     return this.pronunciations.get(word) ?? null;
   }
 
-  /** Adds the request's keywords to a boost decoder (runs inside its queue). */
+  /** Boosts the request's keywords on a boost decoder (runs inside its queue). */
   private async boost(d: NativeDecoder, keywords: string[] | undefined): Promise<void> {
     const entries: Array<{ word: string; phones: string }> = [];
     for (const word of keywordList(keywords)) {
-      const known = d.lookupWord(word);
-      if (known === null) {
-        const phones = await this.pronunciation(word);
-        if (phones) entries.push({ word, phones });
-        continue;
-      }
-      // A word already frequent in the language model would only gain a weaker alias.
-      const log10 = d.lmLog10Prob(word);
-      if (log10 !== null && log10 > Math.log10(BOOST_WEIGHT) - 5) continue;
-      entries.push({ word: word + ALIAS, phones: known });
+      const phones = d.lookupWord(word) ?? (await this.pronunciation(word));
+      if (phones) entries.push({ word, phones });
     }
-    if (entries.length > 0) await d.addWords(entries, BOOST_WEIGHT);
+    if (entries.length > 0) await d.boost(entries, BOOST_PROBABILITY);
   }
 
   async recognize(pcm16k: Int16Array, opts: RecognitionOptions, signal?: AbortSignal): Promise<RecognitionResult> {

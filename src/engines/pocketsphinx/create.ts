@@ -1,0 +1,13 @@
+// The PocketSphinx engine as the service runs it, from the typed configuration.
+
+import type { Config } from '../../config.js';
+import { PocketSphinxEngine } from './pocketsphinx-engine.js';
+import { warmupUtterance } from './warmup.js';
+
+/**
+ * `sttDecoders` warm decoders per settings profile (created at start unless `sttPreload` is off),
+ * plus one keyword-boost decoder per profile created on first use.
+ */
+export function createPocketSphinxEngine(config: Pick<Config, 'sttDecoders' | 'sttPreload'>): PocketSphinxEngine {
+  return new PocketSphinxEngine({ decodersPerProfile: config.sttDecoders, boostDecodersPerProfile: 1, warmup: warmupUtterance(), preload: config.sttPreload });
+}
