@@ -261,6 +261,22 @@ export class PostgresStore implements Store {
 
   async holdCredits(req: HoldRequest): Promise<HoldResult> {
     const col = balanceColumn(req.mode);
+    if (req.characterLimit === null || req.characters === 0) {
+      // No quota to read: one conditional statement. A concurrent debit blocks on the row and then
+      // re-checks the WHERE against the row it committed (READ COMMITTED), so it cannot overspend;
+      // the row lock is held for one statement instead of a five-round-trip transaction.
+      const { rows } = await this.run((q) =>
+        q.query<{ b: number }>(
+          `WITH debit AS (UPDATE accounts SET ${col} = ${col} - $3 WHERE id = $1 AND ${col} >= $3 RETURNING ${col} AS b),
+                hold AS (INSERT INTO credit_holds (id, account_id, mode, credits, characters, created_at, expires_at)
+                         SELECT $4::text, $1::text, $2::text, $3::bigint, $5::bigint, now(), $6::timestamptz FROM debit)
+           SELECT b FROM debit`,
+          [req.accountId, req.mode, req.credits, req.holdId, req.characters, req.expiresAt],
+        ),
+      );
+      if (rows[0]) return { ok: true, balance: rows[0].b };
+      return { ok: false, reason: 'credits', balance: await this.getBalance(req.accountId, req.mode) };
+    }
     return this.tx(async (q) => {
       const res = await this.check(q, req.accountId, req.mode, req.credits, req.characters, req.characterLimit, req.periodStart);
       if (!res.ok) return res;
