@@ -73,14 +73,17 @@ export function listVoices(catalog: Catalog, q: { model?: string | undefined; la
   }
 
   if (q.language) {
-    const language = catalog.resolveLanguage('aura-lite', q.language);
+    // Resolved for aura-prime, the default model, which the preview_url uses too.
+    const language = catalog.resolveLanguage('aura-prime', q.language);
     const voices = data.auraVoices
       .filter((v) => keep(v.gender))
       .map((v) => ({ voice_id: v.id, name: catalog.auraName(v, language), gender: v.gender, language, preview_url: previewUrl(baseUrl, v.id, language, 'aura-prime'), premium: v.premium }));
     return { voices, total: voices.length };
   }
 
-  const languages = catalog.languagesFor('aura-lite').map((l) => l.code);
+  // Every language some Aura-set model serves here (the voices have a name in each).
+  const served = new Set(AURA_SET_MODELS.flatMap((m) => catalog.languagesFor(m).map((l) => l.code)));
+  const languages = catalog.data.auraLanguages.map((l) => l.code).filter((c) => served.has(c));
   const voices = data.auraVoices
     .filter((v) => keep(v.gender))
     .map((v) => ({

@@ -5,7 +5,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { Catalog } from '../../src/catalog/catalog.js';
-import { listModels } from '../../src/catalog/listings.js';
+import { listModels, listVoices } from '../../src/catalog/listings.js';
 import { loadCatalogData } from '../../src/catalog/data.js';
 import { TtsEngineRegistry } from '../../src/engines/registry.js';
 import { FliteEngine } from '../../src/engines/flite/flite-engine.js';
@@ -145,6 +145,10 @@ test('model language counts come from the engines present, not from the data fil
   const counts = Object.fromEntries(listModels(fliteOnly, config).models.map((m) => [m.id, m.languages]));
   assert.deepEqual(counts, { 'aura-lite': 0, 'aura-prime': 4, 'aura-max': 4, 'rapid-flash': 4, 'rapid-max': 4 });
   assert.equal(apiError(() => fliteOnly.resolveLanguage('aura-prime', 'de')).code, 'LANGUAGE_NOT_SUPPORTED');
+  // Listings follow: the voices speak only what some Aura-set model still serves.
+  const ext = listVoices(fliteOnly, {}, 'http://x') as { voices: Array<{ languages: string[] }> };
+  assert.deepEqual(ext.voices[0]!.languages, ['en-US', 'en-GB', 'en-AU', 'en-IN']);
+  assert.equal((listVoices(fliteOnly, { language: 'en-GB' }, 'http://x') as { total: number }).total, 30);
 
   const none = new Catalog(config, new TtsEngineRegistry(config, [noFlite]));
   assert.ok(listModels(none, config).models.every((m) => m.languages === 0));
