@@ -2,7 +2,7 @@
 //   languages.tsv -> languages.json (Aura languages: code, name, region, eSpeak voice, name set)
 //   names.txt     -> aura-names.json (15 female + 15 male given names per name set)
 //   the FLASH table below -> flash-voices.json (62 voices over the 18 rapid-flash languages)
-// Run: node scripts/catalog/build.mjs
+// Run: node scripts/catalog/build.mjs  (--check: only verify the committed files are up to date)
 import { readFileSync, writeFileSync } from 'node:fs';
 
 const here = new URL('.', import.meta.url);
@@ -87,7 +87,19 @@ for (const [code] of Object.entries(FLASH_LANGUAGES)) {
 if (flash.length !== 62) throw new Error(`expected 62 Flash voices, built ${flash.length}`);
 if (flash.some((v) => !v.name) || new Set(flash.map((v) => v.name)).size !== 62) throw new Error('Flash voice names must be 62 distinct names');
 
-writeFileSync(new URL('languages.json', out), `${JSON.stringify({ aura: languages, flash: Object.entries(FLASH_LANGUAGES).map(([code, v]) => ({ code, ...v })) }, null, 1)}\n`);
-writeFileSync(new URL('aura-names.json', out), `${JSON.stringify(names, null, 1)}\n`);
-writeFileSync(new URL('flash-voices.json', out), `${JSON.stringify({ voices: flash }, null, 1)}\n`);
+const files = {
+  'languages.json': `${JSON.stringify({ aura: languages, flash: Object.entries(FLASH_LANGUAGES).map(([code, v]) => ({ code, ...v })) }, null, 1)}\n`,
+  'aura-names.json': `${JSON.stringify(names, null, 1)}\n`,
+  'flash-voices.json': `${JSON.stringify({ voices: flash }, null, 1)}\n`,
+};
+// --check: fail when the committed data files differ from what these tables build.
+if (process.argv.includes('--check')) {
+  const stale = Object.keys(files).filter((f) => readFileSync(new URL(f, out), 'utf8') !== files[f]);
+  if (stale.length) {
+    console.error(`out of date (run node scripts/catalog/build.mjs): ${stale.join(', ')}`);
+    process.exit(1);
+  }
+} else {
+  for (const [f, text] of Object.entries(files)) writeFileSync(new URL(f, out), text);
+}
 console.log(`${languages.length} Aura languages, ${Object.keys(names).length} name sets, ${flash.length} Flash voices`);

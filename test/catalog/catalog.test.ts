@@ -2,6 +2,8 @@
 // /models with languages counted from the engines, and voice previews.
 import { after, before, test } from 'node:test';
 import { readdirSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { PROJECT_ROOT } from '../../src/config.js';
 import path from 'node:path';
 import assert from 'node:assert/strict';
 import { createTestAccount, createTestApp, type TestApp } from '../helpers/app.js';
@@ -43,6 +45,11 @@ test('data: 30 Aura voices (8 premium), localized unique names in every language
   assert.equal(new Set(d.flashVoices.map((v) => foldName(v.name))).size, 62, 'Flash names are unique');
   const auraEnglish = new Set(d.auraVoices.map((v) => d.names.en![v.gender][v.slot]));
   assert.ok(d.flashVoices.every((v) => !auraEnglish.has(v.name)), 'Flash and Aura names differ');
+});
+
+test('data: the committed data files are what scripts/catalog/build.mjs builds from its tables', () => {
+  const out = execFileSync(process.execPath, [path.join(PROJECT_ROOT, 'scripts', 'catalog', 'build.mjs'), '--check'], { encoding: 'utf8' });
+  assert.match(out, /104 Aura languages, 97 name sets, 62 Flash voices/);
 });
 
 test('data: every eSpeak variant and language voice the voices name exists in the eSpeak NG package', async () => {
