@@ -27,6 +27,8 @@ export class Catalog implements TtsCatalogPort {
   readonly data: CatalogData;
   private readonly auraByCode: Map<string, AuraLanguage>;
   private readonly flashByCode: Map<string, LanguageInfo>;
+  /** Folded Aura name -> the voices and languages that carry it (for "that name is from another language"). */
+  private readonly auraNameIndex = new Map<string, Array<{ voice: AuraVoice; language: string }>>();
 
   constructor(
     private readonly config: Config,
@@ -36,6 +38,14 @@ export class Catalog implements TtsCatalogPort {
     this.data = data;
     this.auraByCode = new Map(data.auraLanguages.map((l) => [l.code, l]));
     this.flashByCode = new Map(data.flashLanguages.map((l) => [l.code, l]));
+    for (const lang of data.auraLanguages) {
+      for (const voice of data.auraVoices) {
+        const key = foldName(this.auraName(voice, lang.code));
+        const list = this.auraNameIndex.get(key) ?? [];
+        list.push({ voice, language: lang.code });
+        this.auraNameIndex.set(key, list);
+      }
+    }
   }
 
   /** eSpeak voice per catalogue code, for the eSpeak engine (Aura and Flash codes). */
@@ -86,14 +96,9 @@ export class Catalog implements TtsCatalogPort {
     return set[voice.gender][voice.slot]!;
   }
 
-  /** Aura voices whose name in some served language equals `name` (case-insensitive). */
+  /** Aura voices whose name in some Aura language equals `name` (ignoring case and accents). */
   private auraMatches(name: string): Array<{ voice: AuraVoice; language: string }> {
-    const n = foldName(name);
-    const out: Array<{ voice: AuraVoice; language: string }> = [];
-    for (const lang of this.data.auraLanguages) {
-      for (const v of this.data.auraVoices) if (foldName(this.auraName(v, lang.code)) === n) out.push({ voice: v, language: lang.code });
-    }
-    return out;
+    return this.auraNameIndex.get(foldName(name)) ?? [];
   }
 
   private flashVoice(name: string): FlashVoice | undefined {
