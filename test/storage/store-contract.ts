@@ -312,6 +312,8 @@ export function runStoreContract(name: string, open: () => Promise<StoreHandle>)
       await s.holdCredits(h2);
       assert.equal(await s.getBalance(a.id, 'live'), 58);
       assert.deepEqual(await s.settleHold(h2.holdId, { ...u, credits: 30 }), { balance: 88 });
+      // A settled hold settled again under another request id is not billed again either.
+      assert.deepEqual(await s.settleHold(h1.holdId, { ...u, requestId: `req_${randomUUID()}` }), { balance: 88 });
       const rows = await s.listUsage(a.id, 'live', 10);
       assert.equal(rows.length, 1);
       assert.equal(rows[0]!.credits, 12);

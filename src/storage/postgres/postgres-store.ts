@@ -321,12 +321,13 @@ export class PostgresStore implements Store {
       const balance = await this.balance(q, usage.accountId, usage.mode, true);
       const { rows } = await q.query<HoldRow>('DELETE FROM credit_holds WHERE id = $1 RETURNING *', [holdId]);
       if (rows[0] && (rows[0].account_id !== usage.accountId || rows[0].mode !== usage.mode)) throw new Error(`hold ${holdId} belongs to another account or mode`);
+      if (!rows[0] && (await q.query('SELECT 1 FROM usage_ledger WHERE hold_id = $1', [holdId])).rowCount) return { balance };
       const held = rows[0]?.credits ?? 0;
       const charge = settlementCharge(held, balance, usage.credits);
       const inserted = await q.query(
-        `INSERT INTO usage_ledger (request_id, account_id, key_id, mode, kind, model, units, characters, credits, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (request_id) DO NOTHING`,
-        [usage.requestId, usage.accountId, usage.keyId, usage.mode, usage.kind, usage.model, usage.units, usage.characters, charge, usage.createdAt],
+        `INSERT INTO usage_ledger (request_id, hold_id, account_id, key_id, mode, kind, model, units, characters, credits, created_at)
+         VALUES ($1, $11, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT DO NOTHING`,
+        [usage.requestId, usage.accountId, usage.keyId, usage.mode, usage.kind, usage.model, usage.units, usage.characters, charge, usage.createdAt, holdId],
       );
       if (inserted.rowCount === 1 && usage.characters > 0) {
         await q.query('UPDATE quota_counters SET characters = characters + $1 WHERE account_id = $2 AND mode = $3 AND period_start <= $4', [usage.characters, usage.accountId, usage.mode, usage.createdAt]);

@@ -72,4 +72,12 @@ export const SQLITE_MIGRATIONS: Array<{ version: number; sql: string }> = [
       );
     `,
   },
+  {
+    // The hold a ledger row settled: a hold is settled at most once, whatever request id it carries.
+    version: 3,
+    sql: `
+      ALTER TABLE usage_ledger ADD COLUMN hold_id TEXT;
+      CREATE UNIQUE INDEX usage_ledger_hold ON usage_ledger(hold_id);
+    `,
+  },
 ];

@@ -246,12 +246,13 @@ export class SqliteStore implements Store {
       const hold = this.sql('SELECT * FROM credit_holds WHERE id = ?').get(holdId) as HoldRow | undefined;
       if (hold && (hold.account_id !== usage.accountId || hold.mode !== usage.mode)) throw new Error(`hold ${holdId} belongs to another account or mode`);
       const balance = this.balance(usage.accountId, usage.mode);
+      if (!hold && this.sql('SELECT 1 FROM usage_ledger WHERE hold_id = ?').get(holdId)) return { balance };
       const held = hold?.credits ?? 0;
       const charge = settlementCharge(held, balance, usage.credits);
       if (hold) this.sql('DELETE FROM credit_holds WHERE id = ?').run(holdId);
       const inserted = this.sql(
-        'INSERT INTO usage_ledger (request_id, account_id, key_id, mode, kind, model, units, characters, credits, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(request_id) DO NOTHING',
-      ).run(usage.requestId, usage.accountId, usage.keyId, usage.mode, usage.kind, usage.model, usage.units, usage.characters, charge, usage.createdAt.getTime());
+        'INSERT INTO usage_ledger (request_id, hold_id, account_id, key_id, mode, kind, model, units, characters, credits, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING',
+      ).run(usage.requestId, holdId, usage.accountId, usage.keyId, usage.mode, usage.kind, usage.model, usage.units, usage.characters, charge, usage.createdAt.getTime());
       if (inserted.changes === 1 && usage.characters > 0) {
         this.sql('UPDATE quota_counters SET characters = characters + ? WHERE account_id = ? AND mode = ? AND period_start <= ?').run(usage.characters, usage.accountId, usage.mode, usage.createdAt.getTime());
       }
