@@ -62,6 +62,21 @@ test('an unreachable PostgreSQL fails fast with StoreUnavailableError', async ()
   await store.close();
 });
 
+test('a database that accepts connections but never answers fails with StoreUnavailableError, no hang', async () => {
+  const silent = net.createServer(() => undefined);
+  const sockets = new Set<net.Socket>();
+  silent.on('connection', (c) => sockets.add(c.on('error', () => undefined)));
+  await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+  const store = new PostgresStore(`postgres://postgres@127.0.0.1:${(silent.address() as net.AddressInfo).port}/test`, { connectTimeoutMs: 300 });
+  const started = Date.now();
+  await assert.rejects(store.getAccount('acc_x'), StoreUnavailableError);
+  await assert.rejects(store.holdCredits(hold('acc_x', 1)), StoreUnavailableError);
+  assert.ok(Date.now() - started < 2000, `took ${Date.now() - started} ms`);
+  await store.close();
+  for (const c of sockets) c.destroy();
+  await new Promise((r) => silent.close(r));
+});
+
 test('two nodes migrating at once both succeed, once', async () => {
   const schema = await freshPgSchema();
   const a = new PostgresStore(schema.url);

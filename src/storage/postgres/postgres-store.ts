@@ -32,11 +32,12 @@ export class PostgresStore implements Store {
   readonly kind = 'postgres' as const;
   private readonly pool: pg.Pool;
 
-  constructor(connectionString: string, opts: { max?: number } = {}) {
+  constructor(connectionString: string, opts: { max?: number; connectTimeoutMs?: number } = {}) {
     this.pool = new pg.Pool({
       connectionString,
       max: opts.max ?? 10,
-      connectionTimeoutMillis: 3000,
+      // A silent database (network partition) must become 503 soon, not hang the request.
+      connectionTimeoutMillis: opts.connectTimeoutMs ?? 3000,
       idleTimeoutMillis: 30_000,
       query_timeout: 15_000,
     });
