@@ -5,7 +5,7 @@
 // Run: node --import tsx bench/diarization.ts
 import { readFileSync } from 'node:fs';
 import { decodeWav } from '../src/audio/wav.js';
-import { diarizeSegments } from '../src/stt/diarize.js';
+import { diarizeSegments as clusterTurns } from '../src/stt/diarize.js';
 import { espeak, flite, librivox, soxConcat } from '../test/helpers/speech.js';
 import { table } from './lib.js';
 
@@ -23,6 +23,17 @@ const LINES = [
   'Then let us plan it over lunch on Friday.',
   'Perfect, I will bring the maps and the snacks.',
 ];
+
+let diarizeMs = 0;
+let audioSeconds = 0;
+/** The clustering, timed (synthesis is not). */
+function diarizeSegments(pcm: Int16Array, spans: Array<{ start: number; end: number }>): number[] {
+  const t = performance.now();
+  const labels = clusterTurns(pcm, spans);
+  diarizeMs += performance.now() - t;
+  audioSeconds += pcm.length / 16000;
+  return labels;
+}
 
 function pcmOf(file: string): Int16Array {
   const { channels } = decodeWav(readFileSync(file));
@@ -126,3 +137,4 @@ console.log(table(rows));
 console.log(`\ntwo-voice dialogues: ${right}/${total} turns right (${((100 * right) / total).toFixed(1)}%)\n`);
 console.log(table(single));
 console.log(`\none-voice recordings kept as one speaker: ${singleOk}/${voicesTried}`);
+console.log(`diarization time: ${(diarizeMs / 1000).toFixed(1)} s for ${audioSeconds.toFixed(0)} s of audio (${(diarizeMs / 1000 / audioSeconds).toFixed(3)}x real time, one thread)`);
