@@ -6,8 +6,8 @@ import { warmupUtterance } from './warmup.js';
 
 /**
  * `sttDecoders` warm decoders per settings profile (created at start unless `sttPreload` is off),
- * plus one keyword-boost decoder per profile created on first use.
+ * plus up to as many keyword-boost decoders per profile, created as boosted work first needs them.
  */
 export function createPocketSphinxEngine(config: Pick<Config, 'sttDecoders' | 'sttPreload'>): PocketSphinxEngine {
-  return new PocketSphinxEngine({ decodersPerProfile: config.sttDecoders, boostDecodersPerProfile: 1, warmup: warmupUtterance(), preload: config.sttPreload });
+  return new PocketSphinxEngine({ decodersPerProfile: config.sttDecoders, boostDecodersPerProfile: config.sttDecoders, warmup: warmupUtterance(), preload: config.sttPreload });
 }

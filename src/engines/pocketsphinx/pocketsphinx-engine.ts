@@ -52,8 +52,8 @@ export class PocketSphinxEngine implements SttEngine {
 
   /**
    * decodersPerProfile plain decoders per profile are created at start (or on first use without
-   * preload); up to boostDecodersPerProfile (default 1) more are created when keywords are first
-   * asked for.
+   * preload); up to boostDecodersPerProfile (default: as many) more are created as boosted
+   * requests and streams first need them (a keyword stream holds one for its whole length).
    */
   constructor(opts: { decodersPerProfile: number; boostDecodersPerProfile?: number; profiles?: string[]; warmup?: Int16Array | null; preload?: boolean }) {
     const loaded = loadNative();
@@ -65,7 +65,7 @@ export class PocketSphinxEngine implements SttEngine {
     }
     this.problem = null;
     this.pool = new DecoderPool(loaded.native, opts.profiles ?? Object.keys(PROFILES), opts.decodersPerProfile, opts.warmup ?? null, opts.preload ?? true);
-    this.boostPool = new BoostDecoderPool(loaded.native, opts.boostDecodersPerProfile ?? 1, opts.warmup ?? null);
+    this.boostPool = new BoostDecoderPool(loaded.native, opts.boostDecodersPerProfile ?? opts.decodersPerProfile, opts.warmup ?? null);
   }
 
   status(): { available: boolean; reason?: string } {
