@@ -66,10 +66,16 @@ const flash = [];
 let f = 0;
 let m = 0;
 let i = 0;
+// Within a language, the k-th voice of a gender gets the k-th pitch and rate: English voices of one
+// gender share few Flite speakers (all women are slt), so pitch 3+ semitones apart tells them apart.
+const PITCHES = [0, 3, -3, 6, -6];
+const RATES = [1.0, 0.92, 1.08, 0.96, 1.04];
 for (const [code] of Object.entries(FLASH_LANGUAGES)) {
   const n = PER_LANGUAGE[code] ?? 3;
+  const seen = { female: 0, male: 0 };
   for (let k = 0; k < n; k++, i++) {
     const gender = i % 2 === 0 ? 'female' : 'male';
+    const nth = seen[gender]++;
     const name = gender === 'female' ? FEMALE[f++] : MALE[m++];
     const english = code.startsWith('en-');
     flash.push({
@@ -79,8 +85,8 @@ for (const [code] of Object.entries(FLASH_LANGUAGES)) {
       engines: english
         ? { flite: gender === 'female' ? 'slt' : FLITE_MALE[m % 3], espeak: gender === 'female' ? FEMALE_ESPEAK[i % 16] : MALE_ESPEAK[i % 16] }
         : { espeak: gender === 'female' ? FEMALE_ESPEAK[i % 16] : MALE_ESPEAK[i % 16] },
-      basePitch: [0, 2, -2, 1, -1, 3][i % 6],
-      baseRate: [1.0, 1.05, 0.95, 1.1, 0.92][i % 5],
+      basePitch: PITCHES[nth],
+      baseRate: RATES[nth],
     });
   }
 }

@@ -43,6 +43,17 @@ test('data: 30 Aura voices (8 premium), localized unique names in every language
     assert.deepEqual([...genders].sort(), ['female', 'male'], `${code} has voices of both genders`);
   }
   assert.equal(new Set(d.flashVoices.map((v) => foldName(v.name))).size, 62, 'Flash names are unique');
+  // Flash voices of one language on the same engine speaker differ by 3+ semitones of base pitch
+  // (the pitch transform itself is measured in the engine tests).
+  for (const code of FLASH_CODES) {
+    const voices = d.flashVoices.filter((v) => v.language === code);
+    for (const [i, a] of voices.entries()) {
+      for (const b of voices.slice(i + 1)) {
+        const engine = code.startsWith('en-') ? 'flite' : 'espeak';
+        if (a.engines[engine] === b.engines[engine]) assert.ok(Math.abs(a.basePitch - b.basePitch) >= 3, `${a.name}/${b.name} in ${code}`);
+      }
+    }
+  }
   const auraEnglish = new Set(d.auraVoices.map((v) => d.names.en![v.gender][v.slot]));
   assert.ok(d.flashVoices.every((v) => !auraEnglish.has(v.name)), 'Flash and Aura names differ');
 });
