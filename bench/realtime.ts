@@ -3,6 +3,7 @@
 //  - how many simultaneous streams the machine sustains with finals within 1 s of speech end
 // Run: node --import tsx bench/realtime.ts   (ENDPOINTING=200 by default)
 import { readFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
 import WebSocket from 'ws';
 import { median, startBenchServer, table } from './lib.js';
 import { flite } from '../test/helpers/speech.js';
@@ -11,7 +12,9 @@ import { float32ToInt16 } from '../src/audio/pcm.js';
 
 const RUNS = Number(process.env.RUNS ?? 5);
 const ENDPOINTING = process.env.ENDPOINTING ?? '200';
-const server = await startBenchServer({ PARLA_STT_DECODERS: '3' });
+// Each live stream keeps a recognizer for its whole life: enough of them for the largest step.
+const STEPS = (process.env.STREAMS ?? '1,2,3,4,6').split(',').map(Number);
+const server = await startBenchServer({ PARLA_STT_DECODERS: String(Math.max(...STEPS)) });
 // A loaded machine may take longer than startBenchServer waits to warm the decoders.
 async function info(): Promise<{ port: number }> {
   for (let i = 0; ; i++) {
@@ -73,12 +76,15 @@ try {
     { measure: `end of speech -> final (endpointing ${ENDPOINTING} ms)`, median_ms: median(end), goal: '< 300 ms' },
     { measure: 'speech start -> first interim', median_ms: median(start), goal: '< 500 ms' },
   ];
-  for (const n of [1, 2, 3, 4, 6]) {
+  let sustained = 0;
+  for (const n of STEPS) {
     const results = await Promise.all(Array.from({ length: n }, () => stream()));
     const worst = Math.max(...results.map((r) => r.endToFinal));
+    if (worst < 1000) sustained = n;
     rows.push({ measure: `${n} simultaneous streams: worst end -> final`, median_ms: worst, goal: '< 1000 ms' });
   }
-  console.log(`Real-time benchmarks, ${new Date().toISOString()}, ${RUNS} runs, medians\n`);
+  rows.push({ measure: 'simultaneous streams sustained (largest step with every final < 1 s)', median_ms: sustained, goal: '' });
+  console.log(`Real-time benchmarks, ${new Date().toISOString()}, ${RUNS} runs, medians, load average ${loadavg()[0]!.toFixed(1)} on ${cpus().length} cores\n`);
   console.log(table(rows));
 } finally {
   await server.stop();

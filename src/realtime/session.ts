@@ -7,8 +7,7 @@ import type { SttStream, RecognizedUtterance } from '../engines/engine.js';
 import type { CreditHold } from '../accounts/billing.js';
 import { billableSeconds } from '../accounts/pricing.js';
 import { ApiError } from '../errors.js';
-import { StreamResampler } from '../audio/resample.js';
-import { float32ToInt16, int16ToFloat32 } from '../audio/pcm.js';
+import { ThreadResampler } from './thread-resampler.js';
 import { buildTranscript } from '../stt/transcript.js';
 import { engineFamily } from '../stt/stt-models.js';
 import type { RealtimeParams } from './params.js';
@@ -57,7 +56,7 @@ const PAUSE_ABOVE_SECONDS = 5;
 const RESUME_BELOW_SECONDS = 1;
 
 export class RealtimeSession {
-  private readonly resampler: StreamResampler | null;
+  private readonly resampler: ThreadResampler | null;
   private readonly opus: OpusDecoder | null;
   private vad: Vad | null = null;
   private chain: Promise<void> = Promise.resolve();
@@ -87,7 +86,7 @@ export class RealtimeSession {
     private readonly o: SessionOptions,
   ) {
     const linear = o.params.encoding === 'linear16';
-    this.resampler = !linear || o.params.sampleRate === 16000 ? null : new StreamResampler(o.params.sampleRate, 16000);
+    this.resampler = !linear || o.params.sampleRate === 16000 ? null : new ThreadResampler(o.params.sampleRate, 16000);
     this.opus = linear
       ? null
       : new OpusDecoder(
@@ -159,23 +158,33 @@ export class RealtimeSession {
     if (buf.length === 0) return;
     const pcm = new Int16Array(buf.length / 2);
     for (let i = 0; i < pcm.length; i++) pcm[i] = buf.readInt16LE(i * 2);
-    this.accept(this.resampler ? float32ToInt16(this.resampler.push(int16ToFloat32(pcm))) : pcm, pcm.length / this.o.params.sampleRate);
+    const seconds = pcm.length / this.o.params.sampleRate;
+    // Resampling starts now on its thread; the queue picks the result up in order.
+    const at16k = this.resampler ? this.resampler.push(pcm) : pcm;
+    // A failure is seen where the queue awaits it; until then it must not count as unhandled.
+    if (at16k instanceof Promise) at16k.catch(() => undefined);
+    this.accept(at16k, seconds);
   }
 
   /** Queues 16 kHz audio for recognition; `seconds` is its length as received (billed). */
-  private accept(at16k: Int16Array, seconds: number): void {
+  private accept(audio: Int16Array | Promise<Int16Array>, seconds: number): void {
     this.receivedSeconds += seconds;
     const receivedAtEnd = this.receivedSeconds;
-    this.pendingSamples += at16k.length;
+    const backlog = Math.round(seconds * 16000);
+    this.pendingSamples += backlog;
     if (!this.paused && this.pendingSamples / 16000 > PAUSE_ABOVE_SECONDS) {
       this.paused = true;
       this.t.pause();
     }
     void this.enqueue(async () => {
       // Credits are checked per frame, so a burst is recognized up to the last paid-for second.
-      await this.ensureCredits(receivedAtEnd);
-      if (!this.discard) await this.process(at16k);
-      this.pendingSamples -= at16k.length;
+      try {
+        const at16k = await audio;
+        await this.ensureCredits(receivedAtEnd);
+        if (!this.discard) await this.process(at16k);
+      } finally {
+        this.pendingSamples -= backlog;
+      }
       // A stream still working through its backlog is not idle.
       if (!this.ended) this.touch();
       if (this.paused && this.pendingSamples / 16000 < RESUME_BELOW_SECONDS) {
@@ -349,7 +358,7 @@ export class RealtimeSession {
     if (!opts.clientGone) {
       try {
         if (this.resampler) {
-          const tail = float32ToInt16(this.resampler.flush());
+          const tail = await this.resampler.flush();
           if (tail.length) await this.process(tail).catch(() => undefined);
         }
         const u = await this.o.stream.finalizeUtterance();
@@ -362,6 +371,7 @@ export class RealtimeSession {
       }
     }
     await this.o.stream.close().catch(() => undefined);
+    this.resampler?.close();
     this.vad?.free();
     const seconds = +this.receivedSeconds.toFixed(3);
     const billed = seconds > 0 ? billableSeconds(seconds) : 0;
