@@ -1,6 +1,7 @@
 // Row <-> domain mapping shared by both stores (timestamps arrive as ms numbers from SQLite and as
 // Date objects from PostgreSQL).
 
+import type { DashboardSession } from './store.js';
 import { FEATURES, type Account, type ApiKeyRecord, type FeatureSwitches, type KeyMode, type Plan, type StoredKeyState, type UsageKind, type UsageRecord } from '../accounts/types.js';
 
 export type Stamp = number | string | Date;
@@ -112,4 +113,24 @@ export interface HoldRow {
   mode: KeyMode;
   credits: number;
   characters: number;
+}
+
+export interface SessionRow {
+  id_hash: string;
+  account_id: string;
+  csrf_token: string;
+  created_at: Stamp;
+  last_seen_at: Stamp;
+  expires_at: Stamp;
+}
+
+export function sessionFromRow(r: SessionRow): DashboardSession {
+  return {
+    idHash: r.id_hash,
+    accountId: r.account_id,
+    csrfToken: r.csrf_token,
+    createdAt: toDate(r.created_at),
+    lastSeenAt: toDate(r.last_seen_at),
+    expiresAt: toDate(r.expires_at),
+  };
 }

@@ -66,6 +66,21 @@ export type HoldResult =
   | { ok: false; reason: 'credits'; balance: number }
   | { ok: false; reason: 'quota'; charactersUsed: number };
 
+/**
+ * A signed-in dashboard session. The raw session token lives only in the browser's cookie; the
+ * store keeps its SHA-256 (`idHash`), so a leaked database cannot be replayed as a cookie.
+ */
+export interface DashboardSession {
+  idHash: string;
+  accountId: string;
+  /** Sent back by the page in X-CSRF-Token on every state-changing request. */
+  csrfToken: string;
+  createdAt: Date;
+  lastSeenAt: Date;
+  /** Idle timeout and absolute lifetime folded into one instant (src/dashboard/sessions.ts). */
+  expiresAt: Date;
+}
+
 export interface SettleResult {
   /** Balance of the hold's mode after settlement. */
   balance: number;
@@ -119,4 +134,16 @@ export interface Store {
   usageSummary(accountId: string, mode: KeyMode, periodStart: Date, dayStart: Date): Promise<UsageSummary>;
   dailyUsage(accountId: string, mode: KeyMode, from: Date): Promise<DailyUsage[]>;
   listUsage(accountId: string, mode: KeyMode, limit: number): Promise<UsageRecord[]>;
+
+  // Dashboard sessions (shared by every node through the database)
+  createSession(session: DashboardSession): Promise<void>;
+  /** The session, or null when unknown or expired at `now`. */
+  getSession(idHash: string, now: Date): Promise<DashboardSession | null>;
+  /** Records activity: moves lastSeenAt and expiresAt (never past what the caller computed). */
+  touchSession(idHash: string, lastSeenAt: Date, expiresAt: Date): Promise<void>;
+  deleteSession(idHash: string): Promise<void>;
+  /** Signs an account out everywhere (after a password change); returns how many were removed. */
+  deleteAccountSessions(accountId: string): Promise<number>;
+  /** Removes sessions expired at `now`; returns how many. */
+  deleteExpiredSessions(now: Date): Promise<number>;
 }

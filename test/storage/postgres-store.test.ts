@@ -86,7 +86,7 @@ test('two nodes migrating at once both succeed, once', async () => {
   assert.equal(await b.countAccounts(), 1);
   const c = new pg.Client({ connectionString: schema.url });
   await c.connect();
-  assert.deepEqual((await c.query('SELECT version FROM schema_migrations ORDER BY version')).rows, [{ version: 1 }, { version: 2 }, { version: 3 }]);
+  assert.deepEqual((await c.query('SELECT version FROM schema_migrations ORDER BY version')).rows, [{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }]);
   await c.end();
   await a.close();
   await b.close();

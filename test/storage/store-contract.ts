@@ -417,6 +417,43 @@ export function runStoreContract(name: string, open: () => Promise<StoreHandle>)
       assert.equal((await s.usageSummary(a.id, 'live', p2, p2)).charactersUsed, 1105);
     });
 
+    test('dashboard sessions: create, read until expiry, touch, delete one, per account, expired', async () => {
+      const a = await s.createAccount({ name: 'S', plan: 'basic' });
+      const b = await s.createAccount({ name: 'S2', plan: 'basic' });
+      const t0 = new Date('2026-05-01T10:00:00.000Z');
+      const at = (ms: number) => new Date(t0.getTime() + ms);
+      const mk = (accountId: string, idHash: string, expiresAt: Date) => ({ idHash, accountId, csrfToken: `csrf_${idHash}`, createdAt: t0, lastSeenAt: t0, expiresAt });
+      const h1 = `h1_${a.id}`;
+      const h2 = `h2_${a.id}`;
+      const h3 = `h3_${b.id}`;
+      await s.createSession(mk(a.id, h1, at(1000)));
+      await s.createSession(mk(a.id, h2, at(5000)));
+      await s.createSession(mk(b.id, h3, at(5000)));
+      await assert.rejects(s.createSession(mk(a.id, h1, at(1000))), 'the token hash is unique');
+      assert.deepEqual(await s.getSession(h1, t0), mk(a.id, h1, at(1000)));
+      assert.equal(await s.getSession(h1, at(1000)), null, 'expired at expiresAt');
+      assert.equal(await s.getSession('nope', t0), null);
+
+      await s.touchSession(h1, at(900), at(2000));
+      const touched = await s.getSession(h1, at(1500));
+      assert.equal(touched?.lastSeenAt.toISOString(), at(900).toISOString());
+      assert.equal(touched?.expiresAt.toISOString(), at(2000).toISOString());
+      assert.equal(touched?.createdAt.toISOString(), t0.toISOString());
+
+      assert.equal(await s.deleteExpiredSessions(at(2000)), 1, 'only h1 had expired');
+      assert.equal(await s.getSession(h1, t0), null);
+      assert.ok(await s.getSession(h2, t0));
+      await s.deleteSession(h2);
+      assert.equal(await s.getSession(h2, t0), null);
+      await s.deleteSession(h2); // deleting twice is harmless
+      await s.createSession(mk(a.id, `h4_${a.id}`, at(5000)));
+      await s.createSession(mk(a.id, `h5_${a.id}`, at(5000)));
+      assert.equal(await s.deleteAccountSessions(a.id), 2);
+      assert.ok(await s.getSession(h3, t0), 'another account keeps its sessions');
+      assert.equal(await s.deleteExpiredSessions(at(4999)), 0);
+      assert.equal(await s.deleteExpiredSessions(at(5000)), 1);
+    });
+
     test('usage by UTC day and period boundaries, with exact timestamps', async () => {
       const a = await s.createAccount({ name: 'W', plan: 'pro', credits: 1000 });
       const at = (iso: string, kind: UsageRecord['kind'], credits: number, characters = 0) => ({ iso, kind, credits, characters });

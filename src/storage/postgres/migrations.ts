@@ -80,4 +80,20 @@ export const POSTGRES_MIGRATIONS: Array<{ version: number; sql: string }> = [
       CREATE UNIQUE INDEX usage_ledger_hold ON usage_ledger(hold_id);
     `,
   },
+  {
+    // Dashboard sign-in sessions, keyed by the SHA-256 of the cookie's token (never the token).
+    version: 4,
+    sql: `
+      CREATE TABLE dashboard_sessions (
+        id_hash TEXT PRIMARY KEY,
+        account_id TEXT NOT NULL REFERENCES accounts(id),
+        csrf_token TEXT NOT NULL,
+        created_at TIMESTAMPTZ NOT NULL,
+        last_seen_at TIMESTAMPTZ NOT NULL,
+        expires_at TIMESTAMPTZ NOT NULL
+      );
+      CREATE INDEX dashboard_sessions_account ON dashboard_sessions(account_id);
+      CREATE INDEX dashboard_sessions_expiry ON dashboard_sessions(expires_at);
+    `,
+  },
 ];

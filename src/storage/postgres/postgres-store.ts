@@ -8,8 +8,8 @@
 import pg from 'pg';
 import type { Account, ApiKeyRecord, ApiKeyWithUsage, DailyUsage, Feature, KeyMode, Plan, StoredKeyState, UsageRecord, UsageSummary } from '../../accounts/types.js';
 import { newId } from '../ids.js';
-import { accountFromRow, balanceColumn, keyFromRow, parseFeatures, usageFromRow, type AccountRow, type HoldRow, type KeyRow, type LedgerRow } from '../rows.js';
-import { StoreUnavailableError, type HoldRequest, type HoldResult, type NewAccount, type NewApiKey, type SettleResult, type Store } from '../store.js';
+import { accountFromRow, balanceColumn, keyFromRow, parseFeatures, sessionFromRow, usageFromRow, type AccountRow, type HoldRow, type KeyRow, type LedgerRow, type SessionRow } from '../rows.js';
+import { StoreUnavailableError, type DashboardSession, type HoldRequest, type HoldResult, type NewAccount, type NewApiKey, type SettleResult, type Store } from '../store.js';
 import { POSTGRES_MIGRATIONS } from './migrations.js';
 import { settlementCharge } from '../settlement.js';
 
@@ -400,5 +400,38 @@ export class PostgresStore implements Store {
   async listUsage(accountId: string, mode: KeyMode, limit: number): Promise<UsageRecord[]> {
     const { rows } = await this.run((q) => q.query<LedgerRow>('SELECT * FROM usage_ledger WHERE account_id = $1 AND mode = $2 ORDER BY created_at DESC, id DESC LIMIT $3', [accountId, mode, limit]));
     return rows.map(usageFromRow);
+  }
+
+  // ------------------------------------------------------------------ dashboard sessions
+
+  async createSession(x: DashboardSession): Promise<void> {
+    await this.run((q) =>
+      q.query('INSERT INTO dashboard_sessions (id_hash, account_id, csrf_token, created_at, last_seen_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6)', [
+        x.idHash, x.accountId, x.csrfToken, x.createdAt, x.lastSeenAt, x.expiresAt,
+      ]),
+    );
+  }
+
+  async getSession(idHash: string, now: Date): Promise<DashboardSession | null> {
+    const { rows } = await this.run((q) => q.query<SessionRow>('SELECT * FROM dashboard_sessions WHERE id_hash = $1 AND expires_at > $2', [idHash, now]));
+    return rows[0] ? sessionFromRow(rows[0]) : null;
+  }
+
+  async touchSession(idHash: string, lastSeenAt: Date, expiresAt: Date): Promise<void> {
+    await this.run((q) => q.query('UPDATE dashboard_sessions SET last_seen_at = $1, expires_at = $2 WHERE id_hash = $3', [lastSeenAt, expiresAt, idHash]));
+  }
+
+  async deleteSession(idHash: string): Promise<void> {
+    await this.run((q) => q.query('DELETE FROM dashboard_sessions WHERE id_hash = $1', [idHash]));
+  }
+
+  async deleteAccountSessions(accountId: string): Promise<number> {
+    const res = await this.run((q) => q.query('DELETE FROM dashboard_sessions WHERE account_id = $1', [accountId]));
+    return res.rowCount ?? 0;
+  }
+
+  async deleteExpiredSessions(now: Date): Promise<number> {
+    const res = await this.run((q) => q.query('DELETE FROM dashboard_sessions WHERE expires_at <= $1', [now]));
+    return res.rowCount ?? 0;
   }
 }

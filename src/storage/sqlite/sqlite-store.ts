@@ -22,8 +22,8 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Account, ApiKeyRecord, ApiKeyWithUsage, DailyUsage, Feature, KeyMode, Plan, StoredKeyState, UsageRecord, UsageSummary } from '../../accounts/types.js';
 import { newId } from '../ids.js';
-import { accountFromRow, balanceColumn, keyFromRow, parseFeatures, usageFromRow, type AccountRow, type HoldRow, type KeyRow, type LedgerRow } from '../rows.js';
-import type { HoldRequest, HoldResult, NewAccount, NewApiKey, SettleResult, Store } from '../store.js';
+import { accountFromRow, balanceColumn, keyFromRow, parseFeatures, sessionFromRow, usageFromRow, type AccountRow, type HoldRow, type KeyRow, type LedgerRow, type SessionRow } from '../rows.js';
+import type { DashboardSession, HoldRequest, HoldResult, NewAccount, NewApiKey, SettleResult, Store } from '../store.js';
 import { SQLITE_MIGRATIONS } from './migrations.js';
 import { settlementCharge } from '../settlement.js';
 
@@ -319,5 +319,34 @@ export class SqliteStore implements Store {
   async listUsage(accountId: string, mode: KeyMode, limit: number): Promise<UsageRecord[]> {
     const rows = this.sql('SELECT * FROM usage_ledger WHERE account_id = ? AND mode = ? ORDER BY created_at DESC, id DESC LIMIT ?').all(accountId, mode, limit) as LedgerRow[];
     return rows.map(usageFromRow);
+  }
+
+  // ------------------------------------------------------------------ dashboard sessions
+
+  async createSession(x: DashboardSession): Promise<void> {
+    this
+      .sql('INSERT INTO dashboard_sessions (id_hash, account_id, csrf_token, created_at, last_seen_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)')
+      .run(x.idHash, x.accountId, x.csrfToken, x.createdAt.getTime(), x.lastSeenAt.getTime(), x.expiresAt.getTime());
+  }
+
+  async getSession(idHash: string, now: Date): Promise<DashboardSession | null> {
+    const row = this.sql('SELECT * FROM dashboard_sessions WHERE id_hash = ? AND expires_at > ?').get(idHash, now.getTime()) as SessionRow | undefined;
+    return row ? sessionFromRow(row) : null;
+  }
+
+  async touchSession(idHash: string, lastSeenAt: Date, expiresAt: Date): Promise<void> {
+    this.sql('UPDATE dashboard_sessions SET last_seen_at = ?, expires_at = ? WHERE id_hash = ?').run(lastSeenAt.getTime(), expiresAt.getTime(), idHash);
+  }
+
+  async deleteSession(idHash: string): Promise<void> {
+    this.sql('DELETE FROM dashboard_sessions WHERE id_hash = ?').run(idHash);
+  }
+
+  async deleteAccountSessions(accountId: string): Promise<number> {
+    return this.sql('DELETE FROM dashboard_sessions WHERE account_id = ?').run(accountId).changes;
+  }
+
+  async deleteExpiredSessions(now: Date): Promise<number> {
+    return this.sql('DELETE FROM dashboard_sessions WHERE expires_at <= ?').run(now.getTime()).changes;
   }
 }
