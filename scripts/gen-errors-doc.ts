@@ -45,5 +45,10 @@ Choices where the interface is silent (decisions.md #25 and our own):
 - An unreachable database: 503 \`CREDIT_CHECK_FAILED\` for every authenticated request, since neither
   the key nor the balance can be verified (decisions #34).
 - A speech engine that fails after retries: 500 \`ENGINE_ERROR\`; no partial audio is returned.
+- The account dashboard (\`/dashboard/api\`, docs/dashboard.md) uses the same body: a wrong email or
+  password is 401 \`SIGN_IN_FAILED\` (the same answer for an unknown email), a missing or expired
+  session 401 \`SESSION_REQUIRED\`, a state-changing request without the session's
+  \`X-CSRF-Token\` (or from another origin) 403 \`CSRF_FAILED\`, too many sign-in attempts 429
+  \`RATE_LIMIT_EXCEEDED\` with \`Retry-After\`.
 `;
 writeFileSync(new URL('../docs/errors.md', import.meta.url), doc);

@@ -27,6 +27,12 @@ export const ERRORS = {
   AUTH_REVOKED_API_KEY: { status: 401, category: 'authentication', message: 'The API key has been revoked.', resolution: 'Create a new API key; revoked keys cannot be restored.' },
   AUTH_DISABLED_API_KEY: { status: 401, category: 'authentication', message: 'The API key is disabled.', resolution: 'Ask the operator to re-enable the key, or use another key.' },
 
+  // Dashboard sign-in and sessions (docs/dashboard.md).
+  SIGN_IN_FAILED: { status: 401, category: 'authentication', message: 'The email or password is incorrect.', resolution: 'Check the email and password; the operator sets passwords with parla accounts set-password.' },
+  SESSION_REQUIRED: { status: 401, category: 'authentication', message: 'You are not signed in to the dashboard, or the session has expired.', resolution: 'Sign in again at /dashboard.' },
+  CSRF_FAILED: { status: 403, category: 'permission', message: 'The request did not carry the session\'s X-CSRF-Token header, or came from another origin.', resolution: 'Send the csrf_token from the session in the X-CSRF-Token header, from the dashboard\'s own origin.' },
+  KEY_NOT_FOUND: { status: 404, category: 'not_found', message: 'The API key does not exist in this account.', resolution: 'List the account\'s keys with GET /dashboard/api/keys.' },
+
   // Validation (decisions #13, #15, #18, #25).
   MISSING_TEXT: { status: 400, category: 'validation', message: 'The text field is required and must not be empty.', resolution: 'Send a non-empty text string.' },
   TEXT_TOO_LONG: { status: 413, category: 'validation', message: 'The text is too long.', resolution: 'Shorten the text or split it across several requests.' },
