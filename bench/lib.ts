@@ -6,7 +6,6 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { once } from 'node:events';
 
 export function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -27,9 +26,14 @@ export interface BenchServer {
   stop(): Promise<void>;
 }
 
+/** How long a bench server may take to answer /health (decoders warm at start; a loaded machine is slow). */
+const START_TIMEOUT_MS = Number(process.env.BENCH_START_TIMEOUT_MS ?? 180_000);
+
 /**
  * Starts `parla serve` (TypeScript through tsx) on a free port with a fresh SQLite data dir, and
- * creates an enterprise account with plenty of credits.
+ * creates an enterprise account with plenty of credits. Rejects with the reason when the server
+ * exits or does not answer /health within START_TIMEOUT_MS: a benchmark must never measure (or
+ * wait forever for) a server that is not there.
  */
 export async function startBenchServer(env: Record<string, string> = {}): Promise<BenchServer> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'parla-bench-'));
@@ -39,18 +43,45 @@ export async function startBenchServer(env: Record<string, string> = {}): Promis
       const p = spawn(process.execPath, ['--import', 'tsx', 'src/cli/run.ts', ...args], { env: baseEnv, stdio: ['ignore', 'pipe', 'inherit'] });
       let out = '';
       p.stdout.on('data', (d) => (out += d));
+      p.on('error', reject);
       p.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`parla ${args.join(' ')} exited ${code}`))));
     });
-  const created = JSON.parse(await cli(['accounts', 'create', '--name', 'bench', '--plan', 'enterprise', '--credits', '1000000000', '--json']));
+  let created: { key: { api_key: string } };
+  try {
+    created = JSON.parse(await cli(['accounts', 'create', '--name', 'bench', '--plan', 'enterprise', '--credits', '1000000000', '--json'])) as typeof created;
+  } catch (err) {
+    rmSync(dataDir, { recursive: true, force: true });
+    throw err;
+  }
   const port = env.PORT && env.PORT !== '0' ? env.PORT : String(20000 + Math.floor(Math.random() * 20000));
   const proc = spawn(process.execPath, ['--import', 'tsx', 'src/cli/run.ts', 'serve'], { env: { ...baseEnv, PORT: port }, stdio: ['ignore', 'pipe', 'inherit'] });
+  // Kept as a promise from the start: an exit before anyone waits for it must not be missed.
+  const exited = new Promise<string>((resolve) => {
+    proc.once('error', (err) => resolve(`could not be started: ${err.message}`));
+    proc.once('exit', (code, signal) => resolve(`exited (${signal ?? `code ${code}`})`));
+  });
+  let gone: string | null = null;
+  void exited.then((why) => (gone = why));
   const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 600; i++) {
+  const deadline = Date.now() + START_TIMEOUT_MS;
+  let last = 'no answer';
+  for (;;) {
+    if (gone !== null) {
+      rmSync(dataDir, { recursive: true, force: true });
+      throw new Error(`bench server on port ${port} ${gone} before it became healthy (its stderr is above)`);
+    }
+    if (Date.now() > deadline) {
+      proc.kill('SIGKILL');
+      await exited;
+      rmSync(dataDir, { recursive: true, force: true });
+      throw new Error(`bench server on port ${port} not healthy after ${START_TIMEOUT_MS / 1000} s (last: ${last}); set BENCH_START_TIMEOUT_MS to wait longer`);
+    }
     try {
-      const r = await fetch(`${url}/health`);
+      const r = await fetch(`${url}/health`, { signal: AbortSignal.timeout(5000) });
       if (r.ok) break;
-    } catch {
-      // not listening yet
+      last = `HTTP ${r.status}`;
+    } catch (err) {
+      last = (err as Error).message; // not listening yet
     }
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -59,8 +90,8 @@ export async function startBenchServer(env: Record<string, string> = {}): Promis
     apiKey: created.key.api_key,
     proc,
     async stop() {
-      proc.kill('SIGTERM');
-      await once(proc, 'close');
+      if (gone === null) proc.kill('SIGTERM');
+      await exited;
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
