@@ -83,7 +83,7 @@ export const sttRoutes: FastifyPluginAsync<SttRouteOptions> = async (app, { serv
     try {
       const recognizing = performance.now();
       const result = await binding.engine.recognize(pcm, { language, profile: binding.profile, keywords: req.keywords });
-      services.metrics.observeRtf('recognition', duration, (performance.now() - recognizing) / 1000);
+      services.metrics.observeRecognition(duration, (performance.now() - recognizing) / 1000, binding.engine.id);
       const transcript = buildTranscript(result.utterances, { smartFormat: req.smartFormat, punctuate: req.punctuate });
       if (req.diarize && transcript.words.length) {
         const spans = diarizationSpans(transcript);

@@ -76,7 +76,7 @@ export const ttsRoutes: FastifyPluginAsyncTypebox<TtsRouteOptions> = async (app,
       try {
         const out = await generateAudio(pool, job, body.format, abortOnClose(reply.raw));
         audio = out.bytes;
-        services.metrics.observeRtf('synthesis', out.seconds, (performance.now() - started) / 1000);
+        services.metrics.observeSynthesis(out.seconds, (performance.now() - started) / 1000, job.voice.engine.id);
       } catch (err) {
         await hold.release();
         throw err;
