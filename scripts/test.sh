@@ -8,4 +8,5 @@ bash scripts/services.sh
 echo "test: type-check"
 node node_modules/typescript/bin/tsc -p tsconfig.json --noEmit
 node node_modules/typescript/bin/tsc -p packages/client/tsconfig.json --noEmit
+node node_modules/typescript/bin/tsc -p src/dashboard/web/tsconfig.json
 node scripts/run-tests.mjs "$@"

@@ -21,6 +21,7 @@ import { catalogRoutes } from './routes/v1/catalog.js';
 import { ttsRoutes } from './routes/v1/tts.js';
 import { sttRoutes } from './routes/v1/stt.js';
 import { realtimeInfoRoutes, type RealtimeEndpoint } from './routes/v1/realtime-info.js';
+import { dashboardStatic } from './dashboard/static.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
@@ -115,6 +116,7 @@ export async function buildApp(services: Services, opts: BuildAppOptions = {}): 
   await app.register(sttRoutes, { services, models: services.stt.models, prefix: '/api/v1' });
   await app.register(realtimeInfoRoutes, { services, endpoint: opts.realtime ?? { port: null, host: services.config.realtimeHost }, prefix: '/api/v1' });
   await app.register(ttsRoutes, { services, catalog: services.tts.catalog, engines: services.tts.registry, prefix: '/api/v1' });
+  await app.register(dashboardStatic);
 
   return app;
 }

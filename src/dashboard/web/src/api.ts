@@ -1,0 +1,234 @@
+// Every call the dashboard makes: the dashboard's own JSON API (session, keys, usage) and the
+// public speech API, both on this origin with the session cookie. State-changing requests and
+// every speech API request carry the CSRF token; the speech API also learns the key mode from
+// X-Parla-Mode, since the page holds no API key.
+
+export type KeyMode = 'live' | 'test';
+
+export interface Account {
+  id: string;
+  name: string;
+  email: string;
+  plan: string;
+}
+
+export interface Session {
+  account: Account;
+  csrf_token: string;
+}
+
+export interface ApiKey {
+  id: string;
+  name: string;
+  prefix: string;
+  mode: KeyMode;
+  state: string;
+  created_at: string;
+  last_used_at: string | null;
+  expires_at: string | null;
+  requests: number;
+  credits_used: number;
+}
+
+export interface DailyUsage {
+  day: string;
+  tts: { requests: number; credits: number };
+  stt: { requests: number; credits: number };
+}
+
+export interface Usage {
+  mode: KeyMode;
+  plan: string;
+  period: { start: string; end: string; renewal_date: string };
+  credits: { live: number; test: number };
+  credits_used_this_period: number;
+  characters: { used: number; limit: number; remaining: number };
+  requests: { today: number; this_month: number };
+  rate_limits: { requests_per_minute: number; requests_per_hour: number; concurrent_requests: number };
+  daily: DailyUsage[];
+}
+
+/** An error answered in the service's error envelope (or a network failure, code NETWORK). */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly resolution: string | undefined,
+    readonly retryAfter: number | undefined,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+interface ErrorEnvelope {
+  error?: { code?: string; message?: string; resolution?: string };
+}
+
+async function toApiError(res: Response): Promise<ApiError> {
+  const retry = Number(res.headers.get('Retry-After'));
+  const retryAfter = Number.isFinite(retry) && retry > 0 ? retry : undefined;
+  let body: ErrorEnvelope = {};
+  try {
+    body = (await res.json()) as ErrorEnvelope;
+  } catch {
+    // Not JSON (a proxy's page, say): the status line is all there is.
+  }
+  const code = body.error?.code ?? `HTTP_${res.status}`;
+  const message = body.error?.message ?? (res.statusText || `The server answered ${res.status}.`);
+  return new ApiError(res.status, code, message, body.error?.resolution, retryAfter);
+}
+
+let csrfToken = '';
+let onUnauthorized: () => void = () => {};
+
+/** The session's CSRF token, kept in memory only (never in storage a script could read later). */
+export function setCsrfToken(token: string): void {
+  csrfToken = token;
+}
+
+/** Called when a request finds the session gone (expired or signed out elsewhere). */
+export function setUnauthorizedHandler(handler: () => void): void {
+  onUnauthorized = handler;
+}
+
+async function send(path: string, init: RequestInit = {}, keyMode?: KeyMode): Promise<Response> {
+  const headers = new Headers(init.headers);
+  if (csrfToken) headers.set('X-CSRF-Token', csrfToken);
+  if (keyMode) headers.set('X-Parla-Mode', keyMode);
+  let res: Response;
+  try {
+    res = await fetch(path, { ...init, headers, credentials: 'same-origin' });
+  } catch (err) {
+    if (err instanceof DOMException && err.name === 'AbortError') throw err;
+    throw new ApiError(0, 'NETWORK', 'The server could not be reached. Check your connection and try again.', undefined, undefined);
+  }
+  if (!res.ok) {
+    const err = await toApiError(res);
+    // The page holds no API key: a 401 anywhere but on the sign-in form means the session is
+    // gone (expired, or signed out in another tab), so the sign-in page takes over.
+    const signingIn = path === '/dashboard/api/session' && init.method === 'POST';
+    if (res.status === 401 && !signingIn) onUnauthorized();
+    throw err;
+  }
+  return res;
+}
+
+async function json<T>(path: string, init: RequestInit = {}, keyMode?: KeyMode): Promise<T> {
+  const res = await send(path, init, keyMode);
+  return (await res.json()) as T;
+}
+
+const jsonBody = (body: unknown): RequestInit => ({
+  method: 'POST',
+  headers: { 'Content-Type': 'application/json' },
+  body: JSON.stringify(body),
+});
+
+export const dashboardApi = {
+  /** The current session, or null when signed out. */
+  async session(): Promise<Session | null> {
+    try {
+      return await json<Session>('/dashboard/api/session');
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 401) return null;
+      throw err;
+    }
+  },
+  signIn: (email: string, password: string) => json<Session>('/dashboard/api/session', jsonBody({ email, password })),
+  signOut: async () => {
+    await send('/dashboard/api/session', { method: 'DELETE' });
+  },
+  keys: () => json<{ keys: ApiKey[] }>('/dashboard/api/keys'),
+  createKey: (name: string, mode: KeyMode) => json<{ key: ApiKey; api_key: string }>('/dashboard/api/keys', jsonBody({ name, mode })),
+  revokeKey: (id: string) => json<{ key: ApiKey }>(`/dashboard/api/keys/${encodeURIComponent(id)}`, { method: 'DELETE' }),
+  usage: (mode: KeyMode) => json<Usage>(`/dashboard/api/usage?mode=${mode}`),
+};
+
+export interface TtsModel {
+  id: string;
+  name: string;
+  description: string;
+  languages: number;
+  plans?: string[];
+}
+
+export interface Language {
+  code: string;
+  name: string;
+  region: string;
+}
+
+export interface VoiceOption {
+  /** Aura voices: the base voice, the same in every language (names are localized). */
+  id?: string;
+  name: string;
+  gender: string;
+  premium?: boolean;
+}
+
+type VoiceListing =
+  | { voices: Array<{ id?: string; name: string; gender: string; premium?: boolean }> }
+  | { voices_by_language: Record<string, Array<{ name: string; gender: string }>> };
+
+export interface Credits {
+  used: number | null;
+  remaining: number | null;
+}
+
+function creditsOf(res: Response): Credits {
+  const n = (h: string) => {
+    const v = res.headers.get(h);
+    return v === null || v === '' || !Number.isFinite(Number(v)) ? null : Number(v);
+  };
+  return { used: n('X-Credits-Used'), remaining: n('X-Credits-Remaining') };
+}
+
+export interface SpeechResult {
+  audio: Blob;
+  fileName: string;
+  credits: Credits;
+  processingMs: number | null;
+}
+
+export interface TranscriptionResult {
+  contentType: string;
+  /** Parsed JSON for json and verbose_json, the raw text for text, srt and vtt. */
+  body: unknown;
+  credits: Credits;
+}
+
+export interface SpeakRequest {
+  text: string;
+  voice: string;
+  model: string;
+  language: string;
+  speed: number;
+  pitch: number;
+  format: string;
+}
+
+export const speechApi = {
+  models: (mode: KeyMode) => json<{ models: TtsModel[] }>('/api/v1/models', {}, mode),
+  languages: (model: string, mode: KeyMode) => json<{ languages: Language[] }>(`/api/v1/languages?model=${encodeURIComponent(model)}`, {}, mode),
+  async voices(model: string, language: string, mode: KeyMode): Promise<VoiceOption[]> {
+    const listing = await json<VoiceListing>(`/api/v1/voices?model=${encodeURIComponent(model)}&language=${encodeURIComponent(language)}`, {}, mode);
+    // Flash voices are listed per language; Aura voices arrive already named for the language.
+    if ('voices_by_language' in listing) return listing.voices_by_language[language] ?? [];
+    return listing.voices;
+  },
+  async speak(req: SpeakRequest, mode: KeyMode, signal?: AbortSignal): Promise<SpeechResult> {
+    const res = await send('/api/v1/tts/generate', { ...jsonBody(req), ...(signal ? { signal } : {}) }, mode);
+    const disposition = res.headers.get('Content-Disposition') ?? '';
+    const fileName = /filename="([^"]+)"/.exec(disposition)?.[1] ?? `parla-speech.${req.format}`;
+    const elapsed = Number(res.headers.get('X-Processing-Time-Ms'));
+    return { audio: await res.blob(), fileName, credits: creditsOf(res), processingMs: Number.isFinite(elapsed) && res.headers.has('X-Processing-Time-Ms') ? elapsed : null };
+  },
+  async transcribe(form: FormData, mode: KeyMode, signal?: AbortSignal): Promise<TranscriptionResult> {
+    const res = await send('/api/v1/stt/transcribe', { method: 'POST', body: form, ...(signal ? { signal } : {}) }, mode);
+    const contentType = res.headers.get('Content-Type') ?? '';
+    const body: unknown = contentType.includes('json') ? await res.json() : await res.text();
+    return { contentType, body, credits: creditsOf(res) };
+  },
+};
