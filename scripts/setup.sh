@@ -5,7 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 DEBS=(flite libpocketsphinx-dev libsphinxbase-dev pocketsphinx-en-us pkg-config)
-[ "${PARLA_SETUP_TEST_DEPS:-0}" = 1 ] && DEBS+=(pocketsphinx-testdata pocketsphinx espeak-ng sox ffmpeg)
+# Test-only: recordings and tools that make test speech, and Chromium for the dashboard's browser tests.
+[ "${PARLA_SETUP_TEST_DEPS:-0}" = 1 ] && DEBS+=(pocketsphinx-testdata pocketsphinx espeak-ng sox ffmpeg chromium)
 missing=()
 for p in "${DEBS[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if [ ${#missing[@]} -gt 0 ]; then
