@@ -12,11 +12,4 @@ if [ -f native/pocketsphinx/binding.gyp ]; then
 fi
 echo "build: tsc"
 node node_modules/typescript/bin/tsc -p tsconfig.build.json
-# The dashboard: rebuilt only when its sources or the installed packages changed since the last build.
-web=src/dashboard/web
-stamp=dist/dashboard/.built
-if [ ! -f "$stamp" ] || [ -n "$(find "$web" package-lock.json -newer "$stamp" -type f -print -quit)" ]; then
-  echo "build: dashboard (vite)"
-  node node_modules/vite/bin/vite.js build --config "$web/vite.config.ts"
-  touch "$stamp"
-fi
+bash scripts/build-dashboard.sh

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Builds the dashboard's browser bundle (Vite: src/dashboard/web -> dist/dashboard), only when its
+# sources or the installed packages changed since the last build. Run by build.sh and by the
+# browser tests, so that they never test a stale bundle.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+web=src/dashboard/web
+stamp=dist/dashboard/.built
+if [ ! -f "$stamp" ] || [ -n "$(find "$web" package-lock.json -newer "$stamp" -type f -print -quit)" ]; then
+  echo "build: dashboard (vite)"
+  node node_modules/vite/bin/vite.js build --config "$web/vite.config.ts"
+  touch "$stamp"
+fi
