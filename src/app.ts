@@ -6,6 +6,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import multipart from '@fastify/multipart';
+import cookie from '@fastify/cookie';
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { Services } from './services.js';
@@ -22,6 +23,7 @@ import { ttsRoutes } from './routes/v1/tts.js';
 import { sttRoutes } from './routes/v1/stt.js';
 import { realtimeInfoRoutes, type RealtimeEndpoint } from './routes/v1/realtime-info.js';
 import { dashboardStatic } from './dashboard/static.js';
+import { createDashboard, dashboardApiRoutes } from './dashboard/routes.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
@@ -73,6 +75,7 @@ export async function buildApp(services: Services, opts: BuildAppOptions = {}): 
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     routerOptions: { ignoreTrailingSlash: true },
+    trustProxy: services.config.trustProxy,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const bodyAjv = makeAjv(false);
@@ -105,7 +108,10 @@ export async function buildApp(services: Services, opts: BuildAppOptions = {}): 
   await app.register(requestIdPlugin);
   await app.register(errorHandlerPlugin);
   await app.register(metricsPlugin, { metrics: services.metrics, token: services.config.metricsToken });
-  await app.register(authPlugin, { authenticator: services.authenticator });
+  const dashboard = createDashboard(services);
+  // Before auth: the dashboard playground authenticates API requests by the session cookie.
+  await app.register(cookie);
+  await app.register(authPlugin, { authenticator: services.authenticator, sessionAuth: (request) => dashboard.playground.authenticate(request) });
   await app.register(rateLimitPlugin, { limiter: services.limiter, config: services.config });
 
   app.get('/openapi.json', { schema: { hide: true }, config: { public: true } }, async () => app.swagger());
@@ -117,6 +123,7 @@ export async function buildApp(services: Services, opts: BuildAppOptions = {}): 
   await app.register(realtimeInfoRoutes, { services, endpoint: opts.realtime ?? { port: null, host: services.config.realtimeHost }, prefix: '/api/v1' });
   await app.register(ttsRoutes, { services, catalog: services.tts.catalog, engines: services.tts.registry, prefix: '/api/v1' });
   await app.register(dashboardStatic);
+  await app.register(dashboardApiRoutes, { services, dashboard, prefix: '/dashboard/api' });
 
   return app;
 }

@@ -67,6 +67,11 @@ export interface Config {
   seedDemo: boolean;
   /** Directory for optional neural model files (sherpa-onnx). */
   modelsDir: string;
+  /**
+   * Behind a reverse proxy: take the client address, scheme and host from X-Forwarded-For/-Proto/-Host
+   * (Fastify's trustProxy). Decides the dashboard cookie's Secure flag and the sign-in limit's address.
+   */
+  trustProxy: boolean;
   product: ProductConfig;
 }
 
@@ -203,6 +208,7 @@ export function loadConfig(env: Env = process.env): Config {
     realtimeMaxSessionSeconds: int(env, 'REALTIME_MAX_SESSION_SECONDS', 3600, 10, 86400),
     seedDemo: bool(env, 'PARLA_SEED_DEMO', true),
     modelsDir: path.resolve(str(env, 'PARLA_MODELS_DIR') ?? path.join(dataDir, 'models')),
+    trustProxy: bool(env, 'PARLA_TRUST_PROXY', false),
     product: validateProduct(product),
   };
 }

@@ -3,7 +3,7 @@
 // database alone cannot be used to check guessed keys; the display prefix keeps 4 characters.
 
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { KeyMode } from './types.js';
+import type { ApiKeyRecord, KeyMode, KeyState } from './types.js';
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 const RANDOM_LENGTH = 40;
@@ -38,4 +38,9 @@ export function hashesEqual(a: string, b: string): boolean {
   const x = Buffer.from(a, 'hex');
   const y = Buffer.from(b, 'hex');
   return x.length === y.length && timingSafeEqual(x, y);
+}
+
+/** The state shown to people: the stored one, or "expired" for an active key past its expires_at. */
+export function effectiveKeyState(key: Pick<ApiKeyRecord, 'state' | 'expiresAt'>, now: Date = new Date()): KeyState {
+  return key.state === 'active' && key.expiresAt !== null && key.expiresAt.getTime() <= now.getTime() ? 'expired' : key.state;
 }

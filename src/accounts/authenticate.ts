@@ -55,6 +55,11 @@ export class KeyAuthenticator {
     this.cache.clear();
   }
 
+  /** Forget the cached lookup of one key (the dashboard revoked it on this node). */
+  invalidateKey(keyId: string): void {
+    for (const [hash, entry] of this.cache) if (entry.found?.key.id === keyId) this.cache.delete(hash);
+  }
+
   private async lookup(hash: string): Promise<CacheEntry['found']> {
     const now = Date.now();
     const hit = this.cache.get(hash);

@@ -5,6 +5,7 @@ import type { Config } from '../config.js';
 import { openStore } from '../storage/open-store.js';
 import type { Store } from '../storage/store.js';
 import { createAccountWithKey, createApiKey } from '../accounts/admin.js';
+import { effectiveKeyState } from '../accounts/api-keys.js';
 import { FEATURES, PLANS, type Account, type Feature, type KeyMode } from '../accounts/types.js';
 import { optionalInt, oneOf, output, parse, requireString, UsageError } from './args.js';
 
@@ -154,7 +155,7 @@ export async function keysCommand(config: Config, args: string[]): Promise<numbe
           name: k.name,
           mode: k.mode,
           prefix: k.prefix,
-          state: k.state === 'active' && k.expiresAt && k.expiresAt.getTime() <= Date.now() ? 'expired' : k.state,
+          state: effectiveKeyState(k),
           created_at: k.createdAt.toISOString(),
           last_used_at: k.lastUsedAt?.toISOString() ?? null,
           expires_at: k.expiresAt?.toISOString() ?? null,

@@ -1,4 +1,5 @@
-// Authentication of every API request by X-API-Key (decisions #22), before the body is read.
+// Authentication of every API request by X-API-Key (decisions #22), before the body is read;
+// without that header, the dashboard playground's session cookie (src/dashboard/playground-auth.ts).
 // Routes opt out with `config: { public: true }` (health, docs, dashboard pages).
 
 import fp from 'fastify-plugin';
@@ -28,14 +29,24 @@ export function isPublicRoute(request: FastifyRequest): boolean {
   return PUBLIC_PREFIXES.some((p) => url === p || url.startsWith(`${p}/`));
 }
 
+export interface AuthPluginOptions {
+  authenticator: KeyAuthenticator;
+  /**
+   * For requests without X-API-Key: the dashboard session's account (src/dashboard/playground-auth.ts),
+   * or null when there is no session cookie, which leaves the missing-key answer unchanged.
+   */
+  sessionAuth?: (request: FastifyRequest) => Promise<AuthContext | null>;
+}
+
 export const authPlugin = fp(
-  async (app, opts: { authenticator: KeyAuthenticator }) => {
+  async (app, opts: AuthPluginOptions) => {
     app.decorateRequest('auth', null as unknown as AuthContext);
     app.addHook('onRequest', async (request) => {
       if (isPublicRoute(request)) return;
       const header = request.headers['x-api-key'];
       const raw = Array.isArray(header) ? header[0] : header;
-      request.auth = await opts.authenticator.authenticate(raw);
+      const bySession = raw === undefined && opts.sessionAuth ? await opts.sessionAuth(request) : null;
+      request.auth = bySession ?? (await opts.authenticator.authenticate(raw));
     });
   },
   { name: 'parla-auth', fastify: '5.x', dependencies: ['parla-request-id'] },

@@ -4,8 +4,8 @@
 import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Services } from '../../services.js';
-import { currentPeriod, isoDate, startOfUtcDay } from '../../accounts/period.js';
 import { guardStore } from '../../accounts/billing.js';
+import { usageReport } from '../../accounts/usage-report.js';
 import { errorResponses } from '../../http/schemas.js';
 
 const UsageRecord = Type.Object(
@@ -40,16 +40,14 @@ export const accountRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
     { schema: { tags: ['account'], summary: 'Usage in the current period', security: [{ apiKey: [] }], response: { 200: UsageRecord, ...errorResponses() } } },
     async (request) => {
       const { account, mode } = request.auth;
-      const plan = services.config.product.plans[account.plan];
-      const period = currentPeriod(account.periodAnchor);
-      const summary = await guardStore(() => services.store.usageSummary(account.id, mode, period.start, startOfUtcDay()));
+      const { plan, period, summary, charactersRemaining } = await usageReport(services.store, services.config, account, mode);
       return {
         plan: account.plan,
         period: { start: period.start.toISOString(), end: period.end.toISOString() },
         usage: {
           characters_used: summary.charactersUsed,
           characters_limit: plan.monthlyCharacters,
-          characters_remaining: Math.max(0, plan.monthlyCharacters - summary.charactersUsed),
+          characters_remaining: charactersRemaining,
           requests_today: summary.requestsToday,
           requests_this_month: summary.requestsThisMonth,
         },
@@ -63,11 +61,8 @@ export const accountRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
     { schema: { tags: ['account'], summary: 'Credit balance', security: [{ apiKey: [] }], response: { 200: CreditRecord, ...errorResponses() } } },
     async (request) => {
       const { account, mode } = request.auth;
-      const period = currentPeriod(account.periodAnchor);
-      const [balance, summary] = await guardStore(() =>
-        Promise.all([services.store.getBalance(account.id, mode), services.store.usageSummary(account.id, mode, period.start, startOfUtcDay())]),
-      );
-      return { credits: balance, used_this_month: summary.creditsUsed, plan: account.plan, renewal_date: isoDate(period.end) };
+      const [balance, report] = await Promise.all([guardStore(() => services.store.getBalance(account.id, mode)), usageReport(services.store, services.config, account, mode)]);
+      return { credits: balance, used_this_month: report.summary.creditsUsed, plan: account.plan, renewal_date: report.renewalDate };
     },
   );
 };

@@ -1,0 +1,112 @@
+// The playground in the dashboard calls the real API (/api/v1/speak, /listen, listings) with the
+// session cookie instead of an X-API-Key. Such a request is authenticated as the account through
+// a key of its own, "Dashboard playground", one per mode (X-Parla-Mode: live|test, default live),
+// created on first use. Its raw key is random and thrown away: it is never shown and never needed,
+// the key only gives the requests an owner in the ledger, so the playground's usage appears in the
+// key list like any other key's. Rate limits, credits and quota then apply unchanged.
+//
+// Because those requests spend credits, X-CSRF-Token is required on every method here (GET too):
+// a page on another site can make the browser send the cookie only if SameSite were ignored, and
+// even then cannot know the token.
+
+import type { FastifyRequest } from 'fastify';
+import type { Config } from '../config.js';
+import type { Store } from '../storage/store.js';
+import type { AuthContext } from '../accounts/auth-context.js';
+import type { ApiKeyRecord, KeyMode } from '../accounts/types.js';
+import { createApiKey } from '../accounts/admin.js';
+import { effectiveKeyState } from '../accounts/api-keys.js';
+import { guardStore } from '../accounts/billing.js';
+import { ApiError } from '../errors.js';
+import { checkCsrf } from './csrf.js';
+import { SESSION_COOKIE, type SessionManager } from './sessions.js';
+
+export const PLAYGROUND_KEY_NAME = 'Dashboard playground';
+export const MODE_HEADER = 'x-parla-mode';
+/** last_used_at is written at most this often per key, as for ordinary keys. */
+const TOUCH_INTERVAL_MS = 60_000;
+const CACHE_MAX = 10_000;
+
+function requestedMode(request: FastifyRequest): KeyMode {
+  const raw = request.headers[MODE_HEADER];
+  const v = (Array.isArray(raw) ? raw[0] : raw)?.trim().toLowerCase();
+  if (v === undefined || v === '') return 'live';
+  if (v === 'live' || v === 'test') return v;
+  throw new ApiError('INVALID_PARAMETER', { message: 'X-Parla-Mode must be live or test.', details: { field: 'X-Parla-Mode', provided: v } });
+}
+
+export class PlaygroundAuth {
+  /** account:mode -> id of its playground key, so a request costs one indexed read, not a key list. */
+  private readonly keyIds = new Map<string, string>();
+  /** First use creates the key once per node even when several requests arrive together. */
+  private readonly creating = new Map<string, Promise<ApiKeyRecord>>();
+  private readonly touched = new Map<string, number>();
+
+  constructor(
+    private readonly store: Store,
+    private readonly config: Config,
+    private readonly sessions: SessionManager,
+  ) {}
+
+  /**
+   * The caller as the account's playground key when the request has the session cookie; null when
+   * it has none (the API-key path then answers as before). 401 SESSION_REQUIRED for a stale
+   * session, 403 CSRF_FAILED without the session's token.
+   */
+  async authenticate(request: FastifyRequest): Promise<AuthContext | null> {
+    const token = request.cookies?.[SESSION_COOKIE];
+    if (token === undefined) return null;
+    const session = await guardStore(() => this.sessions.resolve(token));
+    if (!session) throw new ApiError('SESSION_REQUIRED');
+    checkCsrf(request, session);
+    const mode = requestedMode(request);
+    const account = await guardStore(() => this.store.getAccount(session.accountId));
+    if (!account) throw new ApiError('SESSION_REQUIRED');
+    const key = await guardStore(() => this.playgroundKey(account.id, mode));
+    this.touch(key.id);
+    return { account, key, mode };
+  }
+
+  private async playgroundKey(accountId: string, mode: KeyMode): Promise<ApiKeyRecord> {
+    const slot = `${accountId}:${mode}`;
+    const knownId = this.keyIds.get(slot);
+    if (knownId !== undefined) {
+      const key = await this.store.getKey(knownId);
+      if (key && usable(key)) return key;
+      this.keyIds.delete(slot);
+    }
+    let pending = this.creating.get(slot);
+    if (!pending) {
+      pending = this.findOrCreate(accountId, mode).finally(() => this.creating.delete(slot));
+      this.creating.set(slot, pending);
+    }
+    const key = await pending;
+    if (this.keyIds.size >= CACHE_MAX) this.keyIds.clear();
+    this.keyIds.set(slot, key.id);
+    return key;
+  }
+
+  private async findOrCreate(accountId: string, mode: KeyMode): Promise<ApiKeyRecord> {
+    const mine = (await this.store.listKeys(accountId)).filter((k) => k.name === PLAYGROUND_KEY_NAME && k.mode === mode);
+    const active = mine.find(usable);
+    if (active) return active;
+    // An operator's "disable" stops the playground as it stops any key; a key the owner revoked
+    // is replaced (the owner can revoke it to start its statistics afresh).
+    if (mine.some((k) => k.state === 'disabled')) throw new ApiError('AUTH_DISABLED_API_KEY', { message: `The ${mode} "${PLAYGROUND_KEY_NAME}" key is disabled.` });
+    const { key } = await createApiKey(this.store, this.config, { accountId, name: PLAYGROUND_KEY_NAME, mode });
+    return key;
+  }
+
+  private touch(keyId: string): void {
+    const now = Date.now();
+    if (now - (this.touched.get(keyId) ?? 0) < TOUCH_INTERVAL_MS) return;
+    if (this.touched.size >= CACHE_MAX) this.touched.clear();
+    this.touched.set(keyId, now);
+    // Best effort, as for ordinary keys: a failed write of last_used_at must not fail the request.
+    this.store.touchKey(keyId, new Date(now)).catch(() => this.touched.delete(keyId));
+  }
+}
+
+function usable(key: ApiKeyRecord): boolean {
+  return effectiveKeyState(key) === 'active';
+}

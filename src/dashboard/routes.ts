@@ -1,0 +1,120 @@
+// The dashboard's JSON API under /dashboard/api: sign-in/out, the account's API keys and its
+// usage. These routes are public to the API-key check (src/http/auth.ts) and authenticated by the
+// session cookie instead; every state-changing one also needs the session's X-CSRF-Token.
+// Contract and security model: docs/dashboard.md.
+
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Services } from '../services.js';
+import type { Account } from '../accounts/types.js';
+import type { DashboardSession } from '../storage/store.js';
+import { createApiKey } from '../accounts/admin.js';
+import { ApiError } from '../errors.js';
+import { checkCsrf, checkOrigin } from './csrf.js';
+import { prepareDummyHash, verifyAgainstNothing, verifyPassword } from './password.js';
+import { PlaygroundAuth } from './playground-auth.js';
+import { SESSION_COOKIE, SessionManager } from './sessions.js';
+import { SignInLimiter } from './sign-in-limit.js';
+import { dashboardUsage } from './usage.js';
+import { accountView, keyView } from './views.js';
+import { CreatedKey, DashboardUsage, KeyList, KeyParams, NewKeyBody, OneKey, SessionView, SignInBody, UsageQuery } from './schemas.js';
+
+/** The dashboard's long-lived parts: built once per app, shared by its routes and the API auth hook. */
+export interface Dashboard {
+  sessions: SessionManager;
+  signIn: SignInLimiter;
+  playground: PlaygroundAuth;
+}
+
+export function createDashboard(services: Services): Dashboard {
+  const sessions = new SessionManager(services.store);
+  return { sessions, signIn: new SignInLimiter(services.limiter), playground: new PlaygroundAuth(services.store, services.config, sessions) };
+}
+
+export const dashboardApiRoutes: FastifyPluginAsyncTypebox<{ services: Services; dashboard: Dashboard }> = async (app, { services, dashboard }) => {
+  const { store } = services;
+  const { sessions } = dashboard;
+  prepareDummyHash();
+
+  // Answers carry session tokens and once-shown keys: no cache may keep them.
+  app.addHook('onSend', async (_request, reply, payload) => {
+    reply.header('Cache-Control', 'no-store');
+    return payload;
+  });
+
+  async function signedIn(request: FastifyRequest, opts: { csrf: boolean }): Promise<{ session: DashboardSession; account: Account }> {
+    const session = await sessions.resolve(request.cookies[SESSION_COOKIE]);
+    if (!session) throw new ApiError('SESSION_REQUIRED');
+    if (opts.csrf) checkCsrf(request, session);
+    const account = await store.getAccount(session.accountId);
+    if (!account) throw new ApiError('SESSION_REQUIRED');
+    return { session, account };
+  }
+
+  function clearCookie(request: FastifyRequest, reply: FastifyReply): void {
+    const { maxAge: _maxAge, ...options } = sessions.cookieOptions(request);
+    reply.clearCookie(SESSION_COOKIE, options);
+  }
+
+  app.post('/session', { schema: { hide: true, body: SignInBody, response: { 200: SessionView } } }, async (request, reply) => {
+    // No session yet, so no CSRF token: the origin check (and SameSite) guard this one.
+    checkOrigin(request);
+    const email = request.body.email.toLowerCase();
+    await dashboard.signIn.attempt(email, request.ip);
+    const found = await store.findAccountByEmail(email);
+    // Unknown email, no password set, wrong password: one answer, one scrypt's worth of time.
+    const ok = found?.passwordHash ? await verifyPassword(request.body.password, found.passwordHash) : await verifyAgainstNothing(request.body.password);
+    if (!found || !ok) throw new ApiError('SIGN_IN_FAILED');
+    const previous = await sessions.resolve(request.cookies[SESSION_COOKIE]);
+    if (previous) await sessions.destroy(previous);
+    const { token, session } = await sessions.create(found.id);
+    reply.setCookie(SESSION_COOKIE, token, sessions.cookieOptions(request));
+    return { account: accountView(found), csrf_token: session.csrfToken };
+  });
+
+  app.get('/session', { schema: { hide: true, response: { 200: SessionView } } }, async (request) => {
+    const { session, account } = await signedIn(request, { csrf: false });
+    return { account: accountView(account), csrf_token: session.csrfToken };
+  });
+
+  app.delete('/session', { schema: { hide: true } }, async (request, reply) => {
+    const session = await sessions.resolve(request.cookies[SESSION_COOKIE]);
+    // Without a live session there is nothing to protect: just drop the stale cookie.
+    if (session) {
+      checkCsrf(request, session);
+      await sessions.destroy(session);
+    }
+    clearCookie(request, reply);
+    return reply.code(204).send();
+  });
+
+  app.get('/keys', { schema: { hide: true, response: { 200: KeyList } } }, async (request) => {
+    const { account } = await signedIn(request, { csrf: false });
+    const now = new Date();
+    return { keys: (await store.listKeys(account.id)).map((k) => keyView(k, now)) };
+  });
+
+  app.post('/keys', { schema: { hide: true, body: NewKeyBody, response: { 201: CreatedKey } } }, async (request, reply) => {
+    const { account } = await signedIn(request, { csrf: true });
+    const { key, rawKey } = await createApiKey(store, services.config, { accountId: account.id, name: request.body.name.trim(), mode: request.body.mode });
+    return reply.code(201).send({ key: keyView(key), api_key: rawKey });
+  });
+
+  app.delete('/keys/:id', { schema: { hide: true, params: KeyParams, response: { 200: OneKey } } }, async (request) => {
+    const { account } = await signedIn(request, { csrf: true });
+    const key = await store.getKey(request.params.id);
+    // Another account's key is answered exactly like a key that does not exist.
+    if (!key || key.accountId !== account.id) throw new ApiError('KEY_NOT_FOUND', { details: { provided: request.params.id } });
+    // Already revoked: revoking again changes nothing and answers the same.
+    await store.setKeyState(key.id, 'revoked');
+    // This node refuses the key from the next request on; other nodes within their cache time.
+    services.authenticator.invalidateKey(key.id);
+    const listed = (await store.listKeys(account.id)).find((k) => k.id === key.id);
+    return { key: keyView(listed ?? { ...key, state: 'revoked' }) };
+  });
+
+  app.get('/usage', { schema: { hide: true, querystring: UsageQuery, response: { 200: DashboardUsage } } }, async (request) => {
+    const { account } = await signedIn(request, { csrf: false });
+    return dashboardUsage(store, services.config, account, request.query.mode ?? 'live');
+  });
+};
