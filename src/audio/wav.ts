@@ -35,6 +35,36 @@ export function isWav(bytes: Uint8Array): boolean {
   return bytes.length >= 12 && Buffer.from(bytes.subarray(0, 4)).toString('ascii') === 'RIFF' && Buffer.from(bytes.subarray(8, 12)).toString('ascii') === 'WAVE';
 }
 
+/**
+ * A mono 16-bit PCM WAV (what engines such as Flite write) as its samples, with one copy and no
+ * per-sample conversion; null for any other layout (use decodeWav).
+ */
+export function decodePcm16MonoWav(bytes: Uint8Array): { sampleRate: number; samples: Int16Array } | null {
+  const b = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (!isWav(b)) return null;
+  let off = 12;
+  let rate = 0;
+  while (off + 8 <= b.length) {
+    const id = b.toString('ascii', off, off + 4);
+    const size = b.readUInt32LE(off + 4);
+    const body = off + 8;
+    if (id === 'fmt ') {
+      if (size < 16 || body + 16 > b.length) return null;
+      if (b.readUInt16LE(body) !== 1 || b.readUInt16LE(body + 2) !== 1 || b.readUInt16LE(body + 14) !== 16) return null;
+      rate = b.readUInt32LE(body + 4);
+    } else if (id === 'data') {
+      if (!rate) return null;
+      const end = size === 0 || size === 0xffffffff || body + size > b.length ? b.length : body + size;
+      const samples = new Int16Array(Math.floor((end - body) / 2));
+      // Copy bytes into a fresh, aligned array; the file is little-endian like every supported host.
+      new Uint8Array(samples.buffer).set(b.subarray(body, body + samples.length * 2));
+      return { sampleRate: rate, samples };
+    }
+    off = body + size + (size % 2);
+  }
+  return null;
+}
+
 /** Decodes a WAV file to one Float32Array per channel. */
 export function decodeWav(bytes: Uint8Array): { sampleRate: number; channels: Float32Array[] } {
   const b = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);

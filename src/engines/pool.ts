@@ -9,6 +9,21 @@ import type { TaskName, TaskPayload, TaskResult } from './worker-tasks.js';
 // From TypeScript sources the worker needs tsx registered first (worker-dev.mjs); compiled, worker.js.
 const workerFile = import.meta.url.endsWith('.ts') ? './worker-dev.mjs' : './worker.js';
 
+/**
+ * The buffers of these arrays that can be moved to another thread instead of copied: each array
+ * must span its whole buffer (a view into a larger one, such as a pooled Buffer, would take its
+ * neighbours along) and the buffer must not be shared. Only pass arrays the caller will not touch
+ * again: moving detaches them on the sending side.
+ */
+export function movableBuffers(views: ArrayBufferView[]): ArrayBuffer[] {
+  const out = new Set<ArrayBuffer>();
+  for (const v of views) {
+    const b = v.buffer;
+    if (b instanceof ArrayBuffer && v.byteOffset === 0 && v.byteLength === b.byteLength && b.byteLength > 0) out.add(b);
+  }
+  return [...out];
+}
+
 export interface PoolOptions {
   threads: number;
   /** Tasks allowed to wait for a free worker. */
@@ -41,13 +56,17 @@ export class EnginePool {
     });
   }
 
-  /** Runs a task on a worker; rejects with SERVICE_OVERLOADED when the queue is full. */
-  async run<N extends TaskName>(name: N, payload: TaskPayload<N>, opts: { transferList?: ArrayBuffer[]; signal?: AbortSignal } = {}): Promise<TaskResult<N>> {
+  /**
+   * Runs a task on a worker; rejects with SERVICE_OVERLOADED when the queue is full. `move`: arrays
+   * of the payload handed over without a copy (see movableBuffers; they are detached here after).
+   */
+  async run<N extends TaskName>(name: N, payload: TaskPayload<N>, opts: { move?: ArrayBufferView[]; signal?: AbortSignal } = {}): Promise<TaskResult<N>> {
     if (this.piscina.queueSize >= this.maxQueue) {
       throw new ApiError('SERVICE_OVERLOADED', { retryAfter: 1, details: { queued: this.piscina.queueSize } });
     }
     const runOpts: Parameters<Piscina['run']>[1] = { name: 'runTask' };
-    if (opts.transferList) runOpts.transferList = opts.transferList as never;
+    const transferList = opts.move ? movableBuffers(opts.move) : [];
+    if (transferList.length > 0) runOpts.transferList = transferList as never;
     if (opts.signal) runOpts.signal = opts.signal;
     return (await this.piscina.run({ name, payload }, runOpts)) as TaskResult<N>;
   }

@@ -27,8 +27,10 @@ export async function finishInWorker(p: FinishPayload): Promise<Uint8Array> {
     const gap = p.silences[i];
     if (gap !== undefined && gap > 0) parts.push(silence(gap, p.inputRate));
   });
-  const joined = resampleInt16(concatInt16(parts), p.inputRate, p.outputRate);
-  const bytes = await encodeAll(p.format, joined, p.outputRate);
+  // A long text is ~7 MB of PCM: no copy that is not needed (one part, same rate).
+  const joined = parts.length === 1 ? parts[0]! : concatInt16(parts);
+  const output = p.inputRate === p.outputRate ? joined : resampleInt16(joined, p.inputRate, p.outputRate);
+  const bytes = await encodeAll(p.format, output, p.outputRate);
   return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
@@ -36,10 +38,12 @@ export async function finishDocument(pool: EnginePool, rendered: Array<PcmAudio 
   const inputRate = rendered.find((r) => r !== null)?.sampleRate ?? outputRate;
   for (const r of rendered) if (r && r.sampleRate !== inputRate) throw new Error('segments rendered at different sample rates');
   const segments = rendered.map((r) => r?.samples ?? null);
-  return pool.run('tts.finish', { segments, silences, inputRate, outputRate, format }, signal ? { signal } : {});
+  // The rendered PCM is moved to the worker, not copied: callers are done with it.
+  const move = segments.filter((s): s is Int16Array => s !== null);
+  return pool.run('tts.finish', { segments, silences, inputRate, outputRate, format }, signal ? { signal, move } : { move });
 }
 
 export async function resampleForOutput(pool: EnginePool, pcm: PcmAudio, outputRate: number, signal?: AbortSignal): Promise<Int16Array> {
   if (pcm.sampleRate === outputRate) return pcm.samples;
-  return pool.run('audio.resample', { samples: pcm.samples, inputRate: pcm.sampleRate, outputRate }, signal ? { signal } : {});
+  return pool.run('audio.resample', { samples: pcm.samples, inputRate: pcm.sampleRate, outputRate }, signal ? { signal, move: [pcm.samples] } : { move: [pcm.samples] });
 }

@@ -105,7 +105,7 @@ async function renderRun(pool: EnginePool, voice: VoiceParams, text: string, sty
   const audio = await synthesizeWithRetry(voice, text, s, p, engineStyle, signal);
   let samples = audio.samples;
   if (style === 'whisper' && engineStyle !== 'whisper' && samples.length > 0) {
-    samples = await pool.run('tts.whisper', { samples, sampleRate: audio.sampleRate }, signal ? { signal } : {});
+    samples = await pool.run('tts.whisper', { samples, sampleRate: audio.sampleRate }, signal ? { signal, move: [samples] } : { move: [samples] });
   }
   return { samples: applyGain(samples, g), sampleRate: audio.sampleRate };
 }

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { EnginePool } from '../pool.js';
 import { EngineError, type SynthesisRequest, type SynthesisResult, type TtsEngine } from '../engine.js';
-import { decodeWav } from '../../audio/wav.js';
+import { decodePcm16MonoWav, decodeWav } from '../../audio/wav.js';
 import { float32ToInt16 } from '../../audio/pcm.js';
 
 export const FLITE_VOICES = ['kal16', 'slt', 'rms', 'awb'] as const;
@@ -91,12 +91,14 @@ export class FliteEngine implements TtsEngine {
       release();
       await rm(out, { force: true });
     }
-    const decoded = decodeWav(wav);
-    let samples = float32ToInt16(decoded.channels[0] ?? new Float32Array(0));
+    // Flite writes mono 16-bit PCM: read it as is (the generic reader converts every sample, on
+    // the event loop); anything else goes through the generic reader.
+    const decoded = decodePcm16MonoWav(wav) ?? fromGeneric(decodeWav(wav));
+    let samples = decoded.samples;
     if (req.pitch !== 0 && samples.length > 0) {
       // Not handed to the pool: aborting a running task terminates its worker (and the warm
       // engines in it); the abort is honoured once the shift is done.
-      samples = await this.pool.run('audio.pitch', { samples, sampleRate: decoded.sampleRate, semitones: req.pitch });
+      samples = await this.pool.run('audio.pitch', { samples, sampleRate: decoded.sampleRate, semitones: req.pitch }, { move: [samples] });
       signal?.throwIfAborted();
     }
     return { samples, sampleRate: decoded.sampleRate };
@@ -121,4 +123,8 @@ export class FliteEngine implements TtsEngine {
       });
     });
   }
+}
+
+function fromGeneric(d: { sampleRate: number; channels: Float32Array[] }): { sampleRate: number; samples: Int16Array } {
+  return { sampleRate: d.sampleRate, samples: float32ToInt16(d.channels[0] ?? new Float32Array(0)) };
 }
