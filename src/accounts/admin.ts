@@ -25,13 +25,15 @@ export async function createApiKey(
 export async function createAccountWithKey(
   store: Store,
   config: Config,
-  input: { name: string; plan: Plan; keyName: string; credits?: number; testCredits?: number; mode?: KeyMode },
+  input: { name: string; plan: Plan; keyName: string; credits?: number; testCredits?: number; mode?: KeyMode; email?: string | null; passwordHash?: string | null },
 ): Promise<{ account: Account; key: ApiKeyRecord; rawKey: string }> {
   const account = await store.createAccount({
     name: input.name,
     plan: input.plan,
     credits: input.credits ?? config.product.newAccountCredits.live,
     testCredits: input.testCredits ?? config.product.newAccountCredits.test,
+    email: input.email ?? null,
+    passwordHash: input.passwordHash ?? null,
   });
   const { key, rawKey } = await createApiKey(store, config, { accountId: account.id, name: input.keyName, mode: input.mode ?? 'live' });
   return { account, key, rawKey };

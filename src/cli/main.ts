@@ -11,6 +11,8 @@ const HELP = `parla: self-hosted speech service
 Operator commands (read DATABASE_URL / PARLA_DATA_DIR like the server):
   parla serve                                       start the API (and real-time) server
   parla accounts create --name N --plan free|basic|pro|enterprise [--credits N] [--test-credits N] [--no-key]
+                        [--email E --password-stdin]      dashboard sign-in (password read from stdin)
+  parla accounts set-password ID [--email E] --password-stdin   set the dashboard password (min. 10 characters)
   parla accounts list | show ID
   parla accounts plan ID PLAN
   parla accounts features ID --enable|--disable FEATURE   (tts, tts_stream, stt, stt_realtime, diarization)

@@ -8,6 +8,8 @@ import { createAccountWithKey, createApiKey } from '../accounts/admin.js';
 import { effectiveKeyState } from '../accounts/api-keys.js';
 import { FEATURES, PLANS, type Account, type Feature, type KeyMode } from '../accounts/types.js';
 import { optionalInt, oneOf, output, parse, requireString, UsageError } from './args.js';
+import { hashPassword } from '../dashboard/password.js';
+import { readPasswordFromStdin, validEmail } from './password-input.js';
 
 async function withStore<T>(config: Config, fn: (store: Store) => Promise<T>): Promise<T> {
   const store = await openStore(config);
@@ -43,18 +45,38 @@ async function getAccountOrFail(store: Store, id: string): Promise<Account> {
   return a;
 }
 
+/** Emails sign in to the dashboard, so one email belongs to one account. */
+async function requireFreeEmail(store: Store, email: string, accountId: string | null): Promise<void> {
+  const owner = await store.findAccountByEmail(email);
+  if (owner && owner.id !== accountId) throw new UsageError(`the email ${email} already belongs to account ${owner.id}`);
+}
+
+/** --email and --password-stdin of `accounts create`: validated before anything is written. */
+async function dashboardLogin(values: Record<string, unknown>): Promise<{ email: string | null; passwordHash: string | null }> {
+  const email = typeof values.email === 'string' ? validEmail(values.email) : null;
+  if (!values['password-stdin']) return { email, passwordHash: null };
+  if (email === null) throw new UsageError('--password-stdin needs --email (the dashboard sign-in name)');
+  return { email, passwordHash: await hashPassword(await readPasswordFromStdin()) };
+}
+
 export async function accountsCommand(config: Config, args: string[]): Promise<number> {
   const [sub, ...rest] = args;
   switch (sub) {
     case 'create': {
-      const { values } = parse(rest, { name: { type: 'string' }, plan: { type: 'string' }, credits: { type: 'string' }, 'test-credits': { type: 'string' }, 'key-name': { type: 'string' }, 'no-key': { type: 'boolean' } }, false);
+      const { values } = parse(
+        rest,
+        { name: { type: 'string' }, plan: { type: 'string' }, credits: { type: 'string' }, 'test-credits': { type: 'string' }, 'key-name': { type: 'string' }, 'no-key': { type: 'boolean' }, email: { type: 'string' }, 'password-stdin': { type: 'boolean' } },
+        false,
+      );
       const name = requireString(values, 'name');
       const plan = oneOf(requireString(values, 'plan'), PLANS, '--plan');
       const credits = optionalInt(values, 'credits', { min: 0 });
       const testCredits = optionalInt(values, 'test-credits', { min: 0 });
+      const login = await dashboardLogin(values);
       return withStore(config, async (store) => {
+        if (login.email) await requireFreeEmail(store, login.email, null);
         if (values['no-key']) {
-          const account = await store.createAccount({ name, plan, credits: credits ?? config.product.newAccountCredits.live, testCredits: testCredits ?? config.product.newAccountCredits.test });
+          const account = await store.createAccount({ name, plan, credits: credits ?? config.product.newAccountCredits.live, testCredits: testCredits ?? config.product.newAccountCredits.test, ...login });
           output(!!values.json, accountJson(account), () => `created account ${accountText(account)}`);
           return 0;
         }
@@ -64,6 +86,7 @@ export async function accountsCommand(config: Config, args: string[]): Promise<n
           keyName: typeof values['key-name'] === 'string' ? values['key-name'] : 'default',
           ...(credits === undefined ? {} : { credits }),
           ...(testCredits === undefined ? {} : { testCredits }),
+          ...login,
         });
         output(!!values.json, { account: accountJson(account), key: { id: key.id, api_key: rawKey } }, () =>
           `created account ${accountText(account)}\nAPI key (shown once): ${rawKey}`,
@@ -117,8 +140,26 @@ export async function accountsCommand(config: Config, args: string[]): Promise<n
         return 0;
       });
     }
+    case 'set-password': {
+      const { values, positionals } = parse(rest, { email: { type: 'string' }, 'password-stdin': { type: 'boolean' } });
+      const id = positionals[0];
+      if (!id || !values['password-stdin']) throw new UsageError('usage: parla accounts set-password ACCOUNT_ID [--email E] --password-stdin');
+      const emailArg = typeof values.email === 'string' ? validEmail(values.email) : null;
+      return withStore(config, async (store) => {
+        const account = await getAccountOrFail(store, id);
+        const email = emailArg ?? account.email;
+        if (email === null) throw new UsageError(`account ${id} has no email yet: give one with --email`);
+        await requireFreeEmail(store, email, id);
+        const passwordHash = await hashPassword(await readPasswordFromStdin());
+        await store.setPassword(id, email, passwordHash);
+        // A new password ends every dashboard session of the account, on every node.
+        const ended = await store.deleteAccountSessions(id);
+        output(!!values.json, { id, email, sessions_ended: ended }, () => `dashboard password set for ${id} (${email}); ${ended} session${ended === 1 ? '' : 's'} signed out`);
+        return 0;
+      });
+    }
     default:
-      throw new UsageError('usage: parla accounts create|list|show|features|plan ... (parla help)');
+      throw new UsageError('usage: parla accounts create|list|show|features|plan|set-password ... (parla help)');
   }
 }
 
