@@ -19,6 +19,32 @@ export function formatDateTime(iso: string | null | undefined): string {
   return Number.isNaN(d.getTime()) ? iso : dateTimeFmt.format(d);
 }
 
+const relative = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' });
+
+/** "just now", "5 minutes ago", "yesterday"; older than a week: the date. */
+export function formatAgo(iso: string | null | undefined, now = Date.now()): string {
+  if (!iso) return 'Never';
+  const t = new Date(iso).getTime();
+  if (Number.isNaN(t)) return iso;
+  const seconds = Math.round((t - now) / 1000);
+  if (Math.abs(seconds) < 60) return 'Just now';
+  const minutes = Math.round(seconds / 60);
+  if (Math.abs(minutes) < 60) return relative.format(minutes, 'minute');
+  const hours = Math.round(minutes / 60);
+  if (Math.abs(hours) < 24) return relative.format(hours, 'hour');
+  const days = Math.round(hours / 24);
+  if (Math.abs(days) < 7) return relative.format(days, 'day');
+  return dateFmt.format(new Date(t));
+}
+
+/** A date range without repeating what the two ends share: "Nov 23 – Dec 23, 2026". */
+export function formatRange(startIso: string, endIso: string): string {
+  const a = new Date(startIso);
+  const b = new Date(endIso);
+  if (Number.isNaN(a.getTime()) || Number.isNaN(b.getTime())) return `${startIso} – ${endIso}`;
+  return dateFmt.formatRange(a, b);
+}
+
 /** A YYYY-MM-DD day label (a UTC calendar day, as the usage series is bucketed). */
 export function formatDay(day: string): string {
   const d = new Date(`${day}T00:00:00Z`);

@@ -6,7 +6,7 @@ import { ConfirmDialog } from '../components/ConfirmDialog';
 import { CopyField } from '../components/CopyField';
 import { ErrorNotice } from '../components/ErrorNotice';
 import { ModeSwitch } from '../components/ModeSwitch';
-import { formatDate, formatDateTime, formatInt } from '../format';
+import { formatAgo, formatDate, formatDateTime, formatInt } from '../format';
 
 function CreateKeyForm({ onCreated }: { onCreated: (key: ApiKey, secret: string) => void }) {
   const [name, setName] = useState('');
@@ -81,6 +81,8 @@ function stateBadge(state: string) {
 
 function KeyTable({ keys, onRevoke }: { keys: ApiKey[]; onRevoke: (k: ApiKey) => void }) {
   if (keys.length === 0) return <p class="empty">No keys yet. Create one above to call the API.</p>;
+  // Newest first: the key just created is where the eye lands.
+  const sorted = [...keys].sort((a, b) => b.created_at.localeCompare(a.created_at) || b.id.localeCompare(a.id));
   return (
     <div class="table-scroll">
       <table class="keys-table">
@@ -101,7 +103,7 @@ function KeyTable({ keys, onRevoke }: { keys: ApiKey[]; onRevoke: (k: ApiKey) =>
           </tr>
         </thead>
         <tbody>
-          {keys.map((k) => (
+          {sorted.map((k) => (
             <tr key={k.id} data-key-id={k.id} class={k.state === 'active' ? '' : 'inactive'}>
               <th scope="row" data-label="Name">
                 {k.name}
@@ -117,7 +119,9 @@ function KeyTable({ keys, onRevoke }: { keys: ApiKey[]; onRevoke: (k: ApiKey) =>
                 {k.expires_at && k.state === 'active' ? <span class="muted small"> until {formatDate(k.expires_at)}</span> : null}
               </td>
               <td data-label="Created">{formatDate(k.created_at)}</td>
-              <td data-label="Last used">{formatDateTime(k.last_used_at)}</td>
+              <td data-label="Last used">
+                {k.last_used_at ? <time dateTime={k.last_used_at} title={formatDateTime(k.last_used_at)}>{formatAgo(k.last_used_at)}</time> : 'Never'}
+              </td>
               <td data-label="Requests" class="num">
                 {formatInt(k.requests)}
               </td>

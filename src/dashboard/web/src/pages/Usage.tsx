@@ -7,18 +7,18 @@ import { DailyChart, type Metric } from '../components/DailyChart';
 import { ErrorNotice } from '../components/ErrorNotice';
 import { Meter } from '../components/Meter';
 import { ModeSwitch } from '../components/ModeSwitch';
-import { formatDate, formatInt } from '../format';
+import { formatDate, formatInt, formatRange } from '../format';
 
 const DAY_MS = 86_400_000;
 
 /**
- * Every day of the period up to today (or the period's end), zero where nothing was used, so
- * that the chart's time axis is even whatever days the server reported.
+ * Every day of the period, zero where nothing was used, so that the chart's time axis is the
+ * whole period (the days to come show how much of it is left) whatever days the server reported.
  */
-export function fillPeriod(daily: DailyUsage[], start: string, end: string, now = Date.now()): DailyUsage[] {
+export function fillPeriod(daily: DailyUsage[], start: string, end: string): DailyUsage[] {
   const byDay = new Map(daily.map((d) => [d.day, d]));
   const from = Date.parse(`${start.slice(0, 10)}T00:00:00Z`);
-  const to = Math.min(Date.parse(end) - 1, now);
+  const to = Date.parse(end) - 1;
   if (!Number.isFinite(from) || !Number.isFinite(to) || to < from || (to - from) / DAY_MS > 100) return daily;
   const days: DailyUsage[] = [];
   for (let t = from; t <= to; t += DAY_MS) {
@@ -30,9 +30,9 @@ export function fillPeriod(daily: DailyUsage[], start: string, end: string, now 
   return days.sort((a, b) => a.day.localeCompare(b.day));
 }
 
-function Stat({ label, value, hint }: { label: string; value: string; hint?: string }) {
+function Stat({ label, value, hint, wide = false }: { label: string; value: string; hint?: string; wide?: boolean }) {
   return (
-    <div class="stat">
+    <div class={wide ? 'stat wide' : 'stat'}>
       <dt>{label}</dt>
       <dd>
         <span class="stat-value">{value}</span>
@@ -81,7 +81,7 @@ export function UsagePage() {
             </h2>
             <dl class="stats">
               <Stat label="Plan" value={usage.plan} hint={`renews ${formatDate(usage.period.renewal_date)}`} />
-              <Stat label="Period" value={`${formatDate(usage.period.start)} – ${formatDate(usage.period.end)}`} />
+              <Stat wide label="Period" value={formatRange(usage.period.start, usage.period.end)} />
               <Stat label="Live credits" value={formatInt(usage.credits.live)} hint="remaining" />
               <Stat label="Test credits" value={formatInt(usage.credits.test)} hint="remaining" />
               <Stat label="Credits used" value={formatInt(usage.credits_used_this_period)} hint="this period" />
