@@ -1,7 +1,8 @@
 // Sign-in attempts are limited per email and per client address on the service's own limiter
 // (memory on one node, Redis when REDIS_URL is set, so every node counts together). Every attempt
 // counts, right or wrong, and is counted before the password is checked, so guessing costs the
-// attacker the same whether the guesses are right or not.
+// attacker the same whether the guesses are right or not. An attempt refused by one limit still
+// counts against the other (an address hammering a locked email uses up its own allowance).
 //
 // Per email: 10 attempts per 15 minutes stops guessing one account's password from many addresses
 // (at the price that someone can lock an owner out for 15 minutes by failing on purpose).
