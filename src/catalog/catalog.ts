@@ -29,6 +29,7 @@ export class Catalog implements TtsCatalogPort {
   private readonly flashByCode: Map<string, LanguageInfo>;
   /** Folded Aura name -> the voices and languages that carry it (for "that name is from another language"). */
   private readonly auraNameIndex = new Map<string, Array<{ voice: AuraVoice; language: string }>>();
+  private readonly servedByModel = new Map<string, { list: readonly LanguageInfo[]; codes: ReadonlySet<string> }>();
 
   constructor(
     private readonly config: Config,
@@ -60,16 +61,30 @@ export class Catalog implements TtsCatalogPort {
     return isFlashModel(model) ? this.flashByCode : this.auraByCode;
   }
 
-  /** Languages the model really serves in this installation, in catalogue order. */
-  languagesFor(model: string): LanguageInfo[] {
-    const served = this.registry.languagesServed(model);
-    return [...this.universe(model).values()].filter((l) => served.has(l.code));
+  /**
+   * Languages the model really serves in this installation, in catalogue order. Engines settle
+   * what they can serve when they are constructed, so this is computed once per model: listings
+   * and every synthesis request ask for it.
+   */
+  languagesFor(model: string): readonly LanguageInfo[] {
+    return this.served(model).list;
+  }
+
+  private served(model: string): { list: readonly LanguageInfo[]; codes: ReadonlySet<string> } {
+    let s = this.servedByModel.get(model);
+    if (!s) {
+      const served = this.registry.languagesServed(model);
+      const list = [...this.universe(model).values()].filter((l) => served.has(l.code));
+      s = { list, codes: new Set(list.map((l) => l.code)) };
+      this.servedByModel.set(model, s);
+    }
+    return s;
   }
 
   /** Maps a requested code to the model's canonical code, or throws INVALID_LANGUAGE / LANGUAGE_NOT_SUPPORTED. */
   resolveLanguage(model: string, requested: string): string {
     const code = normalizeCode(requested);
-    const served = new Set(this.languagesFor(model).map((l) => l.code));
+    const served = this.served(model).codes;
     const pick = (c: string | undefined) => (c !== undefined && served.has(c) ? c : null);
     let found = pick(code) ?? (code.includes('-') ? pick(baseOf(code)) : null);
     if (!found && !code.includes('-')) {

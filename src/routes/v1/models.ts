@@ -8,9 +8,12 @@ import { ModelList } from '../../catalog/schemas.js';
 import { errorResponses } from '../../http/schemas.js';
 
 export const modelsRoutes: FastifyPluginAsyncTypebox<{ catalog: Catalog; config: Config }> = async (app, { catalog, config }) => {
+  // The same for every caller while the process runs (engines and plans are fixed at start):
+  // built on first use rather than per request.
+  let models: ReturnType<typeof listModels> | undefined;
   app.get(
     '/api/v1/models',
     { schema: { tags: ['catalog'], summary: 'List TTS models', security: [{ apiKey: [] }], response: { 200: ModelList, ...errorResponses() } } },
-    async () => listModels(catalog, config),
+    async () => (models ??= listModels(catalog, config)),
   );
 };
