@@ -26,6 +26,12 @@ export type SlotDecision =
   | { ok: true; slotId: string; inUse: number }
   | { ok: false; inUse: number; retryAfter: number };
 
+/** The windows' decision, and the slot taken when they allowed the request (null when they refused it). */
+export interface Admission {
+  rate: RateDecision;
+  slot: SlotDecision | null;
+}
+
 export interface Limiter {
   readonly kind: 'memory' | 'redis';
   /**
@@ -35,6 +41,12 @@ export interface Limiter {
    * the other way round: no window ever lets more than its limit through).
    */
   hit(accountId: string, windows: RateWindow[]): Promise<RateDecision>;
+  /**
+   * hit, then (when the windows allow the request) acquireSlot, as one step: with Redis one round
+   * trip, which is what every API request pays. A request the windows allow counts against them
+   * even if it is then refused a slot: it was served an answer.
+   */
+  admit(accountId: string, windows: RateWindow[], maxSlots: number, leaseMs: number): Promise<Admission>;
   /** Takes one of the account's `max` concurrency slots, leased for `leaseMs` (renew long holders). */
   acquireSlot(accountId: string, max: number, leaseMs: number): Promise<SlotDecision>;
   /** Extends a slot's lease (long requests and real-time streams). */

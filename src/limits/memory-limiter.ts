@@ -3,7 +3,7 @@
 
 import { randomUUID } from 'node:crypto';
 import { RateLimiterMemory } from 'rate-limiter-flexible';
-import type { Limiter, RateDecision, RateWindow, SlotDecision } from './limiter.js';
+import type { Admission, Limiter, RateDecision, RateWindow, SlotDecision } from './limiter.js';
 import { UNLIMITED_POINTS, WindowCounter } from './windows.js';
 
 /** A refused caller is told to come back within this many seconds at most: slots free up at any moment. */
@@ -21,6 +21,11 @@ export class MemoryLimiter implements Limiter {
 
   hit(accountId: string, windows: RateWindow[]): Promise<RateDecision> {
     return this.windows.hit(accountId, windows);
+  }
+
+  async admit(accountId: string, windows: RateWindow[], maxSlots: number, leaseMs: number): Promise<Admission> {
+    const rate = await this.hit(accountId, windows);
+    return { rate, slot: rate.allowed ? await this.acquireSlot(accountId, maxSlots, leaseMs) : null };
   }
 
   /** The account's unexpired leases (expired ones are dropped here, as the Redis script does). */

@@ -1,8 +1,10 @@
-// RedisLimiter: limits shared by every node (REDIS_URL). Rate windows use rate-limiter-flexible's
-// atomic Redis counters; concurrency slots are a sorted set per account (slot id -> lease expiry)
-// changed only by Lua scripts, so acquire is atomic across nodes and a crashed node's slots
-// disappear when their lease runs out. Lease times come from the Redis clock (TIME), so nodes
-// whose clocks disagree still agree on when a lease ends.
+// RedisLimiter: limits shared by every node (REDIS_URL). Rate windows are counters with a TTL
+// (fixed windows from an account's first request, the key layout of rate-limiter-flexible's
+// RateLimiterRedis); concurrency slots are a sorted set per account (slot id -> lease expiry).
+// Both change only inside Lua scripts, so a decision is atomic across nodes, and a request's
+// windows and slot are decided in one script: one round trip per API request (`admit`). A crashed
+// node's slots disappear when their lease runs out. Lease times come from the Redis clock (TIME),
+// so nodes whose clocks disagree still agree on when a lease ends.
 //
 // When Redis is unreachable (down, or not answering within COMMAND_TIMEOUT_MS) each node falls
 // back to its own in-memory counters and slots, logged once per outage: requests keep getting
@@ -14,11 +16,10 @@
 
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { RateLimiterMemory, RateLimiterRedis } from 'rate-limiter-flexible';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Limiter, RateDecision, RateWindow, SlotDecision } from './limiter.js';
+import type { Admission, Limiter, RateDecision, RateWindow, SlotDecision } from './limiter.js';
 import { MemoryLimiter, slotRetryAfter } from './memory-limiter.js';
-import { UNLIMITED_POINTS, WindowCounter } from './windows.js';
+import { rateDecision, type WindowCount } from './windows.js';
 
 /** A Redis command that has not answered by then counts as Redis being unreachable. */
 export const COMMAND_TIMEOUT_MS = 1000;
@@ -29,20 +30,58 @@ local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)`;
 const EXPIRE_WITH_LAST_LEASE = `local last = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
 if last[2] then redis.call('PEXPIREAT', KEYS[1], tonumber(last[2])) end`;
 
-/** KEYS[1] slots; ARGV max, leaseMs, slotId -> {1, inUse, 0} | {0, inUse, ms until the first lease ends}. */
+/** Takes a slot of the sorted set `key` -> {1, inUse, 0} | {0, inUse, ms until the first lease ends}. */
+const TAKE_SLOT = `local function take_slot(key, max, lease, id)
+  redis.call('ZREMRANGEBYSCORE', key, '-inf', now)
+  local n = redis.call('ZCARD', key)
+  if n >= max then
+    local first = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
+    local wait = 1000
+    if first[2] then wait = tonumber(first[2]) - now end
+    return {0, n, wait}
+  end
+  redis.call('ZADD', key, now + lease, id)
+  local last = redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')
+  if last[2] then redis.call('PEXPIREAT', key, tonumber(last[2])) end
+  return {1, n + 1, 0}
+end`;
+
+/** KEYS[1] slots; ARGV max, leaseMs, slotId -> take_slot's answer. */
 const ACQUIRE = `${NOW_MS}
-local max, lease, id = tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3]
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
-local n = redis.call('ZCARD', KEYS[1])
-if n >= max then
-  local first = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
-  local wait = 1000
-  if first[2] then wait = tonumber(first[2]) - now end
-  return {0, n, wait}
+${TAKE_SLOT}
+return take_slot(KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3])`;
+
+/**
+ * KEYS: one counter per window, then (optionally) the slots. ARGV: the number of windows, each
+ * window's seconds and limit, then (with a slots key) max, leaseMs, slotId.
+ * -> {count_1, pttl_1, ..., count_n, pttl_n, slot...}: each count includes this request; the
+ * request is counted in every window only when none goes over its limit, and only then is a slot
+ * taken (take_slot's three numbers follow; none when refused or no slots key was given).
+ */
+const ADMIT = `${NOW_MS}
+${TAKE_SLOT}
+local n = tonumber(ARGV[1])
+local out = {}
+local allowed = true
+for i = 1, n do
+  local seconds, limit = tonumber(ARGV[2 * i]), tonumber(ARGV[2 * i + 1])
+  redis.call('SET', KEYS[i], 0, 'EX', seconds, 'NX')
+  local count = tonumber(redis.call('GET', KEYS[i])) + 1
+  local ttl = redis.call('PTTL', KEYS[i])
+  if ttl < 0 then
+    redis.call('EXPIRE', KEYS[i], seconds)
+    ttl = seconds * 1000
+  end
+  out[2 * i - 1], out[2 * i] = count, ttl
+  if count > limit then allowed = false end
 end
-redis.call('ZADD', KEYS[1], now + lease, id)
-${EXPIRE_WITH_LAST_LEASE}
-return {1, n + 1, 0}`;
+if not allowed then return out end
+for i = 1, n do redis.call('INCR', KEYS[i]) end
+if #KEYS > n then
+  local slot = take_slot(KEYS[n + 1], tonumber(ARGV[2 * n + 2]), tonumber(ARGV[2 * n + 3]), ARGV[2 * n + 4])
+  for j = 1, 3 do out[2 * n + j] = slot[j] end
+end
+return out`;
 
 /** KEYS[1] slots; ARGV slotId, leaseMs. An expired lease is not renewed: its slot may be someone else's now. */
 const RENEW = `${NOW_MS}
@@ -57,6 +96,7 @@ redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
 return redis.call('ZCARD', KEYS[1])`;
 
 interface SlotCommands {
+  parlaAdmit(numKeys: number, ...keysAndArgs: Array<string | number>): Promise<number[]>;
   parlaSlotAcquire(key: string, max: number, leaseMs: number, slotId: string): Promise<[number, number, number]>;
   parlaSlotRenew(key: string, slotId: string, leaseMs: number): Promise<number>;
   parlaSlotCount(key: string): Promise<number>;
@@ -77,7 +117,6 @@ function redact(url: string): string {
 
 export class RedisLimiter implements Limiter {
   readonly kind = 'redis' as const;
-  private readonly windows: WindowCounter;
   private readonly cmd: SlotCommands;
   /** This node's own limits while Redis is unreachable. */
   private readonly local = new MemoryLimiter();
@@ -88,23 +127,11 @@ export class RedisLimiter implements Limiter {
     private readonly prefix: string,
     private readonly log?: FastifyBaseLogger,
   ) {
+    redis.defineCommand('parlaAdmit', { lua: ADMIT });
     redis.defineCommand('parlaSlotAcquire', { numberOfKeys: 1, lua: ACQUIRE });
     redis.defineCommand('parlaSlotRenew', { numberOfKeys: 1, lua: RENEW });
     redis.defineCommand('parlaSlotCount', { numberOfKeys: 1, lua: COUNT });
     this.cmd = redis as unknown as SlotCommands;
-    this.windows = new WindowCounter(
-      (windowSeconds) =>
-        new RateLimiterRedis({
-          storeClient: redis,
-          points: UNLIMITED_POINTS,
-          duration: windowSeconds,
-          keyPrefix: `${prefix}rl${windowSeconds}`,
-          useRedisPackage: false,
-          rejectIfRedisNotReady: true,
-          // The library switches to it on any Redis error: per-node counting during an outage.
-          insuranceLimiter: new RateLimiterMemory({ points: UNLIMITED_POINTS, duration: windowSeconds, keyPrefix: `local-rl${windowSeconds}` }),
-        }),
-    );
     redis.on('error', (err: unknown) => this.unreachable(err));
     redis.on('close', () => this.unreachable(new Error('connection closed')));
     redis.on('ready', () => this.isBack());
@@ -147,9 +174,54 @@ export class RedisLimiter implements Limiter {
     this.log?.info('Redis reachable again: rate limits and concurrency slots are shared by every node');
   }
 
-  hit(accountId: string, windows: RateWindow[]): Promise<RateDecision> {
-    // Redis errors never surface here: rate-limiter-flexible answers from the insurance limiter.
-    return this.windows.hit(accountId, windows);
+  /** rate-limiter-flexible's key for the window, so counts carry over from nodes that used it. */
+  private windowKey(accountId: string, windowSeconds: number): string {
+    return `${this.prefix}rl${windowSeconds}:${accountId}`;
+  }
+
+  /** Runs ADMIT: the windows' counts and, when asked and allowed, the slot answer. */
+  private async runAdmit(accountId: string, windows: RateWindow[], slot?: { max: number; leaseMs: number; slotId: string }): Promise<{ counted: WindowCount[]; slot: number[] | null }> {
+    const keys = windows.map((w) => this.windowKey(accountId, w.windowSeconds));
+    const args: Array<string | number> = [windows.length, ...windows.flatMap((w) => [w.windowSeconds, w.limit])];
+    if (slot) {
+      keys.push(this.slotKey(accountId));
+      args.push(slot.max, Math.ceil(slot.leaseMs), slot.slotId);
+    }
+    const out = await this.cmd.parlaAdmit(keys.length, ...keys, ...args);
+    this.isBack();
+    const counted = windows.map((_, i) => ({ consumedPoints: Number(out[2 * i]), msBeforeNext: Number(out[2 * i + 1]) }));
+    return { counted, slot: out.length > 2 * windows.length ? out.slice(2 * windows.length).map(Number) : null };
+  }
+
+  async hit(accountId: string, windows: RateWindow[]): Promise<RateDecision> {
+    if (windows.length === 0) throw new Error('RedisLimiter.hit needs at least one window');
+    try {
+      return rateDecision(windows, (await this.runAdmit(accountId, windows)).counted);
+    } catch (err) {
+      this.unreachable(err);
+      return this.local.hit(accountId, windows);
+    }
+  }
+
+  async admit(accountId: string, windows: RateWindow[], maxSlots: number, leaseMs: number): Promise<Admission> {
+    if (windows.length === 0) throw new Error('RedisLimiter.admit needs at least one window');
+    // Fallback slots still held from an outage count against the same maximum.
+    const heldLocally = await this.local.slotsInUse(accountId);
+    const slotId = randomUUID();
+    try {
+      const r = await this.runAdmit(accountId, windows, { max: maxSlots - heldLocally, leaseMs, slotId });
+      const rate = rateDecision(windows, r.counted);
+      return { rate, slot: rate.allowed && r.slot ? this.slotAnswer(r.slot, slotId, heldLocally) : null };
+    } catch (err) {
+      this.unreachable(err);
+      const local = await this.local.admit(accountId, windows, maxSlots, leaseMs);
+      return { rate: local.rate, slot: local.slot?.ok ? { ...local.slot, slotId: LOCAL_SLOT + local.slot.slotId } : local.slot };
+    }
+  }
+
+  private slotAnswer([ok, n, waitMs]: number[], slotId: string, heldLocally: number): SlotDecision {
+    if (ok === 1) return { ok: true, slotId, inUse: n! + heldLocally };
+    return { ok: false, inUse: n! + heldLocally, retryAfter: slotRetryAfter(waitMs!) };
   }
 
   async acquireSlot(accountId: string, max: number, leaseMs: number): Promise<SlotDecision> {
@@ -157,10 +229,9 @@ export class RedisLimiter implements Limiter {
     const heldLocally = await this.local.slotsInUse(accountId);
     const slotId = randomUUID();
     try {
-      const [ok, n, waitMs] = await this.cmd.parlaSlotAcquire(this.slotKey(accountId), max - heldLocally, Math.ceil(leaseMs), slotId);
+      const answer = await this.cmd.parlaSlotAcquire(this.slotKey(accountId), max - heldLocally, Math.ceil(leaseMs), slotId);
       this.isBack();
-      if (ok === 1) return { ok: true, slotId, inUse: n + heldLocally };
-      return { ok: false, inUse: n + heldLocally, retryAfter: slotRetryAfter(waitMs) };
+      return this.slotAnswer(answer, slotId, heldLocally);
     } catch (err) {
       this.unreachable(err);
       const d = await this.local.acquireSlot(accountId, max, leaseMs);

@@ -1,8 +1,9 @@
-// Request-rate windows on rate-limiter-flexible, shared by the memory and Redis limiters: the
-// library does the counting (atomically in Redis, with fixed windows that start at an account's
-// first request). This decides against each window's limit itself, so one counter per window
-// length serves every plan (a plan change mid-window keeps the count, in memory as in Redis),
-// gives a refused request's points back (it is not counted) and combines several windows.
+// Request-rate windows: fixed windows that start at an account's first request. In memory,
+// rate-limiter-flexible does the counting (WindowCounter); the Redis limiter counts the same way,
+// atomically, in its own script (redis-limiter.ts). Both decide against each window's limit with
+// rateDecision, so one counter per window length serves every plan (a plan change mid-window
+// keeps the count, in memory as in Redis), a refused request is not counted, and several windows
+// combine.
 
 import type { RateLimiterAbstract, RateLimiterRes } from 'rate-limiter-flexible';
 import type { RateDecision, RateWindow } from './limiter.js';
@@ -42,36 +43,50 @@ export class WindowCounter {
 
   async hit(accountId: string, windows: RateWindow[]): Promise<RateDecision> {
     if (windows.length === 0) throw new Error('WindowCounter.hit needs at least one window');
-    // Every window is counted at once (with Redis: one round trip for all of them).
     const counted = await Promise.all(windows.map((w) => this.limiter(w).consume(accountId, 1)));
-    const results = counted.map((res, i) => {
-      const w = windows[i]!;
-      return { w, res, allowed: res.consumedPoints <= w.limit, remaining: Math.max(0, w.limit - res.consumedPoints) };
-    });
-    const refused = results.filter((r) => !r.allowed);
-    if (refused.length > 0) {
-      // A refused request is not counted: every window gets its point back.
-      await Promise.all(results.map((r) => this.giveBack(r.w, accountId, r.res)));
-      // Retrying helps only once every refusing window has reset: report the one that takes longest.
-      const worst = refused.reduce((a, b) => (b.res.msBeforeNext > a.res.msBeforeNext ? b : a));
-      const retryAfter = seconds(worst.res.msBeforeNext);
-      const states = results.map(({ w, res, allowed, remaining }) => ({
-        windowSeconds: w.windowSeconds,
-        limit: w.limit,
-        // An allowing window's count included this request, which was just given back.
-        remaining: allowed ? Math.min(w.limit, remaining + 1) : 0,
-        resetSeconds: seconds(res.msBeforeNext),
-      }));
-      return { allowed: false, windowSeconds: worst.w.windowSeconds, limit: worst.w.limit, remaining: 0, resetSeconds: retryAfter, retryAfter, windows: states };
-    }
-    const states = results.map(({ w, res, remaining }) => ({
+    const decision = rateDecision(windows, counted);
+    // A refused request is not counted: every window gets its point back.
+    if (!decision.allowed) await Promise.all(windows.map((w, i) => this.giveBack(w, accountId, counted[i]!)));
+    return decision;
+  }
+}
+
+/** One window's count including the request being decided, and when that window resets. */
+export interface WindowCount {
+  consumedPoints: number;
+  msBeforeNext: number;
+}
+
+/**
+ * The decision for a request from every window's count including it: allowed when no window is
+ * over its limit. Shared by the counters here and the Redis script, which counts the same way.
+ */
+export function rateDecision(windows: RateWindow[], counted: WindowCount[]): RateDecision {
+  const results = counted.map((res, i) => {
+    const w = windows[i]!;
+    return { w, res, allowed: res.consumedPoints <= w.limit, remaining: Math.max(0, w.limit - res.consumedPoints) };
+  });
+  const refused = results.filter((r) => !r.allowed);
+  if (refused.length > 0) {
+    // Retrying helps only once every refusing window has reset: report the one that takes longest.
+    const worst = refused.reduce((a, b) => (b.res.msBeforeNext > a.res.msBeforeNext ? b : a));
+    const retryAfter = seconds(worst.res.msBeforeNext);
+    const states = results.map(({ w, res, allowed, remaining }) => ({
       windowSeconds: w.windowSeconds,
       limit: w.limit,
-      remaining,
+      // An allowing window's count included this request, which is not counted.
+      remaining: allowed ? Math.min(w.limit, remaining + 1) : 0,
       resetSeconds: seconds(res.msBeforeNext),
     }));
-    // With equal remaining counts the longer window is the one that takes longer to recover.
-    const tightest = states.reduce((a, b) => (b.remaining < a.remaining || (b.remaining === a.remaining && b.resetSeconds > a.resetSeconds) ? b : a));
-    return { allowed: true, windowSeconds: tightest.windowSeconds, limit: tightest.limit, remaining: tightest.remaining, resetSeconds: tightest.resetSeconds, retryAfter: 0, windows: states };
+    return { allowed: false, windowSeconds: worst.w.windowSeconds, limit: worst.w.limit, remaining: 0, resetSeconds: retryAfter, retryAfter, windows: states };
   }
+  const states = results.map(({ w, res, remaining }) => ({
+    windowSeconds: w.windowSeconds,
+    limit: w.limit,
+    remaining,
+    resetSeconds: seconds(res.msBeforeNext),
+  }));
+  // With equal remaining counts the longer window is the one that takes longer to recover.
+  const tightest = states.reduce((a, b) => (b.remaining < a.remaining || (b.remaining === a.remaining && b.resetSeconds > a.resetSeconds) ? b : a));
+  return { allowed: true, windowSeconds: tightest.windowSeconds, limit: tightest.limit, remaining: tightest.remaining, resetSeconds: tightest.resetSeconds, retryAfter: 0, windows: states };
 }

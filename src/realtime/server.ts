@@ -96,12 +96,16 @@ export class RealtimeServer {
       if (!binding) throw new ApiError('LANGUAGE_NOT_SUPPORTED', { message: `${params.model} has no speech engine available here.` });
       const plan = services.config.product.plans[auth.account.plan];
       const rate = services.config.product.pricing.sttCreditsPerSecond[params.model]!;
-      const limit = await services.limiter.hit(auth.account.id, [
-        { windowSeconds: 60, limit: plan.requestsPerMinute },
-        { windowSeconds: 3600, limit: plan.requestsPerHour },
-      ]);
-      if (!limit.allowed) throw new ApiError('RATE_LIMIT_EXCEEDED', { retryAfter: limit.retryAfter });
-      const s = await services.limiter.acquireSlot(auth.account.id, plan.concurrent, SLOT_LEASE_MS);
+      const { rate: limit, slot: s } = await services.limiter.admit(
+        auth.account.id,
+        [
+          { windowSeconds: 60, limit: plan.requestsPerMinute },
+          { windowSeconds: 3600, limit: plan.requestsPerHour },
+        ],
+        plan.concurrent,
+        SLOT_LEASE_MS,
+      );
+      if (!limit.allowed || !s) throw new ApiError('RATE_LIMIT_EXCEEDED', { retryAfter: limit.retryAfter });
       if (!s.ok) throw new ApiError('CONCURRENT_LIMIT', { message: `The ${auth.account.plan} plan allows ${plan.concurrent} concurrent streams or requests.`, retryAfter: s.retryAfter });
       slot = { accountId: auth.account.id, slotId: s.slotId };
       // The first block is what the balance covers, up to a minute; below one second billing.hold

@@ -190,6 +190,29 @@ export function runLimiterContract(name: string, open: () => Promise<LimiterHand
       await l.releaseSlot(acct, held.slotId);
     });
 
+    test('admit: windows and slot in one step; a window refusal takes no slot, a slot refusal still counts', async () => {
+      const acct = `acc_${randomUUID()}`;
+      const w = [{ windowSeconds: 60, limit: 3 }, { windowSeconds: 3600, limit: 100 }];
+      const first = await l.admit(acct, w, 1, 10_000);
+      assert.equal(first.rate.allowed, true);
+      assert.deepEqual(first.rate.windows.map((x) => x.remaining), [2, 99]);
+      assert.ok(first.slot?.ok);
+      // The slot is taken: the second request passes the windows but not the concurrency limit.
+      const second = await l.admit(acct, w, 1, 10_000);
+      assert.equal(second.rate.allowed, true);
+      assert.ok(second.slot && !second.slot.ok && second.slot.inUse === 1 && second.slot.retryAfter >= 1);
+      await l.releaseSlot(acct, first.slot.slotId);
+      const third = await l.admit(acct, w, 1, 10_000);
+      assert.equal(third.rate.remaining, 0, 'the request refused a slot was counted');
+      assert.ok(third.slot?.ok);
+      await l.releaseSlot(acct, third.slot.slotId);
+      const refused = await l.admit(acct, w, 1, 10_000);
+      assert.equal(refused.rate.allowed, false);
+      assert.equal(refused.slot, null);
+      assert.equal(await l.slotsInUse(acct), 0, 'a refused request takes no slot');
+      assert.equal((await l.hit(acct, [{ windowSeconds: 3600, limit: 100 }])).remaining, 96, 'admit and hit count in the same windows; the refusal was not counted');
+    });
+
     test('two nodes share counters and slots', async (t) => {
       if (!h.peer) return t.skip('single-node implementation');
       const acct = `acc_${randomUUID()}`;
