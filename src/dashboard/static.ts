@@ -54,7 +54,8 @@ function securityHeaders(reply: FastifyReply, csp: string): void {
 export const dashboardStatic: FastifyPluginAsync<DashboardStaticOptions> = async (app, opts) => {
   const root = opts.root ?? DASHBOARD_DIST;
   // Only reply.sendFile is used (serve: false): the routes below decide what each path means.
-  await app.register(fastifyStatic, { root, serve: false });
+  // Dot files (the build's stamp) are not part of the page: 404.
+  await app.register(fastifyStatic, { root, serve: false, dotfiles: 'ignore' });
 
   const built = () => access(path.join(root, 'index.html')).then(
     () => true,
