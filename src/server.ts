@@ -9,6 +9,7 @@ import { createServices, type Services } from './services.js';
 import { seedDemoAccount } from './accounts/demo.js';
 import { RealtimeServer } from './realtime/server.js';
 import type { RealtimeEndpoint } from './routes/v1/realtime-info.js';
+import { EspeakEngine, warmUpEspeak } from './engines/espeak/espeak-engine.js';
 
 export interface RunningServer {
   app: FastifyInstance;
@@ -21,12 +22,13 @@ export interface RunningServer {
 
 const HOLD_SWEEP_MS = 60_000;
 
-export async function startServer(config: Config = loadConfig(), opts: { announce?: (text: string) => void } = {}): Promise<RunningServer> {
+export async function startServer(config: Config = loadConfig(), opts: { announce?: (text: string) => void; warmUpEngines?: boolean } = {}): Promise<RunningServer> {
   const log = pino(loggerOptions(config.logLevel)) as unknown as FastifyBaseLogger;
   const services = await createServices(config, log);
   let app: FastifyInstance | undefined;
   let realtime: RealtimeServer | undefined;
   try {
+    if (opts.warmUpEngines) await warmUpTts(services, log);
     const demo = config.seedDemo ? await seedDemoAccount(services) : null;
     const endpoint: RealtimeEndpoint = { port: null, host: config.realtimeHost };
     app = await buildApp(services, { logger: log, realtime: endpoint });
@@ -80,9 +82,22 @@ export async function startServer(config: Config = loadConfig(), opts: { announc
   }
 }
 
+/** eSpeak in every worker before the first request; a failure only costs the first requests time. */
+async function warmUpTts(services: Services, log: FastifyBaseLogger): Promise<void> {
+  const espeak = services.tts.registry.engine('espeak');
+  if (!(espeak instanceof EspeakEngine) || !espeak.status().available) return;
+  const started = performance.now();
+  try {
+    await warmUpEspeak(espeak, services.config.workerThreads);
+    log.debug({ ms: Math.round(performance.now() - started) }, 'eSpeak ready in every worker');
+  } catch (err) {
+    log.warn({ err }, 'eSpeak warm-up failed');
+  }
+}
+
 /** Runs until SIGTERM/SIGINT, then drains and exits. */
 export async function serveForever(config: Config): Promise<void> {
-  const server = await startServer(config);
+  const server = await startServer(config, { warmUpEngines: true });
   server.services.log.info({ url: server.url, realtime: server.realtimeUrl, store: server.services.store.kind, limiter: server.services.limiter.kind }, 'Parla is listening');
   const shutdown = (signal: string) => {
     server.services.log.info({ signal }, 'shutting down: finishing in-flight requests');

@@ -113,6 +113,22 @@ export class EspeakEngine implements TtsEngine {
   }
 }
 
+/** About 300 characters: long enough that the engine's hot code is compiled by the warm-up. */
+const WARM_UP_TEXT =
+  'Parla is starting. The speech engine is being prepared in every worker, so that the first ' +
+  'request does not wait for it. This sentence, and the one before it, are never heard by anyone; ' +
+  'they only make sure that the synthesizer has run once, on text of a typical length, before work arrives.';
+
+/**
+ * Creates eSpeak's instance in each of `workers` idle pool workers (one concurrent task each, and
+ * an idle pool hands concurrent tasks to distinct workers), so no request pays the 0.4-3 s start
+ * and the JIT warm-up. Meant for server start, before any request.
+ */
+export async function warmUpEspeak(engine: EspeakEngine, workers: number): Promise<void> {
+  const req: SynthesisRequest = { text: WARM_UP_TEXT, engineVoice: '', language: 'en-US', speed: 1, pitch: 0, style: 'normal' };
+  await Promise.all(Array.from({ length: workers }, () => engine.synthesize(req)));
+}
+
 /** Speed multiplier -> eSpeak words per minute, within the range eSpeak accepts. */
 export function espeakWpm(speed: number): number {
   return Math.max(ESPEAK_MIN_WPM, Math.min(ESPEAK_MAX_WPM, ESPEAK_BASE_WPM * speed));
