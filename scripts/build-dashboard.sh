@@ -8,6 +8,8 @@ web=src/dashboard/web
 stamp=dist/dashboard/.built
 if [ ! -f "$stamp" ] || [ -n "$(find "$web" package-lock.json -newer "$stamp" -type f -print -quit)" ]; then
   echo "build: dashboard (vite)"
-  node node_modules/vite/bin/vite.js build --config "$web/vite.config.ts"
+  # Always a production bundle: an inherited NODE_ENV (the test runner sets "test") would make
+  # Vite emit development JSX, larger and carrying this machine's file paths.
+  NODE_ENV=production node node_modules/vite/bin/vite.js build --config "$web/vite.config.ts"
   touch "$stamp"
 fi

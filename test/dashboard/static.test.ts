@@ -46,6 +46,8 @@ describe('the built dashboard', () => {
       assert.equal(res.statusCode, 200, file);
       assert.equal(res.headers['cache-control'], 'public, max-age=31536000, immutable');
       assert.match(String(res.headers['content-type']), file.endsWith('.js') ? /javascript/ : /text\/css/);
+      // A production bundle: development JSX would carry this machine's file paths.
+      assert.ok(!res.body.includes(PROJECT_ROOT), `${file} mentions ${PROJECT_ROOT}`);
     }
     const head = await t.app.inject({ method: 'HEAD', url: `/dashboard/assets/${assets[0]}` });
     assert.equal(head.statusCode, 200);
