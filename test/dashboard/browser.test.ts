@@ -12,7 +12,7 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { createTestApp, type TestApp } from '../helpers/app.js';
-import { flite } from '../helpers/speech.js';
+import { flite, soxConcat } from '../helpers/speech.js';
 import { PROJECT_ROOT } from '../../src/config.js';
 import { accountWithPassword, PASSWORD } from './helpers.js';
 
@@ -30,6 +30,9 @@ let profile: string;
 /** The key created in the browser, and how the list shows it. */
 let createdKey = '';
 const KEY_NAME = 'Browser test key';
+const SENTENCE = 'The quick brown fox jumps over the lazy dog.';
+/** What Chromium's fake microphone plays: the sentence once, between short silences. */
+let microphoneWav = '';
 
 async function shot(name: string): Promise<void> {
   // From the top: a full-page capture of a scrolled page draws the sticky header mid-page.
@@ -73,15 +76,28 @@ before(async () => {
   ({ email } = await accountWithPassword(t, { credits: 100_000, testCredits: 100_000 }));
   void t.services.stt.pocketsphinx.whenReady();
 
+  microphoneWav = soxConcat([flite('a'), flite(SENTENCE), flite('a')], 0.4);
   profile = mkdtempSync(path.join(tmpdir(), 'parla-chromium-'));
   context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      // A microphone for the recording test: a fake device that plays a WAV file once.
+      '--use-fake-device-for-media-stream',
+      `--use-file-for-fake-audio-capture=${microphoneWav}%noloop`,
+    ],
     viewport: DESKTOP,
     baseURL: base,
     // The copy button writes to the clipboard, which needs the permission in headless Chromium.
-    permissions: ['clipboard-read', 'clipboard-write'],
+    permissions: ['clipboard-read', 'clipboard-write', 'microphone'],
   });
   page = context.pages()[0] ?? (await context.newPage());
   page.setDefaultTimeout(20_000);
@@ -208,7 +224,7 @@ test('playground, text to speech: the voice list follows model and language, the
 
 test('playground, speech to text: an uploaded WAV file is transcribed with word timings', async () => {
   await t.services.stt.pocketsphinx.whenReady();
-  await page.getByLabel('Audio file').setInputFiles(flite('The quick brown fox jumps over the lazy dog.'));
+  await page.getByLabel('Audio file').setInputFiles(flite(SENTENCE));
   await page.getByRole('button', { name: 'Transcribe' }).click();
   const transcript = page.locator('blockquote[data-testid="transcript"]');
   await transcript.waitFor({ timeout: 30_000 });
@@ -219,6 +235,23 @@ test('playground, speech to text: an uploaded WAV file is transcribed with word 
   assert.match(await words.first().innerText(), /\d\.\d\d s/);
   assert.match(await page.locator('.result [data-testid="credits-used"]').last().innerText(), /\d+ credits used/);
   await shot('playground-stt');
+});
+
+test('playground, speech to text: a microphone recording (MediaRecorder, WebM/Opus) is transcribed', async () => {
+  await page.getByText('Record', { exact: true }).click();
+  await page.getByRole('button', { name: 'Start recording' }).click();
+  await page.getByRole('button', { name: 'Stop recording' }).waitFor();
+  // The fake microphone plays about 4 s: a short sound, the sentence, another short sound.
+  await new Promise((r) => setTimeout(r, 4500));
+  await page.getByRole('button', { name: 'Stop recording' }).click();
+  await page.locator('audio.preview').waitFor();
+  const shown = Number(await page.locator('[data-result]').getAttribute('data-result'));
+  await page.getByRole('button', { name: 'Transcribe' }).click();
+  await until(`document.querySelector("[data-result]")?.dataset.result === "${shown + 1}"`, 30_000);
+  const text = (await page.locator('blockquote[data-testid="transcript"]').innerText()).toLowerCase();
+  const heard = ['quick', 'brown', 'fox', 'lazy', 'dog'].filter((w) => text.includes(w));
+  assert.ok(heard.length >= 3, `the recording was understood: "${text}"`);
+  assert.match(await page.locator('.result .muted.small').first().innerText(), /s of audio/);
 });
 
 test('usage: plan, balances, quota and the daily chart of the playground requests (test mode)', async () => {

@@ -104,6 +104,8 @@ export function SttPanel({ mode }: { mode: KeyMode }) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const [result, setResult] = useState<TranscriptionResult | null>(null);
+  /** Counts the results shown, so that each new one is told apart from the last (and by tests). */
+  const [resultCount, setResultCount] = useState(0);
   const abort = useRef<AbortController | null>(null);
   const audio = source === 'file' ? file : recording;
   const previewUrl = useObjectUrl(audio);
@@ -126,6 +128,7 @@ export function SttPanel({ mode }: { mode: KeyMode }) {
     setError(null);
     try {
       setResult(await speechApi.transcribe(form, mode, abort.current.signal));
+      setResultCount((n) => n + 1);
     } catch (err) {
       if (!(err instanceof DOMException && err.name === 'AbortError')) setError(err);
     } finally {
@@ -202,7 +205,7 @@ export function SttPanel({ mode }: { mode: KeyMode }) {
         </div>
       </form>
       {result && (
-        <div class="result" aria-live="polite">
+        <div class="result" aria-live="polite" data-result={resultCount}>
           <Transcript result={result} />
           <CreditsLine credits={result.credits} />
         </div>
