@@ -269,6 +269,45 @@ test('usage: plan, balances, quota and the daily chart of the playground request
   assert.ok(Number(await meter.getAttribute('aria-valuenow')) > 0);
 });
 
+test('keyboard only: skip link, create a test key and revoke it, with visible focus throughout', async () => {
+  // A fresh load: Tab starts from the top of the page.
+  await page.goto('/dashboard/keys');
+  await page.getByRole('heading', { name: 'API keys', level: 1 }).waitFor();
+  const active = (expr: string) => page.evaluate(`document.activeElement${expr}`);
+  const outlined = async () => (await active(' && getComputedStyle(document.activeElement).outlineStyle')) !== 'none';
+
+  await page.keyboard.press('Tab');
+  assert.equal(await active('.textContent'), 'Skip to content');
+  await page.keyboard.press('Enter');
+  assert.equal(await active('.id'), 'main');
+  await page.keyboard.press('Tab');
+  assert.equal(await active('.id'), 'key-name');
+  await page.keyboard.type('Keyboard key');
+  await page.keyboard.press('Tab');
+  assert.equal(await active('.value'), 'live');
+  assert.ok(await outlined(), 'the focused radio shows a focus ring');
+  await page.keyboard.press('ArrowRight');
+  assert.equal(await active('.value'), 'test');
+  await page.keyboard.press('Tab');
+  assert.equal(await active('.textContent'), 'Create key');
+  assert.ok(await outlined(), 'the focused button shows a focus ring');
+  await page.keyboard.press('Enter');
+  await page.locator('#new-key-value').waitFor();
+  assert.equal(await active('.id'), 'new-key-title', 'focus moves to the new key');
+  assert.match(await page.locator('#new-key-value').inputValue(), /^svc_test_/);
+  for (let i = 0; i < 3; i++) await page.keyboard.press('Tab');
+  assert.equal(await active('.textContent'), 'I have saved it');
+  await page.keyboard.press('Enter');
+
+  await row('Keyboard key').getByRole('button', { name: /Revoke/ }).focus();
+  await page.keyboard.press('Enter');
+  await page.getByRole('dialog').waitFor();
+  await page.keyboard.press('Tab');
+  assert.equal(await active('.textContent'), 'Revoke key');
+  await page.keyboard.press('Enter');
+  await row('Keyboard key').locator('.badge.state-revoked').waitFor();
+});
+
 test('phone-sized screen: no sideways scrolling, every page readable', async () => {
   await page.setViewportSize(PHONE);
   for (const [link, name] of [
