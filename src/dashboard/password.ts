@@ -19,6 +19,7 @@ const HASH_BYTES = 32;
 const MAX_N = 2 ** 20;
 const MAX_R = 32;
 const MAX_P = 16;
+const MAX_MEMORY = 256 * 1024 * 1024;
 
 interface ParsedHash {
   N: number;
@@ -47,7 +48,7 @@ function parse(stored: string): ParsedHash | null {
   const parts = stored.split('$');
   if (parts.length !== 6 || parts[0] !== 'scrypt') return null;
   const [N, r, p] = parts.slice(1, 4).map((x) => (/^\d+$/.test(x) ? Number(x) : NaN)) as [number, number, number];
-  if (!(N >= 2 && N <= MAX_N && (N & (N - 1)) === 0 && r >= 1 && r <= MAX_R && p >= 1 && p <= MAX_P)) return null;
+  if (!(N >= 2 && N <= MAX_N && (N & (N - 1)) === 0 && r >= 1 && r <= MAX_R && p >= 1 && p <= MAX_P && 128 * N * r <= MAX_MEMORY)) return null;
   const salt = Buffer.from(parts[4]!, 'base64url');
   const hash = Buffer.from(parts[5]!, 'base64url');
   if (salt.length < 8 || hash.length < 16) return null;

@@ -12,7 +12,7 @@ import { createApiKey } from '../accounts/admin.js';
 import { ApiError } from '../errors.js';
 import { checkCsrf, checkOrigin } from './csrf.js';
 import { prepareDummyHash, verifyAgainstNothing, verifyPassword } from './password.js';
-import { PlaygroundAuth } from './playground-auth.js';
+import { PLAYGROUND_KEY_NAME, PlaygroundAuth } from './playground-auth.js';
 import { SESSION_COOKIE, SessionManager } from './sessions.js';
 import { SignInLimiter } from './sign-in-limit.js';
 import { dashboardUsage } from './usage.js';
@@ -96,7 +96,12 @@ export const dashboardApiRoutes: FastifyPluginAsyncTypebox<{ services: Services;
 
   app.post('/keys', { schema: { hide: true, body: NewKeyBody, response: { 201: CreatedKey } } }, async (request, reply) => {
     const { account } = await signedIn(request, { csrf: true });
-    const { key, rawKey } = await createApiKey(store, services.config, { accountId: account.id, name: request.body.name.trim(), mode: request.body.mode });
+    const name = request.body.name.trim();
+    // The playground finds its key by this name; a key the owner holds must not be mistaken for it.
+    if (name.toLowerCase() === PLAYGROUND_KEY_NAME.toLowerCase()) {
+      throw new ApiError('INVALID_PARAMETER', { message: `The name "${PLAYGROUND_KEY_NAME}" is reserved for the playground's own key.`, details: { field: 'name', provided: name } });
+    }
+    const { key, rawKey } = await createApiKey(store, services.config, { accountId: account.id, name, mode: request.body.mode });
     return reply.code(201).send({ key: keyView(key), api_key: rawKey });
   });
 

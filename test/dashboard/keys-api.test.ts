@@ -88,6 +88,8 @@ test('create: name 1 to 100 characters and mode live|test, else 400', async () =
     assert.ok(['name', 'mode'].includes(err.details.field), JSON.stringify(err));
   }
   assert.equal((await create({ name: 'x'.repeat(100), mode: 'test' })).statusCode, 201);
+  const reserved = expectError(await create({ name: 'dashboard Playground ', mode: 'live' }), 400, 'INVALID_PARAMETER');
+  assert.match(reserved.message, /reserved/);
   expectError(await b.request({ method: 'POST', url: '/dashboard/api/keys', payload: '{"name":', headers: { 'content-type': 'application/json' } }), 400, 'INVALID_REQUEST');
 });
 
