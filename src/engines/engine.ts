@@ -62,6 +62,12 @@ export interface TtsEngine {
    */
   readonly nativeStyles?: readonly SpeechStyle[];
   synthesize(req: SynthesisRequest, signal?: AbortSignal): Promise<SynthesisResult>;
+  /**
+   * Optional live synthesis for streaming: the same speech, resampled to outputRate, handed to
+   * onAudio in order while it is being synthesized (so a stream's first audio does not wait for
+   * the whole sentence). Resolves once all of it was handed over.
+   */
+  synthesizeLive?(req: SynthesisRequest, outputRate: number, onAudio: (pcm: Int16Array) => void, signal?: AbortSignal): Promise<void>;
 }
 
 // ---------------------------------------------------------------- speech-to-text

@@ -2,6 +2,7 @@
 // resampling), so the event loop stays free. Bounded queue: when it is full, callers get
 // SERVICE_OVERLOADED at once instead of waiting without bound (decisions #31).
 
+import type { MessagePort } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { ApiError } from '../errors.js';
 import type { TaskName, TaskPayload, TaskResult } from './worker-tasks.js';
@@ -59,13 +60,14 @@ export class EnginePool {
   /**
    * Runs a task on a worker; rejects with SERVICE_OVERLOADED when the queue is full. `move`: arrays
    * of the payload handed over without a copy (see movableBuffers; they are detached here after).
+   * `ports`: message ports in the payload (a task that reports progress), handed to the worker.
    */
-  async run<N extends TaskName>(name: N, payload: TaskPayload<N>, opts: { move?: ArrayBufferView[]; signal?: AbortSignal } = {}): Promise<TaskResult<N>> {
+  async run<N extends TaskName>(name: N, payload: TaskPayload<N>, opts: { move?: ArrayBufferView[]; ports?: MessagePort[]; signal?: AbortSignal } = {}): Promise<TaskResult<N>> {
     if (this.piscina.queueSize >= this.maxQueue) {
       throw new ApiError('SERVICE_OVERLOADED', { retryAfter: 1, details: { queued: this.piscina.queueSize } });
     }
     const runOpts: Parameters<Piscina['run']>[1] = { name: 'runTask' };
-    const transferList = opts.move ? movableBuffers(opts.move) : [];
+    const transferList: Array<ArrayBuffer | MessagePort> = [...(opts.move ? movableBuffers(opts.move) : []), ...(opts.ports ?? [])];
     if (transferList.length > 0) runOpts.transferList = transferList as never;
     if (opts.signal) runOpts.signal = opts.signal;
     return (await this.piscina.run({ name, payload }, runOpts)) as TaskResult<N>;

@@ -3,11 +3,12 @@
 // LPC resynthesis with noise in a worker; emphasis: slower, higher and louder).
 
 import type { EnginePool } from '../engines/pool.js';
-import { EngineError, type PcmAudio, type SpeechStyle, type TtsEngine } from '../engines/engine.js';
+import { EngineError, type PcmAudio, type SpeechStyle, type SynthesisRequest, type TtsEngine } from '../engines/engine.js';
 import { ApiError } from '../errors.js';
 import type { MarkupItem } from './markup.js';
 import { VOCAL_REALIZATIONS } from './vocalizations.js';
 import { splitSentences } from './sentences.js';
+import { resampleForOutput } from './finish.js';
 
 /** Text longer than this is synthesized as several chunks in parallel (one worker each). */
 const CHUNK_CHARS = 300;
@@ -68,24 +69,32 @@ export function concatPcm(parts: PcmAudio[], sampleRate: number): PcmAudio {
   return { samples: out, sampleRate };
 }
 
-/** One engine call with retries for transient engine failures; overload is never retried. */
-async function synthesizeWithRetry(voice: VoiceParams, text: string, speed: number, pitch: number, style: SpeechStyle, signal?: AbortSignal): Promise<PcmAudio> {
+function engineRequest(voice: VoiceParams, text: string, speed: number, pitch: number, style: SpeechStyle): SynthesisRequest {
+  return { text, engineVoice: voice.engineVoice, language: voice.language, speed: clampSpeed(speed), pitch: Math.max(-PITCH_LIMIT, Math.min(PITCH_LIMIT, pitch)), style };
+}
+
+/**
+ * An engine call with retries for transient engine failures; overload is never retried, nor a call
+ * that `mayRetry` says has already delivered something.
+ */
+async function withRetries<T>(voice: VoiceParams, call: () => Promise<T>, signal?: AbortSignal, mayRetry: () => boolean = () => true): Promise<T> {
   let lastErr: unknown;
   for (let attempt = 0; attempt <= RETRIES; attempt++) {
     if (signal?.aborted) throw signal.reason ?? new Error('aborted');
     try {
-      const res = await voice.engine.synthesize(
-        { text, engineVoice: voice.engineVoice, language: voice.language, speed: clampSpeed(speed), pitch: Math.max(-PITCH_LIMIT, Math.min(PITCH_LIMIT, pitch)), style },
-        signal,
-      );
-      return { samples: res.samples, sampleRate: res.sampleRate };
+      return await call();
     } catch (err) {
       lastErr = err;
-      if (err instanceof ApiError || signal?.aborted) throw err;
+      if (err instanceof ApiError || signal?.aborted || !mayRetry()) throw err;
       if (err instanceof EngineError && !err.retryable) break;
     }
   }
   throw lastErr instanceof EngineError ? lastErr : new EngineError(voice.engine.id, `synthesis failed: ${(lastErr as Error)?.message ?? lastErr}`, false, { cause: lastErr });
+}
+
+async function synthesizeWithRetry(voice: VoiceParams, text: string, speed: number, pitch: number, style: SpeechStyle, signal?: AbortSignal): Promise<PcmAudio> {
+  const res = await withRetries(voice, () => voice.engine.synthesize(engineRequest(voice, text, speed, pitch, style), signal), signal);
+  return { samples: res.samples, sampleRate: res.sampleRate };
 }
 
 async function renderRun(pool: EnginePool, voice: VoiceParams, text: string, style: SpeechStyle, speed: number, pitch: number, gain: number, signal?: AbortSignal): Promise<PcmAudio> {
@@ -146,4 +155,35 @@ export async function renderItems(pool: EnginePool, voice: VoiceParams, items: M
   const parts = await runLimited(jobs, Math.max(1, pool.stats().threads));
   const rate = parts[0]!.sampleRate;
   return concatPcm(parts, rate);
+}
+
+const SPEAKABLE = /[\p{L}\p{N}]/u;
+
+/**
+ * Renders items for /tts/stream at outputRate, handing the audio to onAudio in order. A single text
+ * run in a style the engine renders itself comes live from an engine that can (eSpeak: ~100 ms
+ * pieces while the sentence is synthesized); anything else (vocalizations, transformed styles,
+ * Flite) is rendered whole, then resampled, and handed over in one piece.
+ */
+export async function streamItems(pool: EnginePool, voice: VoiceParams, items: MarkupItem[], outputRate: number, onAudio: (pcm: Int16Array) => void, signal?: AbortSignal): Promise<void> {
+  const spoken = items.filter((i) => i.type !== 'break');
+  const only = spoken.length === 1 && spoken[0]!.type === 'text' ? spoken[0]! : null;
+  const engine = voice.engine;
+  if (only?.type === 'text' && engine.synthesizeLive && chunkText(only.text).length === 1) {
+    if (!SPEAKABLE.test(only.text)) return;
+    const style: SpeechStyle = only.whisper ? 'whisper' : only.emphasis ? 'emphasis' : 'normal';
+    if ((engine.nativeStyles ?? ['normal']).includes(style)) {
+      const req = engineRequest(voice, only.text, voice.speed, voice.pitch, style);
+      let delivered = false;
+      const deliver = (pcm: Int16Array) => {
+        delivered = true;
+        onAudio(pcm);
+      };
+      // Once audio went out, a retry would repeat it: only a failure before that is retried.
+      await withRetries(voice, () => engine.synthesizeLive!(req, outputRate, deliver, signal), signal, () => !delivered);
+      return;
+    }
+  }
+  const pcm = await renderItems(pool, voice, items, signal);
+  if (pcm) onAudio(await resampleForOutput(pool, pcm, outputRate, signal));
 }

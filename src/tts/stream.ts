@@ -1,19 +1,19 @@
-// /tts/stream's pipeline: sentence groups are synthesized one ahead of the one being sent, each
-// resampled to the requested rate and written as raw s16le PCM with backpressure. The client going
-// away aborts synthesis promptly; only sentences whose audio was written are billed (decisions #30).
+// /tts/stream's pipeline: sentence groups are synthesized in order, at most one ahead of the one
+// being sent, resampled to the requested rate and written as raw s16le PCM with backpressure. An
+// engine that can hands a sentence over while synthesizing it (eSpeak, ~100 ms pieces), so the
+// first audio leaves after the first piece, not the first sentence. The client going away aborts
+// synthesis promptly; only sentences whose audio was all written are billed (decisions #30).
 
 import type { Writable } from 'node:stream';
 import type { EnginePool } from '../engines/pool.js';
-import { resampleForOutput } from './finish.js';
-import { renderItems } from './render.js';
+import { streamItems } from './render.js';
 import type { TtsJob } from './prepare.js';
 import { groupIntoSentences } from './stream-plan.js';
-import type { PcmAudio } from '../engines/engine.js';
 
 export const STREAM_SAMPLE_RATES = [8000, 16000, 22050, 24000, 44100, 48000] as const;
 
 export interface StreamRun {
-  /** Resolves once the first sentence's audio is ready to be written (or there was nothing to say). */
+  /** Resolves once the first audio is ready to be written (or there was nothing to say). */
   firstChunk: Promise<void>;
   /** Resolves with the characters whose audio was written. */
   done: Promise<number>;
@@ -30,6 +30,52 @@ function write(out: Writable, chunk: Buffer, signal: AbortSignal): Promise<void>
   });
 }
 
+/** One sentence's audio as it arrives: pieces in order, then the end (or a failure). */
+class SentenceAudio {
+  private readonly pieces: Int16Array[] = [];
+  private finished = false;
+  private error: { err: unknown } | null = null;
+  private wake: (() => void) | null = null;
+  /** Settles when synthesis of this sentence is over (the pieces may not all be written yet). */
+  readonly synthesized: Promise<void>;
+
+  constructor(produce: (onAudio: (pcm: Int16Array) => void) => Promise<void>) {
+    this.synthesized = produce((pcm) => {
+      this.pieces.push(pcm);
+      this.notify();
+    }).then(
+      () => {
+        this.finished = true;
+        this.notify();
+      },
+      (err: unknown) => {
+        this.error = { err };
+        this.notify();
+        throw err;
+      },
+    );
+    // Observed through next(); this copy must not count as unhandled.
+    this.synthesized.catch(() => undefined);
+  }
+
+  /** The next piece, or null once the sentence is over; rejects if its synthesis failed. */
+  async next(): Promise<Int16Array | null> {
+    for (;;) {
+      const piece = this.pieces.shift();
+      if (piece) return piece;
+      if (this.error) throw this.error.err;
+      if (this.finished) return null;
+      await new Promise<void>((resolve) => (this.wake = resolve));
+    }
+  }
+
+  private notify(): void {
+    const wake = this.wake;
+    this.wake = null;
+    wake?.();
+  }
+}
+
 export function streamAudio(pool: EnginePool, job: TtsJob, sampleRate: number, out: Writable, signal: AbortSignal): StreamRun {
   const groups = groupIntoSentences(job.items);
   let sent = 0;
@@ -39,29 +85,26 @@ export function streamAudio(pool: EnginePool, job: TtsJob, sampleRate: number, o
   // The caller awaits firstChunk; an unobserved rejection here must not crash the process.
   firstChunk.catch(() => undefined);
 
-  const render = async (i: number): Promise<Int16Array | null> => {
-    const group = groups[i];
-    if (!group) return null;
-    const pcm: PcmAudio | null = await renderItems(pool, job.voice, group.items, signal);
-    if (!pcm) return new Int16Array(0);
-    return resampleForOutput(pool, pcm, sampleRate, signal);
-  };
+  const start = (i: number): SentenceAudio => new SentenceAudio((onAudio) => streamItems(pool, job.voice, groups[i]!.items, sampleRate, onAudio, signal));
 
   const done = (async () => {
     try {
-      let next = render(0);
-      for (let i = 0; i < groups.length; i++) {
-        const current = await next;
-        // Start the following sentence while this one is being sent.
-        next = render(i + 1);
-        next.catch(() => undefined);
-        if (signal.aborted) throw signal.reason ?? new Error('aborted');
-        // The response starts once the first sentence is ready; only then is anyone reading `out`.
-        if (i === 0) markFirst();
-        if (current && current.length > 0) {
-          await write(out, Buffer.from(current.buffer, current.byteOffset, current.byteLength), signal);
+      let current = groups.length > 0 ? start(0) : null;
+      for (let i = 0; current; i++) {
+        // The next sentence starts once this one is synthesized, while its audio is still being
+        // sent: at most one sentence ahead of the client.
+        const upcoming = i + 1 < groups.length ? current.synthesized.then(() => (signal.aborted ? null : start(i + 1))) : Promise.resolve(null);
+        upcoming.catch(() => undefined);
+        for (let piece = await current.next(); piece; piece = await current.next()) {
+          if (signal.aborted) throw signal.reason ?? new Error('aborted');
+          // The response starts with the first audio; only then is anyone reading `out`.
+          markFirst();
+          await write(out, Buffer.from(piece.buffer, piece.byteOffset, piece.byteLength), signal);
         }
+        if (signal.aborted) throw signal.reason ?? new Error('aborted');
+        markFirst();
         sent += groups[i]!.characters;
+        current = await upcoming;
       }
       markFirst();
       return sent;

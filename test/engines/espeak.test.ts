@@ -105,6 +105,20 @@ describe('EspeakEngine', () => {
     assert.ok(speechSpan(r.samples, r.sampleRate) > base.span * 1.1, 'slower');
   });
 
+  test('live synthesis hands the audio over in pieces, resampled, as long as the whole synthesis', async () => {
+    const whole = await engine.synthesize(req());
+    for (const [rate, pitch] of [[24000, 0], [22050, 0], [16000, 3]] as const) {
+      const pieces: Int16Array[] = [];
+      await engine.synthesizeLive(req({ pitch }), rate, (pcm) => pieces.push(pcm));
+      const total = pieces.reduce((n, p) => n + p.length, 0);
+      const expected = (whole.samples.length * rate) / whole.sampleRate;
+      assert.ok(Math.abs(total - expected) / expected < 0.02, `${rate} Hz, ${pitch} st: ${total} samples, expected ~${expected}`);
+      // About 100 ms pieces while synthesizing; a pitch shift needs the whole sentence first.
+      if (pitch === 0) assert.ok(pieces.length > 10, `${pieces.length} pieces`);
+      else assert.ok(pieces.length <= 2, `${pieces.length} pieces`);
+    }
+  });
+
   test('an abort rejects the call but keeps the worker and its warm eSpeak instance', async () => {
     const pre = new AbortController();
     pre.abort(new Error('gone before'));

@@ -6,7 +6,9 @@
 import { readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { MessageChannel } from 'node:worker_threads';
 import { PROJECT_ROOT } from '../../config.js';
+import type { EspeakLiveMessage, EspeakTask } from './espeak-worker.js';
 import type { EnginePool } from '../pool.js';
 import { EngineError, type SpeechStyle, type SynthesisRequest, type SynthesisResult, type TtsEngine } from '../engine.js';
 
@@ -88,28 +90,52 @@ export class EspeakEngine implements TtsEngine {
    * with eSpeak's base pitch (0-100) after a colon ("f2:60").
    */
   async synthesize(req: SynthesisRequest, signal?: AbortSignal): Promise<SynthesisResult> {
+    const task = this.task(req);
+    // The signal is checked around the task, not handed to the pool: piscina aborts a running
+    // task by terminating its worker, which would throw away the warm eSpeak instance (0.4-3 s
+    // to rebuild) to save one sentence's ~100 ms.
+    signal?.throwIfAborted();
+    const res = await this.pool.run('tts.espeak', task);
+    signal?.throwIfAborted();
+    return res;
+  }
+
+  async synthesizeLive(req: SynthesisRequest, outputRate: number, onAudio: (pcm: Int16Array) => void, signal?: AbortSignal): Promise<void> {
+    const task = this.task(req);
+    signal?.throwIfAborted();
+    const { port1, port2 } = new MessageChannel();
+    let ended: () => void = () => undefined;
+    const end = new Promise<void>((resolve) => (ended = resolve));
+    port1.on('message', (m: EspeakLiveMessage) => {
+      if ('pcm' in m) {
+        if (!signal?.aborted) onAudio(m.pcm);
+      } else ended();
+    });
+    try {
+      // As in synthesize, an abort does not stop the running task; audio after it is dropped.
+      await this.pool.run('tts.espeak', { ...task, live: { port: port2, outputRate } }, { ports: [port2] });
+      // The port's last messages may arrive after the task's own result (separate channels).
+      await end;
+    } finally {
+      port1.close();
+    }
+    signal?.throwIfAborted();
+  }
+
+  private task(req: SynthesisRequest): EspeakTask {
     const langVoice = this.languageVoices.get(req.language);
     if (!langVoice) throw new EngineError(this.id, `does not serve ${req.language}`, false);
     const [variant = '', pitchBase = '50'] = req.engineVoice.split(':');
     // Whisper is a voice variant of its own in eSpeak, so it replaces the voice's variant.
     const voice = req.style === 'whisper' ? `${langVoice}+whisper` : variant ? `${langVoice}+${variant}` : langVoice;
-    // The signal is checked around the task, not handed to the pool: piscina aborts a running
-    // task by terminating its worker, which would throw away the warm eSpeak instance (0.4-3 s
-    // to rebuild) to save one sentence's ~100 ms.
-    signal?.throwIfAborted();
-    const res = await this.pool.run(
-      'tts.espeak',
-      {
-        text: req.text,
-        voice,
-        wpm: espeakWpm(req.speed),
-        basePitch: Number(pitchBase),
-        semitones: req.pitch,
-        emphasis: req.style === 'emphasis',
-      },
-    );
-    signal?.throwIfAborted();
-    return res;
+    return {
+      text: req.text,
+      voice,
+      wpm: espeakWpm(req.speed),
+      basePitch: Number(pitchBase),
+      semitones: req.pitch,
+      emphasis: req.style === 'emphasis',
+    };
   }
 }
 

@@ -2,8 +2,11 @@
 // (~0.4 s) and reused. Its input is always SSML, so plain text is escaped, and the word events
 // (positions in that SSML) are mapped back to the caller's text.
 
+import type { MessagePort } from 'node:worker_threads';
 import EspeakInitializer from '@echogarden/espeak-ng-emscripten';
 import { pitchShift } from '../../audio/dsp/time-pitch.js';
+import { float32ToInt16, int16ToFloat32 } from '../../audio/pcm.js';
+import { StreamResampler } from '../../audio/resample.js';
 import type { WordTiming } from '../engine.js';
 
 interface EspeakEvent {
@@ -101,6 +104,42 @@ export interface EspeakTask {
   /** Semitones applied to the audio afterwards (exact, duration unchanged). */
   semitones: number;
   emphasis: boolean;
+  /**
+   * Live delivery (for /tts/stream): the audio is resampled to outputRate and posted on the port as
+   * it is synthesized (`{ pcm }` messages, then `{ end: true }`), about 100 ms of audio at a time;
+   * the task's own result then carries no samples. With a pitch shift (which needs the whole
+   * utterance) everything is posted at once at the end.
+   */
+  live?: { port: MessagePort; outputRate: number };
+}
+
+/** Messages of a live synthesis (EspeakTask.live). */
+export type EspeakLiveMessage = { pcm: Int16Array } | { end: true };
+
+/** Posts resampled audio on a live task's port as it comes. */
+class LiveSender {
+  private readonly resampler: StreamResampler | null;
+
+  constructor(
+    private readonly port: MessagePort,
+    inputRate: number,
+    outputRate: number,
+  ) {
+    this.resampler = inputRate === outputRate ? null : new StreamResampler(inputRate, outputRate);
+  }
+
+  push(samples: Int16Array): void {
+    this.post(this.resampler ? float32ToInt16(this.resampler.push(int16ToFloat32(samples))) : samples.slice());
+  }
+
+  end(): void {
+    if (this.resampler) this.post(float32ToInt16(this.resampler.flush()));
+    this.port.postMessage({ end: true } satisfies EspeakLiveMessage);
+  }
+
+  private post(pcm: Int16Array): void {
+    if (pcm.length > 0) this.port.postMessage({ pcm } satisfies EspeakLiveMessage, [pcm.buffer as ArrayBuffer]);
+  }
 }
 
 export interface EspeakOutput {
@@ -120,8 +159,12 @@ export async function synthesizeEspeak(task: EspeakTask): Promise<EspeakOutput> 
   const chunks: Int16Array[] = [];
   // Event objects are views on emscripten memory that the next callback overwrites: copy now.
   const events: EspeakEvent[] = [];
+  const live = task.live && task.semitones === 0 ? new LiveSender(task.live.port, tts.samplerate, task.live.outputRate) : null;
   tts.synthesize(ssml, (samples, evs) => {
-    if (samples?.length) chunks.push(samples.slice());
+    if (samples?.length) {
+      if (live) live.push(samples);
+      else chunks.push(samples.slice());
+    }
     for (const e of evs) {
       if (e.type === 'word' || e.type === 'end' || (e.type === 'phoneme' && e.id === '')) {
         events.push({ type: e.type, text_position: e.text_position, word_length: e.word_length, audio_position: e.audio_position, id: e.id ?? '' });
@@ -137,6 +180,15 @@ export async function synthesizeEspeak(task: EspeakTask): Promise<EspeakOutput> 
     o += c.length;
   }
   if (task.semitones !== 0 && samples.length > 0) samples = pitchShift(samples, tts.samplerate, task.semitones);
+  if (task.live) {
+    if (live) live.end();
+    else {
+      const whole = new LiveSender(task.live.port, tts.samplerate, task.live.outputRate);
+      if (samples.length > 0) whole.push(samples);
+      whole.end();
+    }
+    return { samples: new Int16Array(0), sampleRate: task.live.outputRate, words: [] };
+  }
   return { samples, sampleRate: tts.samplerate, words: wordTimings(events, task.text, origin, open.length, total / tts.samplerate) };
 }
 
