@@ -51,6 +51,11 @@ export interface SessionOptions {
   onEnd: (summary: { seconds: number; credits: number }) => void;
 }
 
+/**
+ * Interim results: the first after this much speech (a quarter second usually holds the first
+ * word; the listener sees the stream is alive), then every INTERIM_EVERY_SECONDS.
+ */
+const INTERIM_FIRST_SECONDS = 0.25;
 const INTERIM_EVERY_SECONDS = 0.5;
 const PAUSE_ABOVE_SECONDS = 5;
 const RESUME_BELOW_SECONDS = 1;
@@ -280,7 +285,7 @@ export class RealtimeSession {
       await this.finalizeUtterance(true, false);
     } else if (this.inSpeech && p.interimResults) {
       this.sinceInterim += pcm.length / 16000;
-      if (this.sinceInterim >= INTERIM_EVERY_SECONDS) {
+      if (this.sinceInterim >= (this.lastInterim ? INTERIM_EVERY_SECONDS : INTERIM_FIRST_SECONDS)) {
         this.sinceInterim = 0;
         const partial = await this.o.stream.partial();
         const text = partial ? this.render(partial).transcript : '';
