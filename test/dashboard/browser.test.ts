@@ -308,7 +308,7 @@ test('keyboard only: skip link, create a test key and revoke it, with visible fo
   await row('Keyboard key').locator('.badge.state-revoked').waitFor();
 });
 
-test('phone-sized screen: no sideways scrolling, every page readable', async () => {
+test('phone-sized screen: no sideways scrolling, every page readable; the dark theme', async () => {
   await page.setViewportSize(PHONE);
   for (const [link, name] of [
     ['Usage', 'usage-phone'],
@@ -323,6 +323,32 @@ test('phone-sized screen: no sideways scrolling, every page readable', async () 
     await shot(name);
   }
   await page.setViewportSize(DESKTOP);
+  // The dark theme follows the system setting.
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await page.getByRole('link', { name: 'Usage' }).click();
+  await page.locator('svg[data-chart]').waitFor();
+  await shot('usage-dark');
+  await page.getByRole('link', { name: 'Playground' }).click();
+  await page.getByRole('heading', { name: 'Playground', level: 1 }).waitFor();
+  await shot('playground-dark');
+  await page.emulateMedia({ colorScheme: 'light' });
+});
+
+test('a sign-in in another tab replaces the session: this tab takes over its CSRF token and carries on', async () => {
+  const other = await context.newPage();
+  await other.goto('/dashboard/keys');
+  const status = await other.evaluate(
+    `fetch('/dashboard/api/session', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(${JSON.stringify({ email, password: PASSWORD })}) }).then((r) => r.status)`,
+  );
+  assert.equal(status, 200);
+  await other.close();
+
+  await page.getByRole('link', { name: 'API keys' }).click();
+  await page.getByLabel('Name').fill('After another sign-in');
+  await page.getByRole('button', { name: 'Create key' }).click();
+  await page.locator('#new-key-value').waitFor();
+  await page.getByRole('button', { name: 'I have saved it' }).click();
+  await row('After another sign-in').waitFor();
 });
 
 test('sign out: back to the sign-in page, and the session is gone', async () => {

@@ -1,7 +1,7 @@
 // The shell: finds the session, shows sign-in or the signed-in layout with its navigation.
 
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { dashboardApi, setCsrfToken, setUnauthorizedHandler, type Session } from './api';
+import { dashboardApi, setRequestSession, setUnauthorizedHandler, type Session } from './api';
 import { ErrorNotice } from './components/ErrorNotice';
 import { navigate, PAGES, pathOf, usePage, type Page } from './router';
 import { KeysPage } from './pages/Keys';
@@ -95,7 +95,7 @@ export function App() {
   const [error, setError] = useState<unknown>(null);
 
   const adopt = (s: Session | null) => {
-    setCsrfToken(s?.csrf_token ?? '');
+    setRequestSession(s);
     setSession(s);
   };
 

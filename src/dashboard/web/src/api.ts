@@ -81,19 +81,42 @@ async function toApiError(res: Response): Promise<ApiError> {
 }
 
 let csrfToken = '';
+let accountId = '';
 let onUnauthorized: () => void = () => {};
 
-/** The session's CSRF token, kept in memory only (never in storage a script could read later). */
-export function setCsrfToken(token: string): void {
-  csrfToken = token;
+/**
+ * The signed-in session (or null): its CSRF token is kept in memory only, never in storage a
+ * script could read later.
+ */
+export function setRequestSession(session: Session | null): void {
+  csrfToken = session?.csrf_token ?? '';
+  accountId = session?.account.id ?? '';
 }
 
-/** Called when a request finds the session gone (expired or signed out elsewhere). */
+/** Called when a request finds the session gone (expired, or signed out elsewhere). */
 export function setUnauthorizedHandler(handler: () => void): void {
   onUnauthorized = handler;
 }
 
-async function send(path: string, init: RequestInit = {}, keyMode?: KeyMode): Promise<Response> {
+/**
+ * After a sign-in in another tab the shared cookie names a newer session with another CSRF
+ * token: take it over and say whether the refused request may be sent again (it was refused
+ * before anything happened). Another account in that session means this page is stale: reload.
+ */
+async function adoptNewerSession(): Promise<boolean> {
+  const res = await fetch('/dashboard/api/session', { credentials: 'same-origin' }).catch(() => null);
+  if (!res?.ok) return false;
+  const session = (await res.json()) as Session;
+  if (session.account.id !== accountId) {
+    window.location.reload();
+    return false;
+  }
+  if (session.csrf_token === csrfToken) return false;
+  csrfToken = session.csrf_token;
+  return true;
+}
+
+async function send(path: string, init: RequestInit = {}, keyMode?: KeyMode, retried = false): Promise<Response> {
   const headers = new Headers(init.headers);
   if (csrfToken) headers.set('X-CSRF-Token', csrfToken);
   if (keyMode) headers.set('X-Parla-Mode', keyMode);
@@ -106,6 +129,7 @@ async function send(path: string, init: RequestInit = {}, keyMode?: KeyMode): Pr
   }
   if (!res.ok) {
     const err = await toApiError(res);
+    if (res.status === 403 && err.code === 'CSRF_FAILED' && !retried && csrfToken && (await adoptNewerSession())) return send(path, init, keyMode, true);
     // The page holds no API key: a 401 anywhere but on the sign-in form means the session is
     // gone (expired, or signed out in another tab), so the sign-in page takes over.
     const signingIn = path === '/dashboard/api/session' && init.method === 'POST';

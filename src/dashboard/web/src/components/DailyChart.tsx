@@ -91,6 +91,11 @@ export function DailyChart({ days, metric, title }: { days: DailyUsage[]; metric
               );
             })}
             <line class="baseline" x1={M.left} x2={width - M.right} y1={y(0)} y2={y(0)} />
+            {totals.every((v) => v === 0) && (
+              <text class="empty-note" x={M.left + plotW / 2} y={M.top + plotH / 2} text-anchor="middle">
+                No {metric} in this period yet
+              </text>
+            )}
           </svg>
         )}
       </div>
