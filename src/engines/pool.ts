@@ -2,8 +2,10 @@
 // resampling), so the event loop stays free. Bounded queue: when it is full, callers get
 // SERVICE_OVERLOADED at once instead of waiting without bound (decisions #31).
 
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { MessagePort } from 'node:worker_threads';
 import { Piscina } from 'piscina';
+import { FairTaskQueue, type FairQueueOptions } from './fair-queue.js';
 import { ApiError } from '../errors.js';
 import type { TaskName, TaskPayload, TaskResult } from './worker-tasks.js';
 
@@ -40,9 +42,20 @@ export interface PoolStats {
   waitMeanMs: number;
 }
 
+/** The flow (request) the current async context belongs to; see EnginePool.inFlow. */
+const flows = new AsyncLocalStorage<object>();
+
 export class EnginePool {
   private readonly piscina: Piscina;
   private readonly maxQueue: number;
+
+  /**
+   * Runs fn as one flow: every task it starts, however deep (engines, finishing), takes turns with
+   * other flows' tasks in the queue (FairTaskQueue) instead of queueing first come, first served.
+   */
+  static inFlow<T>(fn: () => Promise<T>): Promise<T> {
+    return flows.run({}, fn);
+  }
 
   constructor(opts: PoolOptions) {
     this.maxQueue = opts.maxQueue;
@@ -54,6 +67,7 @@ export class EnginePool {
       maxQueue: Math.max(1, opts.maxQueue + opts.threads),
       idleTimeout: 2 ** 31 - 1,
       concurrentTasksPerWorker: 1,
+      taskQueue: new FairTaskQueue(),
     });
   }
 
@@ -70,7 +84,9 @@ export class EnginePool {
     const transferList: Array<ArrayBuffer | MessagePort> = [...(opts.move ? movableBuffers(opts.move) : []), ...(opts.ports ?? [])];
     if (transferList.length > 0) runOpts.transferList = transferList as never;
     if (opts.signal) runOpts.signal = opts.signal;
-    return (await this.piscina.run({ name, payload }, runOpts)) as TaskResult<N>;
+    // Symbol keys are not cloned to the worker: the flow stays here, for the queue.
+    const queueOptions: FairQueueOptions = { flow: flows.getStore() };
+    return (await this.piscina.run({ name, payload, [Piscina.queueOptionsSymbol]: queueOptions }, runOpts)) as TaskResult<N>;
   }
 
   stats(): PoolStats {

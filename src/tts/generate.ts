@@ -3,7 +3,7 @@
 // silences of the requested lengths, resamples once and encodes. Any segment failing after its
 // retries fails the whole request: incomplete audio is never returned.
 
-import type { EnginePool } from '../engines/pool.js';
+import { EnginePool } from '../engines/pool.js';
 import { finishDocument } from './finish.js';
 import { splitAtBreaks } from './markup.js';
 import type { TtsJob } from './prepare.js';
@@ -13,6 +13,11 @@ export const OUTPUT_FORMATS = ['wav', 'mp3', 'ogg', 'flac'] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
 export async function generateAudio(pool: EnginePool, job: TtsJob, format: OutputFormat, signal?: AbortSignal): Promise<{ bytes: Uint8Array; seconds: number }> {
+  // One flow: this request's chunks take turns with other requests' work in the pool's queue.
+  return EnginePool.inFlow(() => generateInFlow(pool, job, format, signal));
+}
+
+async function generateInFlow(pool: EnginePool, job: TtsJob, format: OutputFormat, signal?: AbortSignal): Promise<{ bytes: Uint8Array; seconds: number }> {
   const { segments, silences } = splitAtBreaks(job.items);
   const rendered = await Promise.all(segments.map((seg) => renderItems(pool, job.voice, seg, signal)));
   const seconds = rendered.reduce((n, r) => n + (r ? r.samples.length / r.sampleRate : 0), 0) + silences.reduce((a, b) => a + b, 0);

@@ -5,7 +5,7 @@
 // synthesis promptly; only sentences whose audio was all written are billed (decisions #30).
 
 import type { Writable } from 'node:stream';
-import type { EnginePool } from '../engines/pool.js';
+import { EnginePool } from '../engines/pool.js';
 import { streamItems } from './render.js';
 import type { TtsJob } from './prepare.js';
 import { groupIntoSentences } from './stream-plan.js';
@@ -87,7 +87,8 @@ export function streamAudio(pool: EnginePool, job: TtsJob, sampleRate: number, o
 
   const start = (i: number): SentenceAudio => new SentenceAudio((onAudio) => streamItems(pool, job.voice, groups[i]!.items, sampleRate, onAudio, signal));
 
-  const done = (async () => {
+  // One flow for the pool's fair queue (see EnginePool.inFlow).
+  const done = EnginePool.inFlow(async () => {
     try {
       let current = groups.length > 0 ? start(0) : null;
       for (let i = 0; current; i++) {
@@ -112,7 +113,7 @@ export function streamAudio(pool: EnginePool, job: TtsJob, sampleRate: number, o
       failFirst(err);
       throw err;
     }
-  })();
+  });
   // The route observes `done` once the first chunk is out; until then a failure is reported
   // through firstChunk, so this rejection must not count as unhandled.
   done.catch(() => undefined);
