@@ -24,6 +24,7 @@ const PHONE = { width: 390, height: 844 };
 let t: TestApp;
 let base: string;
 let email: string;
+let accountId: string;
 let context: BrowserContext;
 let page: Page;
 let profile: string;
@@ -73,7 +74,7 @@ before(async () => {
   t = await createTestApp();
   await t.app.listen({ host: '127.0.0.1', port: 0 });
   base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
-  ({ email } = await accountWithPassword(t, { credits: 100_000, testCredits: 100_000 }));
+  ({ email, accountId } = await accountWithPassword(t, { credits: 100_000, testCredits: 100_000 }));
   void t.services.stt.pocketsphinx.whenReady();
 
   microphoneWav = soxConcat([flite('a'), flite(SENTENCE), flite('a')], 0.4);
@@ -332,6 +333,17 @@ test('phone-sized screen: no sideways scrolling, every page readable; the dark t
   await page.getByRole('heading', { name: 'Playground', level: 1 }).waitFor();
   await shot('playground-dark');
   await page.emulateMedia({ colorScheme: 'light' });
+});
+
+test('a session that ends on the server (expired, or the operator reset the password) brings back the sign-in page, then the page that was asked for', async () => {
+  assert.ok((await t.services.store.deleteAccountSessions(accountId)) >= 1);
+  await page.getByRole('link', { name: 'Usage' }).click();
+  await page.waitForURL('**/dashboard/sign-in');
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(PASSWORD);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Usage', level: 1 }).waitFor();
+  assert.match(page.url(), /\/dashboard\/usage$/);
 });
 
 test('a sign-in in another tab replaces the session: this tab takes over its CSRF token and carries on', async () => {

@@ -104,10 +104,18 @@ export function App() {
     dashboardApi.session().then(adopt, setError);
   }, []);
 
-  // Keep the address bar honest: signed out is always /dashboard/sign-in, and signing in leaves it.
+  // Keep the address bar honest: signed out is always /dashboard/sign-in, and signing in leaves
+  // it for the page the person was on (or opened a link to) when the session was missing.
+  const returnTo = useRef<Exclude<Page, 'sign-in'>>('keys');
   useEffect(() => {
-    if (session === null && page !== 'sign-in') navigate('sign-in', { replace: true });
-    if (session && page === 'sign-in') navigate('keys', { replace: true });
+    if (session === null && page !== 'sign-in') {
+      returnTo.current = page;
+      navigate('sign-in', { replace: true });
+    }
+    if (session && page === 'sign-in') {
+      navigate(returnTo.current, { replace: true });
+      returnTo.current = 'keys';
+    }
   }, [session, page]);
 
   useEffect(() => {
@@ -123,5 +131,15 @@ export function App() {
   }
   if (session === undefined) return <p class="loading">Loading…</p>;
   if (session === null) return <SignIn onSignedIn={adopt} />;
-  return <Layout session={session} page={page === 'sign-in' ? 'keys' : page} onSignOut={() => adopt(null)} />;
+  return (
+    <Layout
+      session={session}
+      page={page === 'sign-in' ? returnTo.current : page}
+      onSignOut={() => {
+        // A deliberate sign-out: the next sign-in starts on the keys page.
+        navigate('sign-in');
+        adopt(null);
+      }}
+    />
+  );
 }

@@ -130,10 +130,11 @@ async function send(path: string, init: RequestInit = {}, keyMode?: KeyMode, ret
   if (!res.ok) {
     const err = await toApiError(res);
     if (res.status === 403 && err.code === 'CSRF_FAILED' && !retried && csrfToken && (await adoptNewerSession())) return send(path, init, keyMode, true);
-    // The page holds no API key: a 401 anywhere but on the sign-in form means the session is
-    // gone (expired, or signed out in another tab), so the sign-in page takes over.
+    // A lost session (expired, or signed out in another tab) hands over to the sign-in page. Other
+    // 401s from the speech API (the operator disabled the playground key, say) are shown inline.
     const signingIn = path === '/dashboard/api/session' && init.method === 'POST';
-    if (res.status === 401 && !signingIn) onUnauthorized();
+    const sessionLost = err.code === 'SESSION_REQUIRED' || (path.startsWith('/dashboard/api/') && !signingIn);
+    if (res.status === 401 && sessionLost) onUnauthorized();
     throw err;
   }
   return res;
