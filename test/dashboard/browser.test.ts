@@ -238,7 +238,7 @@ test('playground, speech to text: an uploaded WAV file is transcribed with word 
   await shot('playground-stt');
 });
 
-test('playground, speech to text: a microphone recording (MediaRecorder, WebM/Opus) is transcribed', async () => {
+test('playground, speech to text: a microphone recording (MediaRecorder, WebM/Opus) is transcribed', async (ctx) => {
   await page.getByText('Record', { exact: true }).click();
   await page.getByRole('button', { name: 'Start recording' }).click();
   await page.getByRole('button', { name: 'Stop recording' }).waitFor();
@@ -250,6 +250,7 @@ test('playground, speech to text: a microphone recording (MediaRecorder, WebM/Op
   await page.getByRole('button', { name: 'Transcribe' }).click();
   await until(`document.querySelector("[data-result]")?.dataset.result === "${shown + 1}"`, 30_000);
   const text = (await page.locator('blockquote[data-testid="transcript"]').innerText()).toLowerCase();
+  ctx.diagnostic(`recognized: ${text}`);
   const heard = ['quick', 'brown', 'fox', 'lazy', 'dog'].filter((w) => text.includes(w));
   assert.ok(heard.length >= 3, `the recording was understood: "${text}"`);
   assert.match(await page.locator('.result .muted.small').first().innerText(), /s of audio/);
