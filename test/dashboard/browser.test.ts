@@ -210,6 +210,13 @@ test('playground, text to speech: the voice list follows model and language, the
   await page.locator('#tts-language').selectOption('en-US');
   await until(`${selected} === ${JSON.stringify(englishName)}`);
 
+  // The voice sample: the service's public preview of the selected voice, played in the page.
+  const sample = page.waitForResponse((r) => r.url().includes('/preview?'));
+  await page.getByRole('button', { name: /^Hear a sample of / }).click();
+  const sampleResponse = await sample;
+  assert.equal(sampleResponse.status(), 200);
+  assert.match(sampleResponse.url(), /language=en-US&model=aura-prime/);
+
   await page.locator('#tts-text').fill('Hello from the Parla dashboard. <break time="300ms"/> The quick brown fox jumps over the lazy dog.');
   await page.getByRole('button', { name: 'Speak' }).click();
   await until('document.querySelector("#tts-audio")?.duration > 0', 30_000);
@@ -220,6 +227,7 @@ test('playground, text to speech: the voice list follows model and language, the
   const download = page.getByRole('link', { name: /Download WAV/ });
   assert.match((await download.getAttribute('href')) ?? '', /^blob:/);
   assert.match((await download.getAttribute('download')) ?? '', /\.wav$/);
+  assert.equal(await page.locator('section[aria-labelledby="tts-title"] .notice.error').count(), 0, 'no error shown (sample playback included)');
   await shot('playground-tts');
 });
 

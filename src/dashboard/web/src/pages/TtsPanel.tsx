@@ -84,6 +84,17 @@ export function TtsPanel({ mode, plan }: { mode: KeyMode; plan: string }) {
   }, [model, language, languages, mode]);
 
   const voice = voices.find((v) => (v.id ?? v.name) === voiceKey);
+  const preview = useRef<HTMLAudioElement | null>(null);
+
+  // The service's public voice sample (synthesized once, then cached; it costs no credits).
+  const playPreview = () => {
+    if (!voice) return;
+    const url = `/api/v1/voices/${encodeURIComponent(voice.id ?? voice.name)}/preview?language=${encodeURIComponent(language)}&model=${encodeURIComponent(model)}`;
+    preview.current?.pause();
+    preview.current = new Audio(url);
+    preview.current.play().catch((err: unknown) => setError(err));
+  };
+  useEffect(() => () => preview.current?.pause(), []);
   const allowed = (m: TtsModel) => !m.plans || m.plans.includes(plan);
 
   const insertTag = (before: string, after = '') => {
@@ -180,14 +191,21 @@ export function TtsPanel({ mode, plan }: { mode: KeyMode; plan: string }) {
           </div>
           <div class="field">
             <label for="tts-voice">Voice</label>
-            <select id="tts-voice" value={voiceKey} onChange={(e) => setVoiceKey(e.currentTarget.value)}>
-              {voices.map((v) => (
-                <option key={v.id ?? v.name} value={v.id ?? v.name} disabled={v.premium === true && !['pro', 'enterprise'].includes(plan)}>
-                  {v.name} · {v.gender}
-                  {v.premium ? ' · premium' : ''}
-                </option>
-              ))}
-            </select>
+            <div class="select-with-button">
+              <select id="tts-voice" value={voiceKey} onChange={(e) => setVoiceKey(e.currentTarget.value)}>
+                {voices.map((v) => (
+                  <option key={v.id ?? v.name} value={v.id ?? v.name} disabled={v.premium === true && !['pro', 'enterprise'].includes(plan)}>
+                    {v.name} · {v.gender}
+                    {v.premium ? ' · premium' : ''}
+                  </option>
+                ))}
+              </select>
+              <button type="button" class="button secondary icon" onClick={playPreview} disabled={!voice} aria-label={voice ? `Hear a sample of ${voice.name}` : 'Hear a sample of the voice'} title="Hear a sample (free)">
+                <svg viewBox="0 0 16 16" width="14" height="14" aria-hidden="true" focusable="false">
+                  <path d="M4 2.5v11l9-5.5z" fill="currentColor" />
+                </svg>
+              </button>
+            </div>
           </div>
           <div class="field">
             <label for="tts-speed">
