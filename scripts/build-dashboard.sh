@@ -4,6 +4,10 @@
 # browser tests, so that they never test a stale bundle.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# One build at a time: test files that run in parallel each ask for it.
+mkdir -p dist
+exec 9>dist/.dashboard-build.lock
+flock 9
 web=src/dashboard/web
 stamp=dist/dashboard/.built
 if [ ! -f "$stamp" ] || [ -n "$(find "$web" package-lock.json -newer "$stamp" -type f -print -quit)" ]; then

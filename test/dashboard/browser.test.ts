@@ -68,7 +68,7 @@ const row = (name: string) => page.locator('tbody tr', { has: page.locator('th',
 before(async () => {
   assert.ok(existsSync(CHROMIUM), 'Debian chromium is needed: PARLA_SETUP_TEST_DEPS=1 bash scripts/setup.sh installs it');
   // Never test a stale bundle: a no-op when the build is up to date.
-  execFileSync('bash', ['scripts/build-dashboard.sh'], { cwd: PROJECT_ROOT, stdio: 'ignore' });
+  execFileSync('bash', ['scripts/build-dashboard.sh'], { cwd: PROJECT_ROOT, encoding: 'utf8' });
   mkdirSync(SHOTS, { recursive: true });
 
   t = await createTestApp();

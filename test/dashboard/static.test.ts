@@ -14,7 +14,7 @@ import { DASHBOARD_CSP, DASHBOARD_DIST, dashboardStatic } from '../../src/dashbo
 
 let t: TestApp;
 before(async () => {
-  execFileSync('bash', ['scripts/build-dashboard.sh'], { cwd: PROJECT_ROOT, stdio: 'ignore' });
+  execFileSync('bash', ['scripts/build-dashboard.sh'], { cwd: PROJECT_ROOT, encoding: 'utf8' });
   t = await createTestApp();
 });
 after(() => t.close());
