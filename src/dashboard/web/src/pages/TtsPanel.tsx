@@ -194,7 +194,8 @@ export function TtsPanel({ mode, plan }: { mode: KeyMode; plan: string }) {
             <div class="select-with-button">
               <select id="tts-voice" value={voiceKey} onChange={(e) => setVoiceKey(e.currentTarget.value)}>
                 {voices.map((v) => (
-                  <option key={v.id ?? v.name} value={v.id ?? v.name} disabled={v.premium === true && !['pro', 'enterprise'].includes(plan)}>
+                  // Premium voices stay selectable: whether the plan has them is the service's answer to give.
+                  <option key={v.id ?? v.name} value={v.id ?? v.name}>
                     {v.name} · {v.gender}
                     {v.premium ? ' · premium' : ''}
                   </option>
