@@ -54,7 +54,10 @@ export async function startBenchServer(env: Record<string, string> = {}): Promis
     throw err;
   }
   const port = env.PORT && env.PORT !== '0' ? env.PORT : String(20000 + Math.floor(Math.random() * 20000));
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/cli/run.ts', 'serve'], { env: { ...baseEnv, PORT: port }, stdio: ['ignore', 'pipe', 'inherit'] });
+  // BENCH_SERVER_NODE_ARGS profiles the server, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"
+  // (not allowed in NODE_OPTIONS).
+  const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
+  const proc = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'src/cli/run.ts', 'serve'], { env: { ...baseEnv, PORT: port }, stdio: ['ignore', 'pipe', 'inherit'] });
   // Kept as a promise from the start: an exit before anyone waits for it must not be missed.
   const exited = new Promise<string>((resolve) => {
     proc.once('error', (err) => resolve(`could not be started: ${err.message}`));
