@@ -1,13 +1,15 @@
 // /tts/generate's pipeline (interface.md, break tag rules): the text is split at break tags, the
 // segments are synthesized in parallel on the worker pool, and one worker task joins them with
-// silences of the requested lengths, resamples once and encodes. Any segment failing after its
+// silences of the requested lengths, resamples once and encodes (a plain WAV without breaks is
+// only a header and a copy, written without the extra pool task). Any segment failing after its
 // retries fails the whole request: incomplete audio is never returned.
 
 import { EnginePool } from '../engines/pool.js';
 import { finishDocument } from './finish.js';
 import { splitAtBreaks } from './markup.js';
 import type { TtsJob } from './prepare.js';
-import { renderItems } from './render.js';
+import { renderItems, renderParts } from './render.js';
+import { encodeWavParts } from '../audio/wav.js';
 
 export const OUTPUT_FORMATS = ['wav', 'mp3', 'ogg', 'flac'] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
@@ -19,6 +21,16 @@ export async function generateAudio(pool: EnginePool, job: TtsJob, format: Outpu
 
 async function generateInFlow(pool: EnginePool, job: TtsJob, format: OutputFormat, signal?: AbortSignal): Promise<{ bytes: Uint8Array; seconds: number }> {
   const { segments, silences } = splitAtBreaks(job.items);
+  if (format === 'wav' && segments.length === 1) {
+    // No breaks, WAV at the engine's rate: the file is a header and the pieces, written here with
+    // the one copy joining them costs anyway. A trip through the pool for it would put this
+    // request back in the queue, behind other requests' sentence chunks, for a memory copy.
+    const parts = (await renderParts(pool, job.voice, segments[0]!, signal)) ?? [];
+    const rate = parts[0]?.sampleRate ?? 16000;
+    if (parts.some((p) => p.sampleRate !== rate)) throw new Error('chunks rendered at different sample rates');
+    const seconds = parts.reduce((n, p) => n + p.samples.length, 0) / rate;
+    return { bytes: encodeWavParts(parts.map((p) => p.samples), rate), seconds };
+  }
   const rendered = await Promise.all(segments.map((seg) => renderItems(pool, job.voice, seg, signal)));
   const seconds = rendered.reduce((n, r) => n + (r ? r.samples.length / r.sampleRate : 0), 0) + silences.reduce((a, b) => a + b, 0);
   // Files keep the engine's own rate (Flite 16 kHz, eSpeak 22.05 kHz): resampling up would cost
