@@ -5,7 +5,6 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import multipart from '@fastify/multipart';
 import cookie from '@fastify/cookie';
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
@@ -104,7 +103,6 @@ export async function buildApp(services: Services, opts: BuildAppOptions = {}): 
   });
   await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
 
-  await app.register(multipart, { throwFileSizeLimit: true });
   await app.register(requestIdPlugin);
   await app.register(errorHandlerPlugin);
   await app.register(metricsPlugin, { metrics: services.metrics, token: services.config.metricsToken });

@@ -9,8 +9,10 @@ export function newRequestId(): string {
 
 export const requestIdPlugin = fp(
   async (app) => {
-    app.addHook('onRequest', async (request, reply) => {
+    // A callback hook, not an async one: no promise per request for a header.
+    app.addHook('onRequest', (request, reply, done) => {
       reply.header('X-Request-ID', request.id);
+      done();
     });
   },
   { name: 'parla-request-id', fastify: '5.x' },

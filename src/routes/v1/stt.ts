@@ -3,6 +3,7 @@
 // recognize -> post-process -> settle -> render in the requested format.
 
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import multipart from '@fastify/multipart';
 import type { Services } from '../../services.js';
 import { ApiError } from '../../errors.js';
 import { requireFeature } from '../../accounts/auth-context.js';
@@ -58,6 +59,9 @@ export interface SttRouteOptions {
 
 export const sttRoutes: FastifyPluginAsync<SttRouteOptions> = async (app, { services, models }) => {
   const { pool, billing, config } = services;
+  // Registered here, not on the whole app: its request and response hooks then run for uploads
+  // only, not for every API request.
+  await app.register(multipart, { throwFileSizeLimit: true });
 
   const handle = (endpoint: SttEndpoint) => async (request: FastifyRequest, reply: FastifyReply) => {
     const started = performance.now();
