@@ -44,6 +44,11 @@ export function silence(seconds: number, sampleRate: number): Int16Array {
  * of it, so joined segments are separated by the requested pause rather than engine padding.
  */
 export function trimSilence(x: Int16Array, sampleRate: number, opts: { threshold?: number; keepSeconds?: number } = {}): Int16Array {
+  return trimSilenceView(x, sampleRate, opts).slice();
+}
+
+/** trimSilence as a view on the same samples (no copy). */
+export function trimSilenceView(x: Int16Array, sampleRate: number, opts: { threshold?: number; keepSeconds?: number } = {}): Int16Array {
   const threshold = opts.threshold ?? 300;
   const keep = Math.round((opts.keepSeconds ?? 0.04) * sampleRate);
   const win = Math.max(1, Math.round(sampleRate * 0.005));
@@ -54,10 +59,10 @@ export function trimSilence(x: Int16Array, sampleRate: number, opts: { threshold
   };
   let first = 0;
   while (first < x.length && !loud(first)) first += win;
-  if (first >= x.length) return new Int16Array(0);
+  if (first >= x.length) return x.subarray(0, 0);
   let last = x.length - win;
   while (last > first && !loud(last)) last -= win;
-  return x.slice(Math.max(0, first - keep), Math.min(x.length, last + win + keep));
+  return x.subarray(Math.max(0, first - keep), Math.min(x.length, last + win + keep));
 }
 
 export function durationSeconds(samples: number, sampleRate: number): number {

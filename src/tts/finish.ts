@@ -4,7 +4,7 @@
 import type { EnginePool } from '../engines/pool.js';
 import type { PcmAudio } from '../engines/engine.js';
 import { encodeAll, type AudioFormat } from '../audio/encoders.js';
-import { concatInt16, silence, trimSilence } from '../audio/pcm.js';
+import { concatInt16, silence, trimSilenceView } from '../audio/pcm.js';
 import { resampleInt16 } from '../audio/resample.js';
 
 export interface FinishPayload {
@@ -17,16 +17,24 @@ export interface FinishPayload {
   format: AudioFormat;
 }
 
+/**
+ * The pieces of a document in order: each segment (around a break, with the engine's padding
+ * trimmed so the pause has the requested length; views, not copies) and the silences between.
+ */
+export function documentPieces(segments: Array<Int16Array | null>, silences: number[], rate: number): Int16Array[] {
+  const parts: Int16Array[] = [];
+  const hasBreaks = silences.length > 0;
+  segments.forEach((seg, i) => {
+    if (seg && seg.length) parts.push(hasBreaks ? trimSilenceView(seg, rate) : seg);
+    const gap = silences[i];
+    if (gap !== undefined && gap > 0) parts.push(silence(gap, rate));
+  });
+  return parts;
+}
+
 /** Worker side: join, resample, encode. */
 export async function finishInWorker(p: FinishPayload): Promise<Uint8Array> {
-  const parts: Int16Array[] = [];
-  const hasBreaks = p.silences.length > 0;
-  p.segments.forEach((seg, i) => {
-    // Around a break, engine padding is trimmed so the pause has the requested length.
-    if (seg && seg.length) parts.push(hasBreaks ? trimSilence(seg, p.inputRate) : seg);
-    const gap = p.silences[i];
-    if (gap !== undefined && gap > 0) parts.push(silence(gap, p.inputRate));
-  });
+  const parts = documentPieces(p.segments, p.silences, p.inputRate);
   // A long text is ~7 MB of PCM: no copy that is not needed (one part, same rate).
   const joined = parts.length === 1 ? parts[0]! : concatInt16(parts);
   const output = p.inputRate === p.outputRate ? joined : resampleInt16(joined, p.inputRate, p.outputRate);

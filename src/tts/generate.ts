@@ -1,11 +1,11 @@
 // /tts/generate's pipeline (interface.md, break tag rules): the text is split at break tags, the
 // segments are synthesized in parallel on the worker pool, and one worker task joins them with
-// silences of the requested lengths, resamples once and encodes (a plain WAV without breaks is
-// only a header and a copy, written without the extra pool task). Any segment failing after its
+// silences of the requested lengths, resamples once and encodes (a WAV is only a header and a
+// copy, written without the extra pool task). Any segment failing after its
 // retries fails the whole request: incomplete audio is never returned.
 
 import { EnginePool } from '../engines/pool.js';
-import { finishDocument } from './finish.js';
+import { documentPieces, finishDocument } from './finish.js';
 import { splitAtBreaks } from './markup.js';
 import type { TtsJob } from './prepare.js';
 import { renderItems, renderParts } from './render.js';
@@ -21,10 +21,10 @@ export async function generateAudio(pool: EnginePool, job: TtsJob, format: Outpu
 
 async function generateInFlow(pool: EnginePool, job: TtsJob, format: OutputFormat, signal?: AbortSignal): Promise<{ bytes: Uint8Array; seconds: number }> {
   const { segments, silences } = splitAtBreaks(job.items);
+  // A WAV at the engine's rate is a header and the pieces (trimming at breaks only looks at the
+  // padding): written here with the copy joining them costs anyway. A trip through the pool for
+  // it would put this request back in the queue, behind other requests' chunks, for a memory copy.
   if (format === 'wav' && segments.length === 1) {
-    // No breaks, WAV at the engine's rate: the file is a header and the pieces, written here with
-    // the one copy joining them costs anyway. A trip through the pool for it would put this
-    // request back in the queue, behind other requests' sentence chunks, for a memory copy.
     const parts = (await renderParts(pool, job.voice, segments[0]!, signal)) ?? [];
     const rate = parts[0]?.sampleRate ?? 16000;
     if (parts.some((p) => p.sampleRate !== rate)) throw new Error('chunks rendered at different sample rates');
@@ -36,5 +36,9 @@ async function generateInFlow(pool: EnginePool, job: TtsJob, format: OutputForma
   // Files keep the engine's own rate (Flite 16 kHz, eSpeak 22.05 kHz): resampling up would cost
   // time and add nothing; /tts/stream resamples to the rate the client asks for.
   const rate = rendered.find((r) => r !== null)?.sampleRate ?? 16000;
+  if (format === 'wav') {
+    if (rendered.some((r) => r !== null && r.sampleRate !== rate)) throw new Error('segments rendered at different sample rates');
+    return { bytes: encodeWavParts(documentPieces(rendered.map((r) => r?.samples ?? null), silences, rate), rate), seconds };
+  }
   return { bytes: await finishDocument(pool, rendered, silences, rate, format, signal), seconds };
 }
