@@ -6,8 +6,8 @@
 // RUNS (default 3) runs of SECONDS (default 5) each, CONNECTIONS (default 20).
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { median, startBenchServer, table } from './lib.js';
@@ -16,14 +16,22 @@ const RUNS = Number(process.env.RUNS ?? 3);
 const SECONDS = Number(process.env.SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.CONNECTIONS ?? 20);
 
-interface Load { rps: number; p50: number; p99: number; non2xx: number }
+interface Load { rps: number; p50: number; p99: number; non2xx: number; cpuUsPerRequest: number }
 
-async function load(url: string, headers: Record<string, string> = {}): Promise<Load> {
-  const r = await autocannon({ url, connections: CONNECTIONS, duration: SECONDS, headers });
-  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx + r.errors + r.timeouts };
+/** CPU time (user + system) the process has used, ms (Linux /proc; clock ticks of 10 ms). */
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
-async function startBare(body: string): Promise<{ url: string; stop(): Promise<void> }> {
+async function load(url: string, pid: number, headers: Record<string, string> = {}): Promise<Load> {
+  const before = cpuMs(pid);
+  const r = await autocannon({ url, connections: CONNECTIONS, duration: SECONDS, headers });
+  const cpuUsPerRequest = ((cpuMs(pid) - before) * 1000) / Math.max(1, r.requests.total);
+  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx + r.errors + r.timeouts, cpuUsPerRequest };
+}
+
+async function startBare(body: string): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
   const dir = mkdtempSync(path.join(tmpdir(), 'bench-bare-'));
   const file = path.join(dir, 'models.json');
   writeFileSync(file, body);
@@ -31,6 +39,7 @@ async function startBare(body: string): Promise<{ url: string; stop(): Promise<v
   const [chunk] = (await once(proc.stdout!, 'data')) as [Buffer];
   return {
     url: `http://127.0.0.1:${chunk.toString().trim()}/api/v1/models`,
+    pid: proc.pid!,
     async stop() {
       proc.kill('SIGTERM');
       await once(proc, 'close');
@@ -42,7 +51,8 @@ async function startBare(body: string): Promise<{ url: string; stop(): Promise<v
 const override = path.join(mkdtempSync(path.join(tmpdir(), 'bench-api-')), 'parla.json');
 writeFileSync(override, JSON.stringify({ plans: { enterprise: { requestsPerMinute: 100_000_000, requestsPerHour: 100_000_000, concurrent: 1000 } } }));
 const rows: Array<Record<string, string | number>> = [];
-for (const limiter of ['memory', 'redis'] as const) {
+const loads: number[] = [];
+for (const limiter of (process.env.LIMITERS ?? 'memory,redis').split(',') as Array<'memory' | 'redis'>) {
   const server = await startBenchServer({ PARLA_CONFIG: override, ...(limiter === 'redis' ? { REDIS_URL: 'redis://127.0.0.1:6379' } : {}) });
   const res = await fetch(`${server.url}/api/v1/models`, { headers: { 'x-api-key': server.apiKey } });
   if (res.status !== 200) throw new Error(`GET /api/v1/models answered ${res.status}`);
@@ -54,8 +64,9 @@ for (const limiter of ['memory', 'redis'] as const) {
     await autocannon({ url: bare.url, connections: CONNECTIONS, duration: 1 });
     await autocannon({ url: `${server.url}/api/v1/models`, connections: CONNECTIONS, duration: 1, headers: { 'x-api-key': server.apiKey } });
     for (let i = 0; i < RUNS; i++) {
-      base.push(await load(bare.url));
-      parla.push(await load(`${server.url}/api/v1/models`, { 'x-api-key': server.apiKey }));
+      loads.push(loadavg()[0]!);
+      base.push(await load(bare.url, bare.pid));
+      parla.push(await load(`${server.url}/api/v1/models`, server.proc.pid!, { 'x-api-key': server.apiKey }));
     }
   } finally {
     await bare.stop();
@@ -71,8 +82,11 @@ for (const limiter of ['memory', 'redis'] as const) {
     bare_p50_ms: m(base, 'p50'),
     parla_p99_ms: m(parla, 'p99'),
     parla_not_200: parla.reduce((a, x) => a + x.non2xx, 0),
+    parla_cpu_us_per_req: Math.round(m(parla, 'cpuUsPerRequest')),
+    bare_cpu_us_per_req: Math.round(m(base, 'cpuUsPerRequest')),
     goal: '>= 0.5',
+    met: m(parla, 'rps') / m(base, 'rps') >= 0.5 ? 'met' : 'not met',
   });
 }
-console.log(`API overhead, ${new Date().toISOString()}, ${RUNS} runs of ${SECONDS} s each, ${CONNECTIONS} connections, medians\n`);
+console.log(`API overhead, ${new Date().toISOString()}, ${RUNS} runs of ${SECONDS} s each, ${CONNECTIONS} connections, medians, load average ${Math.min(...loads).toFixed(2)}-${Math.max(...loads).toFixed(2)} on ${cpus().length} cores\n`);
 console.log(table(rows));
