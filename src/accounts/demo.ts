@@ -28,6 +28,8 @@ export async function seedDemoAccount(services: Services): Promise<DemoSeed | nu
         `       -d '{"text":"Hello from Parla.","voice":"Aria"}' -o hello.wav`,
         '',
         `API reference: ${baseUrl}/docs`,
+        `Dashboard: ${baseUrl}/dashboard (give the account a sign-in first:`,
+        `  node bin/parla.js accounts set-password ${account.id} --email you@example.com --password-stdin)`,
         '',
       ].join('\n'),
   };
