@@ -48,13 +48,24 @@ function loadSince(from: number): string {
   return `${Math.min(...xs).toFixed(2)}-${Math.max(...xs).toFixed(2)}`;
 }
 
-/** CPU seconds (user + system, every thread) the server process has used so far. */
+/**
+ * CPU seconds (user + system, every thread, and its finished child processes such as Flite) the
+ * server process has used so far.
+ */
 function serverCpuSeconds(): number {
   const stat = readFileSync(`/proc/${server.proc.pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  // utime and stime are fields 14 and 15 of /proc/pid/stat (11 and 12 after the command name).
-  return (Number(fields[11]) + Number(fields[12])) / 100;
+  // utime, stime, cutime, cstime are fields 14-17 of /proc/pid/stat (11-14 after the command name).
+  return (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) / 100;
 }
+
+/** CPU time of this process's finished children (the CLIs), ms. */
+function childCpuMs(): number {
+  const stat = readFileSync('/proc/self/stat', 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[13]) + Number(fields[14])) / 100) * 1000;
+}
+const cpuNotes: string[] = [];
 
 try {
   const dir = mkdtempSync(path.join(tmpdir(), 'bench-tts-'));
@@ -74,11 +85,17 @@ try {
     const parla: number[] = [];
     const cli: number[] = [];
     const flite: number[] = [];
+    const cpu: number[] = [];
+    const cliCpu: number[] = [];
     for (let i = 0; i < RUNS; i++) {
+      const before = serverCpuSeconds();
       parla.push((await timeIt(() => generate(TEXT, model))).ms);
+      cpu.push((serverCpuSeconds() - before) * 1000);
       let t = performance.now();
+      const c0 = childCpuMs();
       execFileSync('espeak-ng', [...ESPEAK_CLI_ARGS, '-w', path.join(dir, 'cli.wav'), TEXT]);
       cli.push(performance.now() - t);
+      cliCpu.push(childCpuMs() - c0);
       if (model === 'aura-prime') {
         t = performance.now();
         execFileSync('flite', ['-voice', FLITE_CLI_VOICE, '-t', TEXT, '-o', path.join(dir, 'flite.wav')]);
@@ -87,6 +104,7 @@ try {
     }
     const load = loadSince(mark);
     row(`generate 3,000 chars (${model}) vs espeak-ng CLI`, median(parla), median(cli), median(parla) / median(cli), '<= 3x', median(parla) / median(cli) <= 3, load);
+    cpuNotes.push(`${model}: server CPU per 3,000-char request ${median(cpu).toFixed(0)} ms (all threads and child processes), espeak-ng CLI CPU ${median(cliCpu).toFixed(0)} ms`);
     if (flite.length) row(`generate 3,000 chars (${model}) vs flite CLI (${FLITE_CLI_VOICE}), for context`, median(parla), median(flite), median(parla) / median(flite), '-', null, load);
   }
 
@@ -164,6 +182,7 @@ try {
   console.log(`Load average before the run (1, 5, 15 min): ${LOAD_BEFORE.map((l) => l.toFixed(2)).join(', ')}`);
   console.log('(the "ms" columns of the two-clients rows are characters per second)\n');
   console.log(table(rows));
+  for (const note of cpuNotes) console.log(note);
   for (const [chars, c] of Object.entries(cores)) console.log(`Server CPU cores used (median), ${chars} chars: one client ${median(c.one).toFixed(2)}, two clients ${median(c.two).toFixed(2)}`);
 } finally {
   clearInterval(sampler);
