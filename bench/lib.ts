@@ -3,6 +3,7 @@
 // shared and noisy.
 
 import { spawn, type ChildProcess } from 'node:child_process';
+import http from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -105,4 +106,23 @@ export function table(rows: Array<Record<string, string | number>>): string {
   const cols = Object.keys(rows[0]!);
   const fmt = (v: string | number) => (typeof v === 'number' ? (Number.isInteger(v) ? String(v) : v.toFixed(2)) : v);
   return [`| ${cols.join(' | ')} |`, `|${cols.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${cols.map((c) => fmt(r[c] ?? '')).join(' | ')} |`)].join('\n');
+}
+
+/**
+ * POST over a connection of its own (no keep-alive reuse), answering status and body. Benchmarks
+ * that pause for seconds between uploads (a CLI baseline runs meanwhile) saw a reused idle
+ * connection closed under them now and then ("other side closed") on the loaded test machine;
+ * a fresh connection costs well under a millisecond against seconds of recognition.
+ */
+export function postFresh(url: string, headers: Record<string, string>, body: Uint8Array): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method: 'POST', agent: false, headers: { ...headers, 'content-length': String(body.byteLength), connection: 'close' } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
 }

@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
-import { median, startBenchServer, table, timeIt } from './lib.js';
+import { median, postFresh, startBenchServer, table, timeIt } from './lib.js';
 import { librivox, soxConcat, wordErrorRate } from '../test/helpers/speech.js';
 import { multipart } from '../test/helpers/multipart.js';
 
@@ -18,9 +18,9 @@ const server = await startBenchServer({ PARLA_STT_DECODERS: '2' });
 
 async function transcribe(file: string, model = 'cipher-max'): Promise<string> {
   const { body, contentType } = await multipart(readFileSync(file), { model, smart_format: 'false', punctuate: 'false' });
-  const res = await fetch(`${server.url}/api/v1/stt/transcribe`, { method: 'POST', headers: { 'x-api-key': server.apiKey, 'content-type': contentType }, body: new Uint8Array(body) });
-  if (!res.ok) throw new Error(await res.text());
-  return ((await res.json()) as { text: string }).text;
+  const res = await postFresh(`${server.url}/api/v1/stt/transcribe`, { 'x-api-key': server.apiKey, 'content-type': contentType }, body);
+  if (res.status !== 200) throw new Error(`transcribe: ${res.status} ${res.body}`);
+  return (JSON.parse(res.body) as { text: string }).text;
 }
 
 function cli(file: string): string {

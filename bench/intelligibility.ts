@@ -1,0 +1,182 @@
+// Intelligibility of Parla's own TTS (issue 4, benchmark 3): 20 fixed English sentences spoken by
+// every English voice of every TTS model (POST /tts/generate, WAV), each transcribed through
+// POST /stt/transcribe, word error rate per voice against the sentence text.
+// Voices: GET /voices?model=<aura model>&language=en-US (the 30 Aura voices on aura-lite,
+// aura-prime, aura-max and rapid-max) and the English Flash voices of rapid-flash (en-US, en-GB,
+// en-AU, en-IN, each in its own language).
+// A recording identical to one already transcribed (models that render a voice the same way) is
+// not sent again: the recognizer is deterministic, so it would get the same words.
+// Run: node --import tsx bench/intelligibility.ts
+//   STT_MODEL (default cipher-max), CONCURRENCY (voices in flight, default 2), MODELS (comma list)
+import { createHash } from 'node:crypto';
+import { cpus, loadavg } from 'node:os';
+import http from 'node:http';
+import { median, postFresh, startBenchServer, table } from './lib.js';
+import { multipart } from '../test/helpers/multipart.js';
+import { words, wordErrorRate } from '../test/helpers/speech.js';
+
+export const SENTENCES = [
+  'The quick brown fox jumps over the lazy dog.',
+  'Please send the quarterly report to the finance team before noon.',
+  'The weather will be sunny with a light breeze this afternoon.',
+  'Our flight to Boston was delayed by two hours last night.',
+  'She bought fresh bread and cheese at the market this morning.',
+  'Turn left at the next corner and park behind the library.',
+  'The meeting has been moved to Thursday morning.',
+  'He plays the piano every evening after dinner.',
+  'Can you call me back when you get home?',
+  'The children planted tomatoes in the garden last spring.',
+  'Remember to lock the door before you leave the office.',
+  'The museum opens at nine and closes at six.',
+  'We need three more chairs for the guests tonight.',
+  'A cup of hot tea helps me relax after work.',
+  'The train to the airport leaves every twenty minutes.',
+  'My brother is learning to speak Spanish and French.',
+  'Please keep your phone on silent during the movie.',
+  'The old bridge was closed for repairs last week.',
+  'Would you like to join us for lunch on Friday?',
+  'The doctor said I should drink more water every day.',
+];
+
+const STT_MODEL = process.env.STT_MODEL ?? 'cipher-max';
+const CONCURRENCY = Number(process.env.CONCURRENCY ?? 2);
+const MODELS = (process.env.MODELS ?? 'aura-lite,aura-prime,aura-max,rapid-max,rapid-flash').split(',');
+
+interface Voice {
+  model: string;
+  name: string;
+  id: string;
+  language: string;
+}
+
+const server = await startBenchServer({ PARLA_STT_DECODERS: String(CONCURRENCY) });
+const headers = { 'x-api-key': server.apiKey };
+
+async function getJson<T>(path: string): Promise<T> {
+  const res = await fetch(`${server.url}${path}`, { headers });
+  if (!res.ok) throw new Error(`GET ${path}: ${res.status} ${await res.text()}`);
+  return (await res.json()) as T;
+}
+
+async function englishVoices(model: string): Promise<Voice[]> {
+  if (model === 'rapid-flash') {
+    const r = await getJson<{ voices_by_language: Record<string, Array<{ name: string }>> }>(`/api/v1/voices?model=rapid-flash`);
+    return Object.entries(r.voices_by_language)
+      .filter(([code]) => code.startsWith('en'))
+      .flatMap(([language, vs]) => vs.map((v) => ({ model, name: v.name, id: v.name, language })));
+  }
+  const r = await getJson<{ voices: Array<{ id: string; name: string }> }>(`/api/v1/voices?model=${model}&language=en-US`);
+  return r.voices.map((v) => ({ model, name: v.name, id: v.id, language: 'en-US' }));
+}
+
+async function synthesize(v: Voice, text: string): Promise<Uint8Array> {
+  const body = Buffer.from(JSON.stringify({ text, voice: v.name, model: v.model, language: v.language, format: 'wav' }));
+  return new Promise((resolve, reject) => {
+    // A connection of its own, like postFresh (the answer is binary).
+    const req = http.request(`${server.url}/api/v1/tts/generate`, { method: 'POST', agent: false, headers: { ...headers, 'content-type': 'application/json', 'content-length': String(body.length) } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const all = Buffer.concat(chunks);
+        if (res.statusCode !== 200) reject(new Error(`generate ${v.model} ${v.name}: ${res.statusCode} ${all.toString()}`));
+        else resolve(new Uint8Array(all.buffer, all.byteOffset, all.byteLength));
+      });
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+const transcripts = new Map<string, Promise<string>>();
+let sent = 0;
+
+function transcribe(wav: Uint8Array): Promise<string> {
+  const key = createHash('sha1').update(wav).digest('hex');
+  let t = transcripts.get(key);
+  if (!t) {
+    sent++;
+    t = multipart(wav, { model: STT_MODEL, smart_format: 'false', punctuate: 'false' }, 'speech.wav').then(async ({ body, contentType }) => {
+      const res = await postFresh(`${server.url}/api/v1/stt/transcribe`, { ...headers, 'content-type': contentType }, body);
+      if (res.status !== 200) throw new Error(`transcribe: ${res.status} ${res.body}`);
+      return (JSON.parse(res.body) as { text: string }).text;
+    });
+    transcripts.set(key, t);
+  }
+  return t;
+}
+
+interface VoiceResult {
+  voice: Voice;
+  errors: number;
+  words: number;
+  /** The sentence heard worst, for the report. */
+  worst: { text: string; heard: string; wer: number };
+}
+
+async function measure(v: Voice): Promise<VoiceResult> {
+  let errors = 0;
+  let total = 0;
+  let worst = { text: '', heard: '', wer: -1 };
+  for (const text of SENTENCES) {
+    const heard = await transcribe(await synthesize(v, text));
+    const n = words(text).length;
+    const wer = wordErrorRate(text, heard);
+    errors += Math.round(wer * n);
+    total += n;
+    if (wer > worst.wer) worst = { text, heard, wer };
+  }
+  return { voice: v, errors, words: total, worst };
+}
+
+try {
+  const voices = (await Promise.all(MODELS.map(englishVoices))).flat();
+  console.log(`${voices.length} English voices on ${MODELS.length} models, ${SENTENCES.length} sentences each, transcribed with ${STT_MODEL}, ${CONCURRENCY} voices at a time`);
+  const started = performance.now();
+  const loads: number[] = [];
+  const results: VoiceResult[] = [];
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < voices.length) {
+        const v = voices[next++]!;
+        loads.push(loadavg()[0]!);
+        const r = await measure(v);
+        results.push(r);
+        const s = ((performance.now() - started) / 1000).toFixed(0);
+        console.log(`[${results.length}/${voices.length}] ${v.model} ${v.name} (${v.id}, ${v.language}): WER ${((100 * r.errors) / r.words).toFixed(1)}%  (${s} s, ${sent} recordings transcribed, load ${loadavg()[0]!.toFixed(2)})`);
+      }
+    }),
+  );
+  const order = new Map(voices.map((v, i) => [v, i]));
+  results.sort((a, b) => order.get(a.voice)! - order.get(b.voice)!);
+  const pct = (r: VoiceResult) => (100 * r.errors) / r.words;
+  console.log(
+    `\nTTS intelligibility, ${new Date().toISOString()}, ${voices.length} voices x ${SENTENCES.length} sentences, ${STT_MODEL}, ` +
+      `${sent} distinct recordings transcribed, ${((performance.now() - started) / 1000).toFixed(0)} s, load average ${Math.min(...loads).toFixed(2)}-${Math.max(...loads).toFixed(2)} on ${cpus().length} cores\n`,
+  );
+  console.log(
+    table(
+      MODELS.map((model) => {
+        const rs = results.filter((r) => r.voice.model === model);
+        const all = rs.reduce((a, r) => ({ e: a.e + r.errors, w: a.w + r.words }), { e: 0, w: 0 });
+        const sorted = [...rs].sort((a, b) => pct(a) - pct(b));
+        return {
+          model,
+          voices: rs.length,
+          'WER all (%)': (100 * all.e) / all.w,
+          'median voice (%)': median(rs.map(pct)),
+          best: `${sorted[0]!.voice.name} ${pct(sorted[0]!).toFixed(1)}`,
+          worst: `${sorted.at(-1)!.voice.name} ${pct(sorted.at(-1)!).toFixed(1)}`,
+        };
+      }),
+    ),
+  );
+  console.log('\nPer voice:\n');
+  console.log(table(results.map((r) => ({ model: r.voice.model, voice: r.voice.name, id: r.voice.id, language: r.voice.language, 'WER (%)': pct(r), errors: `${r.errors}/${r.words}` }))));
+  const worst = [...results].sort((a, b) => pct(b) - pct(a)).slice(0, 5);
+  console.log('\nWorst-heard sentence of the five least intelligible voices:');
+  for (const r of worst) console.log(`- ${r.voice.model} ${r.voice.name}: "${r.worst.text}" -> "${r.worst.heard}"`);
+} finally {
+  await server.stop();
+}
