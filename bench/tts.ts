@@ -8,7 +8,7 @@
 //     server used in each case (a single request already spreads its sentence chunks over every
 //     worker, so one client alone can use the whole machine)
 //  5. fairness: a one-sentence request while a 3,000-character request is running vs alone
-// Run: node --import tsx bench/tts.ts   (PARLA_WORKERS=2 by default; RUNS=5)
+// Run: node --import tsx bench/tts.ts   (PARLA_WORKERS=2 by default; RUNS=5; ONLY=2,4 runs some)
 // The load average is sampled during every benchmark: ratios that need both cores are only
 // meaningful when the machine is otherwise idle (load < ~1.5 on 2 cores).
 import { execFileSync } from 'node:child_process';
@@ -18,6 +18,8 @@ import path from 'node:path';
 import { median, startBenchServer, table, timeIt } from './lib.js';
 
 const RUNS = Math.max(5, Number(process.env.RUNS ?? 5));
+const ONLY = process.env.ONLY ? new Set(process.env.ONLY.split(',').map(Number)) : null;
+const want = (n: number) => ONLY === null || ONLY.has(n);
 // Before anything of ours runs: the load other work puts on the machine (the benchmark itself
 // adds up to ~2 on a 2-core machine while it runs).
 const LOAD_BEFORE = loadavg();
@@ -80,7 +82,7 @@ try {
   const row = (benchmark: string, parla: number, baseline: number, ratio: number, goal: string, met: boolean | null, load: string) =>
     rows.push({ benchmark, parla_ms: parla, baseline_ms: baseline, ratio, goal, met: met === null ? '-' : met ? 'met' : 'not met', load });
 
-  for (const model of ['aura-lite', 'aura-prime']) {
+  for (const model of want(1) ? ['aura-lite', 'aura-prime'] : []) {
     const mark = loads.length;
     const parla: number[] = [];
     const cli: number[] = [];
@@ -108,7 +110,7 @@ try {
     if (flite.length) row(`generate 3,000 chars (${model}) vs flite CLI (${FLITE_CLI_VOICE}), for context`, median(parla), median(flite), median(parla) / median(flite), '-', null, load);
   }
 
-  {
+  if (want(2)) {
     const mark = loads.length;
     const ttfb: number[] = [];
     const full: number[] = [];
@@ -125,7 +127,7 @@ try {
     row('stream first byte vs full generate (3,000 chars, aura-lite)', median(ttfb), median(full), r, '<= 0.10', r <= 0.1, loadSince(mark));
   }
 
-  {
+  if (want(3)) {
     const mark = loads.length;
     const withBreaks = SEGMENTS.join('<break time="100ms"/>');
     const par: number[] = [];
@@ -141,7 +143,7 @@ try {
   // Two clients vs one: 1,000 characters (several sentence chunks, which one request already
   // spreads over every worker), and, for context, 285 characters (one chunk: one worker each).
   const cores: Record<string, { one: number[]; two: number[] }> = {};
-  for (const chars of [1000, 285]) {
+  for (const chars of want(4) ? [1000, 285] : []) {
     const mark = loads.length;
     const one: number[] = [];
     const two: number[] = [];
@@ -163,7 +165,7 @@ try {
     rows.push({ benchmark: `two concurrent clients vs one, ${chars.toLocaleString('en')} chars each (aura-lite): chars/s${main ? '' : ', for context'}`, parla_ms: median(two), baseline_ms: median(one), ratio, goal: main ? '>= 1.6' : '-', met: main ? (ratio >= 1.6 ? 'met' : 'not met') : '-', load: loadSince(mark) });
   }
 
-  {
+  if (want(5)) {
     const mark = loads.length;
     const alone: number[] = [];
     const busy: number[] = [];
