@@ -1,7 +1,7 @@
 // Where the time of a /tts/generate goes, stage by stage (no HTTP: the same calls the route makes,
 // on a real worker pool), for the 3,000-character English text of bench/tts.ts on aura-lite
-// (eSpeak, voice Aria = en-us+f3): the sentence chunks synthesized in parallel, the finishing
-// task (join, encode) per format, moving PCM between threads, and the per-audio-second cost of
+// (eSpeak, voice Aria = en-us+f3): the sentence chunks synthesized in parallel, the WAV file, the
+// finishing task (join, encode) of the other formats, moving PCM between threads, and the cost of
 // the DSP steps other requests use (resampling for /tts/stream, pitch shift, whisper).
 // Medians of RUNS (default 5). Run: node --import tsx bench/tts-stages.ts
 import { loadavg } from 'node:os';
@@ -12,6 +12,7 @@ import { finishDocument } from '../src/tts/finish.js';
 import { resampleInt16 } from '../src/audio/resample.js';
 import { pitchShift } from '../src/audio/dsp/time-pitch.js';
 import { whisperize } from '../src/tts/dsp/whisper.js';
+import { encodeWavParts } from '../src/audio/wav.js';
 import { synthesizeEspeak } from '../src/engines/espeak/espeak-worker.js';
 import { median, table, timeIt } from './lib.js';
 
@@ -43,7 +44,8 @@ try {
   rows.push({ stage: 'eSpeak synthesis, whole text, one call on the main thread (no pool)', ms: single, note: `${seconds.toFixed(1)} s of audio` });
   rows.push({ stage: `synthesis in sentence chunks on ${THREADS} workers (renderItems: pool, PCM moved back, joined)`, ms: await medianMs(() => renderItems(pool, voice, items)), note: '' });
 
-  for (const format of ['wav', 'mp3', 'ogg', 'flac'] as const) {
+  rows.push({ stage: 'WAV file written on the main thread (header + one copy; what /tts/generate does for wav)', ms: await medianMs(async () => encodeWavParts([audio.samples], audio.sampleRate)), note: '' });
+  for (const format of ['mp3', 'ogg', 'flac'] as const) {
     // finishDocument moves the PCM to the worker, so each run gets its own copy.
     rows.push({ stage: `finish task: join + encode ${format}`, ms: await medianMs(() => finishDocument(pool, [{ samples: audio.samples.slice(), sampleRate: audio.sampleRate }], [], audio.sampleRate, format)), note: '' });
   }
