@@ -8,11 +8,10 @@ import { hashApiKey, keyMode } from './api-keys.js';
 import type { AuthContext } from './auth-context.js';
 import type { Account, ApiKeyRecord } from './types.js';
 import { guardStore } from './billing.js';
+import { KeyTouch } from './key-touch.js';
 
 const CACHE_TTL_MS = 500;
 const CACHE_MAX = 10_000;
-/** last_used_at is written at most this often per key, so auth is not a write per request. */
-const TOUCH_INTERVAL_MS = 60_000;
 
 interface CacheEntry {
   at: number;
@@ -21,12 +20,15 @@ interface CacheEntry {
 
 export class KeyAuthenticator {
   private readonly cache = new Map<string, CacheEntry>();
-  private readonly touched = new Map<string, number>();
+  private readonly keyTouch: KeyTouch;
+  private lastSweep = 0;
 
   constructor(
     private readonly store: Store,
     private readonly secret: string,
-  ) {}
+  ) {
+    this.keyTouch = new KeyTouch(store);
+  }
 
   async authenticate(rawKey: string | undefined | null): Promise<AuthContext> {
     if (rawKey === undefined || rawKey === null || rawKey.trim() === '') throw new ApiError('AUTH_MISSING_API_KEY');
@@ -45,7 +47,7 @@ export class KeyAuthenticator {
     if (record.expiresAt && record.expiresAt.getTime() <= Date.now()) {
       throw new ApiError('AUTH_EXPIRED_API_KEY', { details: { expired_at: record.expiresAt.toISOString() } });
     }
-    this.touch(record.id);
+    this.keyTouch.touch(record.id);
     return { account, key: record, mode: record.mode };
   }
 
@@ -61,8 +63,8 @@ export class KeyAuthenticator {
 
   /**
    * Cached by the key as sent, so a hit costs no HMAC (the largest part of authenticating a hot
-   * key); entries are dropped when they expire, so a key stays in this map no longer than about
-   * as long as the requests that carried it.
+   * key). Expired entries are swept at most once per TTL on a miss, so a raw key stays in this map
+   * about as long as the requests that carried it, not until the map fills.
    */
   private async lookup(rawKey: string): Promise<CacheEntry['found']> {
     const now = Date.now();
@@ -72,17 +74,15 @@ export class KeyAuthenticator {
       this.cache.delete(rawKey);
     }
     const found = await guardStore(() => this.store.findKeyByHash(hashApiKey(this.secret, rawKey)));
+    this.sweep(now);
     if (this.cache.size >= CACHE_MAX) this.cache.clear();
     this.cache.set(rawKey, { at: now, found });
     return found;
   }
 
-  private touch(keyId: string): void {
-    const now = Date.now();
-    const last = this.touched.get(keyId) ?? 0;
-    if (now - last < TOUCH_INTERVAL_MS) return;
-    this.touched.set(keyId, now);
-    // Best effort: a failed write of last_used_at must not fail the request.
-    this.store.touchKey(keyId, new Date(now)).catch(() => this.touched.delete(keyId));
+  private sweep(now: number): void {
+    if (now - this.lastSweep < CACHE_TTL_MS) return;
+    this.lastSweep = now;
+    for (const [sent, entry] of this.cache) if (now - entry.at >= CACHE_TTL_MS) this.cache.delete(sent);
   }
 }

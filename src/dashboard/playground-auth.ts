@@ -1,5 +1,5 @@
-// The playground in the dashboard calls the real API (/api/v1/speak, /listen, listings) with the
-// session cookie instead of an X-API-Key. Such a request is authenticated as the account through
+// The playground in the dashboard calls the real API (/api/v1/tts/generate, /stt/transcribe,
+// listings) with the session cookie instead of an X-API-Key. Such a request is authenticated as the account through
 // a key of its own, "Dashboard playground", one per mode (X-Parla-Mode: live|test, default live),
 // created on first use. Its raw key is random and thrown away: it is never shown and never needed,
 // the key only gives the requests an owner in the ledger, so the playground's usage appears in the
@@ -15,6 +15,7 @@ import type { Store } from '../storage/store.js';
 import type { AuthContext } from '../accounts/auth-context.js';
 import type { ApiKeyRecord, KeyMode } from '../accounts/types.js';
 import { createApiKey } from '../accounts/admin.js';
+import { KeyTouch } from '../accounts/key-touch.js';
 import { effectiveKeyState } from '../accounts/api-keys.js';
 import { guardStore } from '../accounts/billing.js';
 import { ApiError } from '../errors.js';
@@ -23,8 +24,6 @@ import { SESSION_COOKIE, type SessionManager } from './sessions.js';
 
 export const PLAYGROUND_KEY_NAME = 'Dashboard playground';
 export const MODE_HEADER = 'x-parla-mode';
-/** last_used_at is written at most this often per key, as for ordinary keys. */
-const TOUCH_INTERVAL_MS = 60_000;
 const CACHE_MAX = 10_000;
 
 function requestedMode(request: FastifyRequest): KeyMode {
@@ -40,13 +39,15 @@ export class PlaygroundAuth {
   private readonly keyIds = new Map<string, string>();
   /** First use creates the key once per node even when several requests arrive together. */
   private readonly creating = new Map<string, Promise<ApiKeyRecord>>();
-  private readonly touched = new Map<string, number>();
+  private readonly keyTouch: KeyTouch;
 
   constructor(
     private readonly store: Store,
     private readonly config: Config,
     private readonly sessions: SessionManager,
-  ) {}
+  ) {
+    this.keyTouch = new KeyTouch(store);
+  }
 
   /**
    * The caller as the account's playground key when the request has the session cookie; null when
@@ -63,7 +64,7 @@ export class PlaygroundAuth {
     const account = await guardStore(() => this.store.getAccount(session.accountId));
     if (!account) throw new ApiError('SESSION_REQUIRED');
     const key = await guardStore(() => this.playgroundKey(account.id, mode));
-    this.touch(key.id);
+    this.keyTouch.touch(key.id);
     return { account, key, mode };
   }
 
@@ -95,15 +96,6 @@ export class PlaygroundAuth {
     if (mine.some((k) => k.state === 'disabled')) throw new ApiError('AUTH_DISABLED_API_KEY', { message: `The ${mode} "${PLAYGROUND_KEY_NAME}" key is disabled.` });
     const { key } = await createApiKey(this.store, this.config, { accountId, name: PLAYGROUND_KEY_NAME, mode });
     return key;
-  }
-
-  private touch(keyId: string): void {
-    const now = Date.now();
-    if (now - (this.touched.get(keyId) ?? 0) < TOUCH_INTERVAL_MS) return;
-    if (this.touched.size >= CACHE_MAX) this.touched.clear();
-    this.touched.set(keyId, now);
-    // Best effort, as for ordinary keys: a failed write of last_used_at must not fail the request.
-    this.store.touchKey(keyId, new Date(now)).catch(() => this.touched.delete(keyId));
   }
 }
 
