@@ -6,13 +6,49 @@
 
 import fp from 'fastify-plugin';
 import type { FastifyReply } from 'fastify';
-import type { Config } from '../config.js';
+import type { Config, PlanConfig } from '../config.js';
+import type { Account } from '../accounts/types.js';
 import type { Limiter, RateDecision } from '../limits/limiter.js';
 import { ApiError } from '../errors.js';
 import { isPublicRoute } from './auth.js';
 
 /** A slot's lease; renewed while the request runs, so a crashed node frees its slots this fast. */
 export const SLOT_LEASE_MS = 30_000;
+
+/**
+ * Counts one request (an API call or a real-time stream) against the plan's windows and takes one
+ * of its concurrency slots, in one limiter step. Returns the windows' decision (for the headers)
+ * and either the slot or the 429 to answer with.
+ */
+export async function admitRequest(
+  limiter: Limiter,
+  account: Account,
+  plan: PlanConfig,
+  leaseMs: number,
+): Promise<{ decision: RateDecision; slotId: string; refusal: null } | { decision: RateDecision; slotId: null; refusal: ApiError }> {
+  const windows = [
+    { windowSeconds: 60, limit: plan.requestsPerMinute },
+    { windowSeconds: 3600, limit: plan.requestsPerHour },
+  ];
+  const { rate: decision, slot } = await limiter.admit(account.id, windows, plan.concurrent, leaseMs);
+  if (!decision.allowed || !slot) {
+    const refusal = new ApiError('RATE_LIMIT_EXCEEDED', {
+      message: `The ${account.plan} plan allows ${plan.requestsPerMinute} requests per minute and ${plan.requestsPerHour} per hour.`,
+      retryAfter: decision.retryAfter,
+      details: { limit: decision.limit, window_seconds: decision.windowSeconds },
+    });
+    return { decision, slotId: null, refusal };
+  }
+  if (!slot.ok) {
+    const refusal = new ApiError('CONCURRENT_LIMIT', {
+      message: `The ${account.plan} plan allows ${plan.concurrent} concurrent request${plan.concurrent === 1 ? '' : 's'} or real-time stream${plan.concurrent === 1 ? '' : 's'}; ${slot.inUse} ${slot.inUse === 1 ? 'is' : 'are'} running.`,
+      retryAfter: slot.retryAfter,
+      details: { limit: plan.concurrent, in_use: slot.inUse },
+    });
+    return { decision, slotId: null, refusal };
+  }
+  return { decision, slotId: slot.slotId, refusal: null };
+}
 
 /** The policy names of the IETF fields: "minute" and "hour" for the plan windows. */
 function policyName(windowSeconds: number): string {
@@ -86,37 +122,16 @@ export const rateLimitPlugin = fp(
       const { account } = request.auth;
       const plan = config.product.plans[account.plan];
       // The windows and the slot in one step (one Redis round trip).
-      const { rate: decision, slot } = await limiter.admit(
-        account.id,
-        [
-          { windowSeconds: 60, limit: plan.requestsPerMinute },
-          { windowSeconds: 3600, limit: plan.requestsPerHour },
-        ],
-        plan.concurrent,
-        leaseMs,
-      );
+      const { decision, slotId, refusal } = await admitRequest(limiter, account, plan, leaseMs);
       rateLimitHeaders(reply, decision);
-      if (!decision.allowed || !slot) {
-        throw new ApiError('RATE_LIMIT_EXCEEDED', {
-          message: `The ${account.plan} plan allows ${plan.requestsPerMinute} requests per minute and ${plan.requestsPerHour} per hour.`,
-          retryAfter: decision.retryAfter,
-          details: { limit: decision.limit, window_seconds: decision.windowSeconds },
-        });
-      }
-      if (!slot.ok) {
-        throw new ApiError('CONCURRENT_LIMIT', {
-          message: `The ${account.plan} plan allows ${plan.concurrent} concurrent request${plan.concurrent === 1 ? '' : 's'}; ${slot.inUse} ${slot.inUse === 1 ? 'is' : 'are'} running.`,
-          retryAfter: slot.retryAfter,
-          details: { limit: plan.concurrent, in_use: slot.inUse },
-        });
-      }
-      renewer.hold(account.id, slot.slotId);
+      if (refusal) throw refusal;
+      renewer.hold(account.id, slotId);
       let released = false;
       const release = () => {
         if (released) return;
         released = true;
-        renewer.drop(slot.slotId);
-        void limiter.releaseSlot(account.id, slot.slotId).catch(() => undefined);
+        renewer.drop(slotId);
+        void limiter.releaseSlot(account.id, slotId).catch(() => undefined);
       };
       // 'close' fires when the last byte was written and also when the client went away.
       reply.raw.once('close', release);

@@ -15,7 +15,7 @@ import { requireFeature } from '../accounts/auth-context.js';
 import { guardStore } from '../accounts/billing.js';
 import { newRequestId } from '../http/request-id.js';
 import { toApiError } from '../http/error-handler.js';
-import { SLOT_LEASE_MS } from '../http/rate-limit.js';
+import { admitRequest, SLOT_LEASE_MS } from '../http/rate-limit.js';
 import { parseRealtimeParams } from './params.js';
 import { CLOSE, RealtimeSession } from './session.js';
 import { loadTls } from './tls.js';
@@ -96,18 +96,10 @@ export class RealtimeServer {
       if (!binding) throw new ApiError('LANGUAGE_NOT_SUPPORTED', { message: `${params.model} has no speech engine available here.` });
       const plan = services.config.product.plans[auth.account.plan];
       const rate = services.config.product.pricing.sttCreditsPerSecond[params.model]!;
-      const { rate: limit, slot: s } = await services.limiter.admit(
-        auth.account.id,
-        [
-          { windowSeconds: 60, limit: plan.requestsPerMinute },
-          { windowSeconds: 3600, limit: plan.requestsPerHour },
-        ],
-        plan.concurrent,
-        SLOT_LEASE_MS,
-      );
-      if (!limit.allowed || !s) throw new ApiError('RATE_LIMIT_EXCEEDED', { retryAfter: limit.retryAfter });
-      if (!s.ok) throw new ApiError('CONCURRENT_LIMIT', { message: `The ${auth.account.plan} plan allows ${plan.concurrent} concurrent streams or requests.`, retryAfter: s.retryAfter });
-      slot = { accountId: auth.account.id, slotId: s.slotId };
+      // The same windows, slot and refusals as an API request (one limiter step).
+      const admitted = await admitRequest(services.limiter, auth.account, plan, SLOT_LEASE_MS);
+      if (admitted.refusal) throw admitted.refusal;
+      slot = { accountId: auth.account.id, slotId: admitted.slotId };
       // The first block is what the balance covers, up to a minute; below one second billing.hold
       // refuses with 402. The hold grows while audio arrives (RealtimeSession.ensureCredits).
       const balance = await guardStore(() => services.store.getBalance(auth.account.id, auth.mode));
