@@ -54,7 +54,7 @@ export async function startBenchServer(env: Record<string, string> = {}): Promis
     rmSync(dataDir, { recursive: true, force: true });
     throw err;
   }
-  const port = env.PORT && env.PORT !== '0' ? env.PORT : String(20000 + Math.floor(Math.random() * 20000));
+  const port = env.PORT && env.PORT !== '0' ? env.PORT : String(20000 + Math.floor(Math.random() * 12000));
   // BENCH_SERVER_NODE_ARGS profiles the server, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"
   // (not allowed in NODE_OPTIONS).
   const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);

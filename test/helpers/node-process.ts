@@ -19,9 +19,24 @@ export const BASE_ENV = {
   PARLA_STT_PRELOAD: 'false',
 };
 
-let nextPort = 21000 + Math.floor(Math.random() * 20000);
+// Below Linux's ephemeral range (32768+), where outgoing connections of parallel test files would
+// otherwise take a port now and then; a port still taken (another test file's node) is retried.
+const PORT_BASE = 20000;
+const PORT_SPAN = 12000;
+let nextPort = PORT_BASE + Math.floor(Math.random() * (PORT_SPAN - 200));
 
 export async function startNode(env: Record<string, string>): Promise<NodeProcess> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startNodeOnce(env);
+    } catch (err) {
+      if (attempt >= 5 || !/EADDRINUSE/.test(String(err))) throw err;
+    }
+  }
+}
+
+async function startNodeOnce(env: Record<string, string>): Promise<NodeProcess> {
+  if (nextPort >= PORT_BASE + PORT_SPAN - 2) nextPort = PORT_BASE;
   const port = nextPort++;
   const realtime = nextPort++;
   const proc = spawn(process.execPath, ['--import', 'tsx', 'src/cli/run.ts', 'serve'], {
@@ -31,14 +46,19 @@ export async function startNode(env: Record<string, string>): Promise<NodeProces
   let err = '';
   proc.stderr!.on('data', (d) => (err += d));
   const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 300; i++) {
+  let healthy = false;
+  for (let i = 0; i < 300 && !healthy; i++) {
     if (proc.exitCode !== null) throw new Error(`node exited: ${err}`);
     try {
-      if ((await fetch(`${url}/health`)).ok) break;
+      healthy = (await fetch(`${url}/health`)).ok;
     } catch {
       // not listening yet
     }
-    await new Promise((r) => setTimeout(r, 100));
+    if (!healthy) await new Promise((r) => setTimeout(r, 100));
+  }
+  if (!healthy) {
+    proc.kill('SIGKILL');
+    throw new Error(`node on port ${port} was not healthy within 30 s: ${err}`);
   }
   return {
     url,
