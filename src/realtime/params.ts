@@ -7,6 +7,22 @@ import { STT_MODELS, type SttModel } from '../stt/stt-models.js';
 export const REALTIME_ENCODINGS = ['linear16', 'opus'] as const;
 export type RealtimeEncoding = (typeof REALTIME_ENCODINGS)[number];
 
+/**
+ * Defaults of the query parameters, as /stt/realtime/info reports them. endpointing is 10 ms as on
+ * Deepgram: a final arrives as soon as the VAD (whose own hangover bridges 60-100 ms pauses) calls
+ * the audio silent; clients that want whole sentences ask for 300-500 ms or use UtteranceEnd.
+ */
+export const REALTIME_DEFAULTS = {
+  model: 'cipher-fast',
+  encoding: 'linear16',
+  sample_rate: 16000,
+  interim_results: true,
+  endpointing: 10,
+  utterance_end_ms: 1000,
+  punctuate: true,
+  smart_format: true,
+} as const;
+
 export interface RealtimeParams {
   model: SttModel;
   language: string | undefined;
@@ -41,26 +57,26 @@ function int(q: URLSearchParams, name: string, def: number, min: number, max: nu
 }
 
 export function parseRealtimeParams(q: URLSearchParams): RealtimeParams {
-  const model = q.get('model') ?? 'cipher-fast';
+  const model = q.get('model') ?? REALTIME_DEFAULTS.model;
   if (!(STT_MODELS as readonly string[]).includes(model)) {
     throw new ApiError('INVALID_MODEL', { message: `Unknown speech-to-text model "${model}".`, details: { field: 'model', provided: model, suggestions: [...STT_MODELS] } });
   }
-  const encoding = q.get('encoding') ?? 'linear16';
+  const encoding = q.get('encoding') ?? REALTIME_DEFAULTS.encoding;
   if (!(REALTIME_ENCODINGS as readonly string[]).includes(encoding)) {
     throw new ApiError('INVALID_FORMAT', { message: 'encoding must be linear16 (raw 16-bit little-endian PCM) or opus (Opus in Ogg or WebM).', details: { field: 'encoding', provided: encoding, suggestions: [...REALTIME_ENCODINGS] } });
   }
   const endpointingRaw = q.get('endpointing');
-  const endpointing = endpointingRaw === 'false' ? 0 : int(q, 'endpointing', 500, 10, 10_000);
+  const endpointing = endpointingRaw === 'false' ? 0 : int(q, 'endpointing', REALTIME_DEFAULTS.endpointing, 10, 10_000);
   return {
     model: model as SttModel,
     language: q.get('language') ?? undefined,
     encoding: encoding as RealtimeEncoding,
-    sampleRate: int(q, 'sample_rate', 16000, 8000, 48000),
-    interimResults: bool(q, 'interim_results', true),
+    sampleRate: int(q, 'sample_rate', REALTIME_DEFAULTS.sample_rate, 8000, 48000),
+    interimResults: bool(q, 'interim_results', REALTIME_DEFAULTS.interim_results),
     endpointing,
-    utteranceEndMs: int(q, 'utterance_end_ms', 1000, 100, 10_000),
-    punctuate: bool(q, 'punctuate', true),
-    smartFormat: bool(q, 'smart_format', true),
+    utteranceEndMs: int(q, 'utterance_end_ms', REALTIME_DEFAULTS.utterance_end_ms, 100, 10_000),
+    punctuate: bool(q, 'punctuate', REALTIME_DEFAULTS.punctuate),
+    smartFormat: bool(q, 'smart_format', REALTIME_DEFAULTS.smart_format),
     keywords: (q.get('keywords') ?? '').split(',').map((k) => k.trim()).filter(Boolean).slice(0, 50),
   };
 }

@@ -5,7 +5,7 @@ import type { Services } from '../../services.js';
 import { errorResponses } from '../../http/schemas.js';
 import { guardStore } from '../../accounts/billing.js';
 import { STT_MODELS, engineFamily } from '../../stt/stt-models.js';
-import { REALTIME_ENCODINGS } from '../../realtime/params.js';
+import { REALTIME_DEFAULTS, REALTIME_ENCODINGS } from '../../realtime/params.js';
 import { opusSupported } from '../../realtime/opus-decoder.js';
 
 export interface RealtimeEndpoint {
@@ -38,18 +38,7 @@ export const realtimeInfoRoutes: FastifyPluginAsync<{ services: Services; endpoi
         encodings: REALTIME_ENCODINGS.filter((e) => e !== 'opus' || opus),
         containers: opus ? { opus: ['ogg', 'webm'] } : {},
         sample_rates: { min: 8000, max: 48000, recognition: 16000 },
-        parameters: {
-          model: 'cipher-fast',
-          language: 'detected',
-          encoding: 'linear16',
-          sample_rate: 16000,
-          interim_results: true,
-          endpointing: 500,
-          utterance_end_ms: 1000,
-          punctuate: true,
-          smart_format: true,
-          keywords: '',
-        },
+        parameters: { ...REALTIME_DEFAULTS, language: 'detected', keywords: '' },
         messages: { client: ['binary audio', 'KeepAlive', 'Finalize', 'CloseStream'], server: ['Metadata', 'SpeechStarted', 'Results', 'UtteranceEnd', 'Error', 'Summary'] },
         limits: {
           concurrent_streams: plan.concurrent,
