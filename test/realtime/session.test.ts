@@ -140,3 +140,30 @@ test('encoding=opus with bytes that are not Ogg or WebM: an INVALID_AUDIO error 
   assert.ok(tr.messages.some((m) => m.type === 'Error' && m.code === 'INVALID_AUDIO'));
   assert.equal(ended()!.credits, 0);
 });
+
+test('the default endpointing (10 ms, as on Deepgram) ends an utterance at the pause between two sentences; endpointing=1000 waits it out', async () => {
+  const wav = decodeWav(readFileSync(soxConcat([flite('Good morning, the meeting starts at nine.'), flite('Please bring the quarterly report.')], 0)));
+  const pcm = float32ToInt16(wav.channels[0]!);
+  const audio = new Int16Array(pcm.length + 16000);
+  audio.set(pcm);
+  const run = async (query: Record<string, string>) => {
+    const { s, tr } = await session({ interim_results: 'false', punctuate: 'false', smart_format: 'false', ...query });
+    for (let i = 0; i < audio.length; i += 320) {
+      const part = audio.subarray(i, i + 320);
+      s.onAudio(Buffer.from(part.buffer, part.byteOffset, part.byteLength));
+    }
+    s.onText(JSON.stringify({ type: 'CloseStream' }));
+    await tr.done;
+    return { meta: tr.messages[0], finals: finals(tr) };
+  };
+  const short = await run({});
+  assert.equal(short.meta.endpointing, 10);
+  const ends = short.finals.filter((m) => m.speech_final);
+  assert.ok(ends.length >= 2, `the pause ended an utterance: ${short.finals.map((m) => m.channel.alternatives[0].transcript).join(' | ')}`);
+  const beforeReport = short.finals.slice(0, short.finals.findIndex((m) => /report/.test(m.channel.alternatives[0].transcript)));
+  assert.ok(beforeReport.some((m) => /nine/.test(m.channel.alternatives[0].transcript)), 'the first sentence was final before the second was heard');
+  const long = await run({ endpointing: '1000' });
+  assert.equal(long.meta.endpointing, 1000);
+  assert.equal(long.finals.length, 1, `one utterance across the pause: ${long.finals.map((m) => m.channel.alternatives[0].transcript).join(' | ')}`);
+  assert.match(long.finals[0].channel.alternatives[0].transcript, /nine.*report/);
+});
