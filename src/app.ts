@@ -108,7 +108,7 @@ export async function buildApp(services: Services, opts: BuildAppOptions = {}): 
   await app.register(metricsPlugin, { metrics: services.metrics, token: services.config.metricsToken });
   const dashboard = createDashboard(services);
   // Before auth: the dashboard playground authenticates API requests by the session cookie.
-  await app.register(cookie);
+  await app.register(cookie, { hook: false });
   await app.register(authPlugin, { authenticator: services.authenticator, sessionAuth: (request) => dashboard.playground.authenticate(request) });
   await app.register(rateLimitPlugin, { limiter: services.limiter, config: services.config });
 

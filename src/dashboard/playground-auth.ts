@@ -20,7 +20,7 @@ import { effectiveKeyState } from '../accounts/api-keys.js';
 import { guardStore } from '../accounts/billing.js';
 import { ApiError } from '../errors.js';
 import { checkCsrf } from './csrf.js';
-import { SESSION_COOKIE, type SessionManager } from './sessions.js';
+import { sessionCookie, type SessionManager } from './sessions.js';
 
 export const PLAYGROUND_KEY_NAME = 'Dashboard playground';
 export const MODE_HEADER = 'x-parla-mode';
@@ -55,7 +55,7 @@ export class PlaygroundAuth {
    * session, 403 CSRF_FAILED without the session's token.
    */
   async authenticate(request: FastifyRequest): Promise<AuthContext | null> {
-    const token = request.cookies?.[SESSION_COOKIE];
+    const token = sessionCookie(request);
     if (token === undefined) return null;
     const session = await guardStore(() => this.sessions.resolve(token));
     if (!session) throw new ApiError('SESSION_REQUIRED');

@@ -13,7 +13,7 @@ import { ApiError } from '../errors.js';
 import { checkCsrf, checkOrigin } from './csrf.js';
 import { prepareDummyHash, verifyAgainstNothing, verifyPassword } from './password.js';
 import { PLAYGROUND_KEY_NAME, PlaygroundAuth } from './playground-auth.js';
-import { SESSION_COOKIE, SessionManager } from './sessions.js';
+import { SESSION_COOKIE, SessionManager, sessionCookie } from './sessions.js';
 import { SignInLimiter } from './sign-in-limit.js';
 import { dashboardUsage } from './usage.js';
 import { accountView, keyView } from './views.js';
@@ -43,7 +43,7 @@ export const dashboardApiRoutes: FastifyPluginAsyncTypebox<{ services: Services;
   });
 
   async function signedIn(request: FastifyRequest, opts: { csrf: boolean }): Promise<{ session: DashboardSession; account: Account }> {
-    const session = await sessions.resolve(request.cookies[SESSION_COOKIE]);
+    const session = await sessions.resolve(sessionCookie(request));
     if (!session) throw new ApiError('SESSION_REQUIRED');
     if (opts.csrf) checkCsrf(request, session);
     const account = await store.getAccount(session.accountId);
@@ -65,7 +65,7 @@ export const dashboardApiRoutes: FastifyPluginAsyncTypebox<{ services: Services;
     // Unknown email, no password set, wrong password: one answer, one scrypt's worth of time.
     const ok = found?.passwordHash ? await verifyPassword(request.body.password, found.passwordHash) : await verifyAgainstNothing(request.body.password);
     if (!found || !ok) throw new ApiError('SIGN_IN_FAILED');
-    const previous = await sessions.resolve(request.cookies[SESSION_COOKIE]);
+    const previous = await sessions.resolve(sessionCookie(request));
     if (previous) await sessions.destroy(previous);
     const { token, session } = await sessions.create(found.id);
     reply.setCookie(SESSION_COOKIE, token, sessions.cookieOptions(request));
@@ -78,7 +78,7 @@ export const dashboardApiRoutes: FastifyPluginAsyncTypebox<{ services: Services;
   });
 
   app.delete('/session', { schema: { hide: true } }, async (request, reply) => {
-    const session = await sessions.resolve(request.cookies[SESSION_COOKIE]);
+    const session = await sessions.resolve(sessionCookie(request));
     // Without a live session there is nothing to protect: just drop the stale cookie.
     if (session) {
       checkCsrf(request, session);

@@ -11,6 +11,17 @@ import type { CookieSerializeOptions } from '@fastify/cookie';
 import type { DashboardSession, Store } from '../storage/store.js';
 
 export const SESSION_COOKIE = 'parla_session';
+
+/**
+ * The session cookie of a request, parsed when asked for: @fastify/cookie is registered without
+ * its per-request parsing hook (hook: false), since only the dashboard and the playground read a
+ * cookie and every API request would otherwise pay for parsing.
+ */
+export function sessionCookie(request: FastifyRequest): string | undefined {
+  const header = request.headers.cookie;
+  if (!header) return undefined;
+  return request.server.parseCookie(header)[SESSION_COOKIE];
+}
 export const SESSION_IDLE_MS = 12 * 60 * 60 * 1000;
 export const SESSION_ABSOLUTE_MS = 7 * 24 * 60 * 60 * 1000;
 /** Activity is written back at most this often per session. */

@@ -22,10 +22,11 @@ declare module 'fastify' {
 const PUBLIC_PREFIXES = ['/docs', '/openapi.json', '/dashboard', '/health', '/metrics'];
 
 export function isPublicRoute(request: FastifyRequest): boolean {
-  const url = request.routeOptions.url;
+  // Fastify builds (and freezes) a new routeOptions object on every read: read it once.
+  const { url, config } = request.routeOptions;
   // No matched route: the 404 handler answers, whatever the key.
   if (url === undefined) return true;
-  if (request.routeOptions.config?.public === true) return true;
+  if (config?.public === true) return true;
   return PUBLIC_PREFIXES.some((p) => url === p || url.startsWith(`${p}/`));
 }
 

@@ -10,7 +10,6 @@ import type { Config, PlanConfig } from '../config.js';
 import type { Account } from '../accounts/types.js';
 import type { Limiter, RateDecision } from '../limits/limiter.js';
 import { ApiError } from '../errors.js';
-import { isPublicRoute } from './auth.js';
 
 /** A slot's lease; renewed while the request runs, so a crashed node frees its slots this fast. */
 export const SLOT_LEASE_MS = 30_000;
@@ -118,7 +117,8 @@ export const rateLimitPlugin = fp(
     const renewer = new SlotRenewer(limiter, leaseMs);
     app.addHook('onClose', async () => renewer.stop());
     app.addHook('onRequest', async (request, reply) => {
-      if (isPublicRoute(request) || !request.auth) return;
+      // Set by the auth hook on every authenticated route, null on public ones.
+      if (!request.auth) return;
       const { account } = request.auth;
       const plan = config.product.plans[account.plan];
       // The windows and the slot in one step (one Redis round trip).

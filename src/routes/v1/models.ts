@@ -9,11 +9,15 @@ import { errorResponses } from '../../http/schemas.js';
 
 export const modelsRoutes: FastifyPluginAsyncTypebox<{ catalog: Catalog; config: Config }> = async (app, { catalog, config }) => {
   // The same for every caller while the process runs (engines and plans are fixed at start):
-  // built on first use rather than per request.
-  let models: ReturnType<typeof listModels> | undefined;
+  // built and serialized (by the route's own response serializer) on first use, not per request.
+  let body: string | undefined;
   app.get(
     '/api/v1/models',
     { schema: { tags: ['catalog'], summary: 'List TTS models', security: [{ apiKey: [] }], response: { 200: ModelList, ...errorResponses() } } },
-    async () => (models ??= listModels(catalog, config)),
+    async (_request, reply) => {
+      body ??= String(reply.serialize(listModels(catalog, config)));
+      // A string body with a JSON content type is sent as is (the type provider expects the object).
+      return reply.type('application/json; charset=utf-8').send(body as never);
+    },
   );
 };
