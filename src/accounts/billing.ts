@@ -30,9 +30,9 @@ export interface SettleSpec {
   credits: number;
 }
 
-export function storeFailure(err: unknown): ApiError {
+export function storeFailure(err: unknown, message = 'The credit balance could not be verified because the account store is unreachable.'): ApiError {
   return new ApiError('CREDIT_CHECK_FAILED', {
-    message: 'The credit balance could not be verified because the account store is unreachable.',
+    message,
     retryAfter: 5,
     cause: err,
   });

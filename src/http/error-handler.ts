@@ -97,7 +97,10 @@ function fastifyToApiError(err: FastifyError): ApiError | null {
 
 export function toApiError(err: unknown, request: FastifyRequest): ApiError {
   if (err instanceof ApiError) return err;
-  if (err instanceof StoreUnavailableError) return storeFailure(err);
+  if (err instanceof StoreUnavailableError) {
+    // The spec's one code for an unreachable store; the dashboard's pages check no balance.
+    return request.url.startsWith('/dashboard/') ? storeFailure(err, 'The account store is unreachable; the dashboard works again as soon as it is back.') : storeFailure(err);
+  }
   if (err instanceof EngineError) return new ApiError('ENGINE_ERROR', { cause: err });
   const fe = err as FastifyError & { validation?: AjvError[]; validationContext?: string };
   if (fe && Array.isArray(fe.validation)) return validationToApiError(request, fe.validation, fe.validationContext);

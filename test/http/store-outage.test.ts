@@ -36,6 +36,11 @@ test('database gone: 503 CREDIT_CHECK_FAILED; database back: 200 again', async (
   assert.equal(res.json().error.code, 'CREDIT_CHECK_FAILED');
   assert.ok(Number(res.headers['retry-after']) >= 1);
   assert.ok(Date.now() - started < 15_000, 'answers promptly instead of hanging');
+  // The dashboard answers with the same code and a message that speaks of the store, not a balance.
+  const page = await t.app.inject({ method: 'GET', url: '/dashboard/api/session', cookies: { parla_session: 'A'.repeat(43) } });
+  assert.equal(page.statusCode, 503, page.body);
+  assert.equal(page.json().error.code, 'CREDIT_CHECK_FAILED');
+  assert.match(page.json().error.message, /account store is unreachable; the dashboard/);
   const health = await t.app.inject({ method: 'GET', url: '/health' });
   assert.equal(health.statusCode, 200);
   assert.equal(health.json().status, 'degraded');
