@@ -303,6 +303,8 @@ test('keyboard only: skip link, create a test key and revoke it, with visible fo
   assert.ok(await outlined(), 'the focused button shows a focus ring');
   await page.keyboard.press('Enter');
   await page.locator('#new-key-value').waitFor();
+  // The panel takes focus in an effect that runs just after it is painted: wait for it, briefly.
+  await until("document.activeElement && document.activeElement.id === 'new-key-title'", 2000).catch(() => undefined);
   assert.equal(await active('.id'), 'new-key-title', 'focus moves to the new key');
   assert.match(await page.locator('#new-key-value').inputValue(), /^svc_test_/);
   for (let i = 0; i < 3; i++) await page.keyboard.press('Tab');
