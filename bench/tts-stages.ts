@@ -44,7 +44,7 @@ try {
   rows.push({ stage: 'eSpeak synthesis, whole text, one call on the main thread (no pool)', ms: single, note: `${seconds.toFixed(1)} s of audio` });
   rows.push({ stage: `synthesis in sentence chunks on ${THREADS} workers (renderItems: pool, PCM moved back, joined)`, ms: await medianMs(() => renderItems(pool, voice, items)), note: '' });
 
-  rows.push({ stage: 'WAV file written on the main thread (header + one copy; what /tts/generate does for wav)', ms: await medianMs(async () => encodeWavParts([audio.samples], audio.sampleRate)), note: '' });
+  rows.push({ stage: 'WAV file written on the main thread (header + one copy of the PCM renderItems joined; what /tts/generate does for wav)', ms: await medianMs(async () => encodeWavParts([audio.samples], audio.sampleRate)), note: '' });
   for (const format of ['mp3', 'ogg', 'flac'] as const) {
     // finishDocument moves the PCM to the worker, so each run gets its own copy.
     rows.push({ stage: `finish task: join + encode ${format}`, ms: await medianMs(() => finishDocument(pool, [{ samples: audio.samples.slice(), sampleRate: audio.sampleRate }], [], audio.sampleRate, format)), note: '' });

@@ -42,13 +42,9 @@ export function silence(seconds: number, sampleRate: number): Int16Array {
 /**
  * Removes leading and trailing near-silence (engines pad their output), keeping `keepSeconds`
  * of it, so joined segments are separated by the requested pause rather than engine padding.
+ * Returns a view on the same samples (no copy): the caller joins the pieces anyway.
  */
 export function trimSilence(x: Int16Array, sampleRate: number, opts: { threshold?: number; keepSeconds?: number } = {}): Int16Array {
-  return trimSilenceView(x, sampleRate, opts).slice();
-}
-
-/** trimSilence as a view on the same samples (no copy). */
-export function trimSilenceView(x: Int16Array, sampleRate: number, opts: { threshold?: number; keepSeconds?: number } = {}): Int16Array {
   const threshold = opts.threshold ?? 300;
   const keep = Math.round((opts.keepSeconds ?? 0.04) * sampleRate);
   const win = Math.max(1, Math.round(sampleRate * 0.005));

@@ -4,7 +4,7 @@
 import type { EnginePool } from '../engines/pool.js';
 import type { PcmAudio } from '../engines/engine.js';
 import { encodeAll, type AudioFormat } from '../audio/encoders.js';
-import { concatInt16, silence, trimSilenceView } from '../audio/pcm.js';
+import { concatInt16, silence, trimSilence } from '../audio/pcm.js';
 import { resampleInt16 } from '../audio/resample.js';
 
 export interface FinishPayload {
@@ -25,7 +25,7 @@ export function documentPieces(segments: Array<Int16Array | null>, silences: num
   const parts: Int16Array[] = [];
   const hasBreaks = silences.length > 0;
   segments.forEach((seg, i) => {
-    if (seg && seg.length) parts.push(hasBreaks ? trimSilenceView(seg, rate) : seg);
+    if (seg && seg.length) parts.push(hasBreaks ? trimSilence(seg, rate) : seg);
     const gap = silences[i];
     if (gap !== undefined && gap > 0) parts.push(silence(gap, rate));
   });

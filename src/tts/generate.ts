@@ -8,7 +8,7 @@ import { EnginePool } from '../engines/pool.js';
 import { documentPieces, finishDocument } from './finish.js';
 import { splitAtBreaks } from './markup.js';
 import type { TtsJob } from './prepare.js';
-import { renderItems, renderParts } from './render.js';
+import { renderItems } from './render.js';
 import { encodeWavParts } from '../audio/wav.js';
 
 export const OUTPUT_FORMATS = ['wav', 'mp3', 'ogg', 'flac'] as const;
@@ -21,21 +21,14 @@ export async function generateAudio(pool: EnginePool, job: TtsJob, format: Outpu
 
 async function generateInFlow(pool: EnginePool, job: TtsJob, format: OutputFormat, signal?: AbortSignal): Promise<{ bytes: Uint8Array; seconds: number }> {
   const { segments, silences } = splitAtBreaks(job.items);
-  // A WAV at the engine's rate is a header and the pieces (trimming at breaks only looks at the
-  // padding): written here with the copy joining them costs anyway. A trip through the pool for
-  // it would put this request back in the queue, behind other requests' chunks, for a memory copy.
-  if (format === 'wav' && segments.length === 1) {
-    const parts = (await renderParts(pool, job.voice, segments[0]!, signal)) ?? [];
-    const rate = parts[0]?.sampleRate ?? 16000;
-    if (parts.some((p) => p.sampleRate !== rate)) throw new Error('chunks rendered at different sample rates');
-    const seconds = parts.reduce((n, p) => n + p.samples.length, 0) / rate;
-    return { bytes: encodeWavParts(parts.map((p) => p.samples), rate), seconds };
-  }
   const rendered = await Promise.all(segments.map((seg) => renderItems(pool, job.voice, seg, signal)));
   const seconds = rendered.reduce((n, r) => n + (r ? r.samples.length / r.sampleRate : 0), 0) + silences.reduce((a, b) => a + b, 0);
   // Files keep the engine's own rate (Flite 16 kHz, eSpeak 22.05 kHz): resampling up would cost
   // time and add nothing; /tts/stream resamples to the rate the client asks for.
   const rate = rendered.find((r) => r !== null)?.sampleRate ?? 16000;
+  // A WAV at the engine's rate is a header and the pieces: written here with the one copy that
+  // joins them. A trip through the pool for it would put this request back in the queue, behind
+  // other requests' chunks, for a memory copy.
   if (format === 'wav') {
     if (rendered.some((r) => r !== null && r.sampleRate !== rate)) throw new Error('segments rendered at different sample rates');
     return { bytes: encodeWavParts(documentPieces(rendered.map((r) => r?.samples ?? null), silences, rate), rate), seconds };

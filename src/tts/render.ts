@@ -134,12 +134,6 @@ async function runLimited<T>(jobs: Array<() => Promise<T>>, limit: number): Prom
 
 /** Renders a run of items (no breaks) in order. Empty or whitespace-only text renders nothing. */
 export async function renderItems(pool: EnginePool, voice: VoiceParams, items: MarkupItem[], signal?: AbortSignal): Promise<PcmAudio | null> {
-  const parts = await renderParts(pool, voice, items, signal);
-  return parts ? concatPcm(parts, parts[0]!.sampleRate) : null;
-}
-
-/** renderItems without the final join: the rendered pieces in order (null: nothing to say). */
-export async function renderParts(pool: EnginePool, voice: VoiceParams, items: MarkupItem[], signal?: AbortSignal): Promise<PcmAudio[] | null> {
   // Thunks, run at most `threads` at a time: one long request uses every worker without flooding
   // the shared queue (which would answer other requests 503).
   const jobs: Array<() => Promise<PcmAudio>> = [];
@@ -158,7 +152,8 @@ export async function renderParts(pool: EnginePool, voice: VoiceParams, items: M
     }
   }
   if (jobs.length === 0) return null;
-  return runLimited(jobs, Math.max(1, pool.stats().threads));
+  const parts = await runLimited(jobs, Math.max(1, pool.stats().threads));
+  return concatPcm(parts, parts[0]!.sampleRate);
 }
 
 const SPEAKABLE = /[\p{L}\p{N}]/u;
