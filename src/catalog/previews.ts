@@ -38,6 +38,13 @@ export interface PreviewRequest {
   language?: string | undefined;
 }
 
+/**
+ * Raised whenever a voice comes to sound different (its engine settings or how pitch is applied),
+ * so samples cached on disk by an older version are made again rather than served. 2: Flite sets
+ * the pitch of slt, awb and kal16 itself.
+ */
+const PREVIEW_RENDERING = 2;
+
 export class VoicePreviews {
   private readonly inFlight = new Map<string, Promise<Buffer>>();
 
@@ -63,7 +70,7 @@ export class VoicePreviews {
     if (!engine || engineVoice === undefined) throw new ApiError('LANGUAGE_NOT_SUPPORTED', { details: { field: 'language', provided: language } });
     // Keyed by what is heard, not by the model: models whose chains pick the same engine share one
     // file, which also bounds the directory (at most voices x languages x engines files).
-    const file = path.join(this.dir, `${engine.id}--${voice.id}--${language}.wav`);
+    const file = path.join(this.dir, `${engine.id}--${voice.id}--${language}--r${PREVIEW_RENDERING}.wav`);
 
     const cached = await readFile(file).catch(() => null);
     if (cached) return cached;

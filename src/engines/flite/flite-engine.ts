@@ -18,6 +18,26 @@ export const FLITE_LANGUAGES = ['en-US', 'en-GB', 'en-AU', 'en-IN'];
 
 const TIMEOUT_MS = 60_000;
 
+/**
+ * Voices whose pitch Flite moves itself: the vocoder (slt, awb) or the diphone prosody (kal16) gets
+ * a new F0 contour and keeps the voice's formants, where a shift of the finished audio moves them
+ * too (a smaller or larger speaker, which the recognizer also understands much worse). Flite's
+ * `f0_shift` scales only the contour's mean, so the standard deviation is scaled with it, or the
+ * intonation would flatten as the pitch rises. The values are each voice's own F0 deviation in Hz
+ * (the setting at which Flite's output is bit-identical to its default output). `rms` ignores
+ * both settings and is shifted after synthesis.
+ */
+const NATIVE_F0_STDDEV_HZ: Record<string, number> = { slt: 27, awb: 25, kal16: 11 };
+
+/** Flite settings that move a voice's whole F0 contour by `semitones`, or null if it cannot. */
+export function nativePitchArgs(engineVoice: string, semitones: number): string[] | null {
+  const stddev = NATIVE_F0_STDDEV_HZ[engineVoice];
+  if (stddev === undefined) return null;
+  if (semitones === 0) return [];
+  const factor = 2 ** (semitones / 12);
+  return ['--setf', `f0_shift=${factor.toFixed(5)}`, '--setf', `int_f0_target_stddev=${(stddev * factor).toFixed(3)}`];
+}
+
 export class FliteEngine implements TtsEngine {
   readonly id = 'flite';
   private readonly problem: string | null;
@@ -83,9 +103,10 @@ export class FliteEngine implements TtsEngine {
     const release = await this.slot(signal);
     // Flite cannot write to a Node pipe (it opens its output by path), so it writes a temp file.
     const out = path.join(tmpdir(), `parla-flite-${randomUUID()}.wav`);
+    const pitchArgs = nativePitchArgs(req.engineVoice, req.pitch);
     let wav: Buffer;
     try {
-      await this.run(['-voice', req.engineVoice, '--setf', `duration_stretch=${(1 / req.speed).toFixed(4)}`, '-t', req.text, '-o', out], signal);
+      await this.run(['-voice', req.engineVoice, '--setf', `duration_stretch=${(1 / req.speed).toFixed(4)}`, ...(pitchArgs ?? []), '-t', req.text, '-o', out], signal);
       wav = await readFile(out);
     } finally {
       release();
@@ -95,7 +116,7 @@ export class FliteEngine implements TtsEngine {
     // the event loop); anything else goes through the generic reader.
     const decoded = decodePcm16MonoWav(wav) ?? fromGeneric(decodeWav(wav));
     let samples = decoded.samples;
-    if (req.pitch !== 0 && samples.length > 0) {
+    if (pitchArgs === null && req.pitch !== 0 && samples.length > 0) {
       // Not handed to the pool: aborting a running task terminates its worker (and the warm
       // engines in it); the abort is honoured once the shift is done.
       samples = await this.pool.run('audio.pitch', { samples, sampleRate: decoded.sampleRate, semitones: req.pitch }, { move: [samples] });
