@@ -82,6 +82,10 @@ export async function buildApp(services: Services, opts: BuildAppOptions = {}): 
   app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? bodyAjv : queryAjv).compile(schema));
 
   app.addSchema(ErrorBodySchema);
+  // Before any route (the docs' too): metrics attach a hook to each route as it is added.
+  await app.register(requestIdPlugin);
+  await app.register(errorHandlerPlugin);
+  await app.register(metricsPlugin, { metrics: services.metrics, token: services.config.metricsToken });
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -103,9 +107,6 @@ export async function buildApp(services: Services, opts: BuildAppOptions = {}): 
   });
   await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
 
-  await app.register(requestIdPlugin);
-  await app.register(errorHandlerPlugin);
-  await app.register(metricsPlugin, { metrics: services.metrics, token: services.config.metricsToken });
   const dashboard = createDashboard(services);
   // Before auth: the dashboard playground authenticates API requests by the session cookie.
   await app.register(cookie, { hook: false });

@@ -30,7 +30,12 @@ export class KeyAuthenticator {
     this.keyTouch = new KeyTouch(store);
   }
 
-  async authenticate(rawKey: string | undefined | null): Promise<AuthContext> {
+  /**
+   * The key's AuthContext, or the ApiError of decisions #22 (thrown, or as the rejection when the
+   * store had to be asked). Synchronous on a cache hit, which is nearly every request of a busy key:
+   * the HTTP hook then takes no promise.
+   */
+  authenticate(rawKey: string | undefined | null): AuthContext | Promise<AuthContext> {
     if (rawKey === undefined || rawKey === null || rawKey.trim() === '') throw new ApiError('AUTH_MISSING_API_KEY');
     const key = rawKey.trim();
     const mode = keyMode(key);
@@ -39,7 +44,11 @@ export class KeyAuthenticator {
         message: 'The API key is not recognized: keys start with svc_live_ or svc_test_.',
       });
     }
-    const found = await this.lookup(key);
+    const hit = this.cached(key);
+    return hit !== undefined ? this.accept(hit) : this.lookup(key).then((found) => this.accept(found));
+  }
+
+  private accept(found: CacheEntry['found']): AuthContext {
     if (!found) throw new ApiError('AUTH_INVALID_API_KEY');
     const { key: record, account } = found;
     if (record.state === 'revoked') throw new ApiError('AUTH_REVOKED_API_KEY');
@@ -63,16 +72,22 @@ export class KeyAuthenticator {
 
   /**
    * Cached by the key as sent, so a hit costs no HMAC (the largest part of authenticating a hot
-   * key). Expired entries are swept at most once per TTL on a miss, so a raw key stays in this map
-   * about as long as the requests that carried it, not until the map fills.
+   * key). Undefined when not cached (or no longer fresh).
+   */
+  private cached(rawKey: string): CacheEntry['found'] | undefined {
+    const hit = this.cache.get(rawKey);
+    if (!hit) return undefined;
+    if (Date.now() - hit.at < CACHE_TTL_MS) return hit.found;
+    this.cache.delete(rawKey);
+    return undefined;
+  }
+
+  /**
+   * Asks the store. Expired entries are swept at most once per TTL on a miss, so a raw key stays in
+   * the cache about as long as the requests that carried it, not until the map fills.
    */
   private async lookup(rawKey: string): Promise<CacheEntry['found']> {
     const now = Date.now();
-    const hit = this.cache.get(rawKey);
-    if (hit) {
-      if (now - hit.at < CACHE_TTL_MS) return hit.found;
-      this.cache.delete(rawKey);
-    }
     const found = await guardStore(() => this.store.findKeyByHash(hashApiKey(this.secret, rawKey)));
     this.sweep(now);
     if (this.cache.size >= CACHE_MAX) this.cache.clear();

@@ -3,9 +3,10 @@
 // Routes opt out with `config: { public: true }` (health, docs, dashboard pages).
 
 import fp from 'fastify-plugin';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyContextConfig, FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
 import type { AuthContext } from '../accounts/auth-context.js';
 import type { KeyAuthenticator } from '../accounts/authenticate.js';
+import { appendRouteHook } from './route-hooks.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -21,13 +22,22 @@ declare module 'fastify' {
 /** Paths served by third-party plugins that cannot carry route config. */
 const PUBLIC_PREFIXES = ['/docs', '/openapi.json', '/dashboard', '/health', '/metrics'];
 
-export function isPublicRoute(request: FastifyRequest): boolean {
-  // Fastify builds (and freezes) a new routeOptions object on every read: read it once.
-  const { url, config } = request.routeOptions;
-  // No matched route: the 404 handler answers, whatever the key.
-  if (url === undefined) return true;
-  if (config?.public === true) return true;
-  return PUBLIC_PREFIXES.some((p) => url === p || url.startsWith(`${p}/`));
+/** Whether a route (as Fastify's onRoute hook describes it) needs no API key. */
+export function isPublicRoute(route: { url: string; config?: FastifyContextConfig }): boolean {
+  if (route.config?.public === true) return true;
+  return PUBLIC_PREFIXES.some((p) => route.url === p || route.url.startsWith(`${p}/`));
+}
+
+/**
+ * Adds an onRequest hook to every route that needs an API key, registered from now on. The hooks
+ * belong to the routes rather than to the whole app, so public routes and unmatched URLs (answered
+ * 404 whatever the key) run none, and no request pays for working out whether it is public.
+ */
+export function onAuthenticatedRoutes(app: FastifyInstance, hook: onRequestHookHandler): void {
+  app.addHook('onRoute', (route) => {
+    if (isPublicRoute(route)) return;
+    appendRouteHook(route, 'onRequest', hook);
+  });
 }
 
 export interface AuthPluginOptions {
@@ -42,12 +52,25 @@ export interface AuthPluginOptions {
 export const authPlugin = fp(
   async (app, opts: AuthPluginOptions) => {
     app.decorateRequest('auth', null as unknown as AuthContext);
-    app.addHook('onRequest', async (request) => {
-      if (isPublicRoute(request)) return;
+    // A callback hook: a key found in the authenticator's cache is accepted without a promise.
+    onAuthenticatedRoutes(app, (request, _reply, done) => {
       const header = request.headers['x-api-key'];
       const raw = Array.isArray(header) ? header[0] : header;
-      const bySession = raw === undefined && opts.sessionAuth ? await opts.sessionAuth(request) : null;
-      request.auth = bySession ?? (await opts.authenticator.authenticate(raw));
+      let auth: AuthContext | Promise<AuthContext | null>;
+      try {
+        auth = raw === undefined && opts.sessionAuth ? opts.sessionAuth(request).then((bySession) => bySession ?? opts.authenticator.authenticate(raw)) : opts.authenticator.authenticate(raw);
+      } catch (err) {
+        return done(err as Error);
+      }
+      if (auth instanceof Promise) {
+        auth.then((a) => {
+          request.auth = a!;
+          done();
+        }, done);
+      } else {
+        request.auth = auth;
+        done();
+      }
     });
   },
   { name: 'parla-auth', fastify: '5.x', dependencies: ['parla-request-id'] },

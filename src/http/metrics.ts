@@ -9,6 +9,7 @@ import fp from 'fastify-plugin';
 import client from 'prom-client';
 import type { EnginePool } from '../engines/pool.js';
 import { ApiError } from '../errors.js';
+import { appendRouteHook } from './route-hooks.js';
 
 export class Metrics {
   readonly registry = new client.Registry();
@@ -94,10 +95,18 @@ function tokenMatches(header: string | undefined, token: string): boolean {
 export const metricsPlugin = fp(
   async (app, opts: { metrics: Metrics; token: string | null }) => {
     const { metrics, token } = opts;
-    // A callback hook, not an async one: no promise per request for two counters.
+    // Each route observes its own answers under its own URL pattern (read once, here: Fastify builds
+    // request.routeOptions anew on every read); URLs no route matched, under "unmatched".
+    // Callback hooks, not async ones: no promise per request for two counters.
+    app.addHook('onRoute', (route) => {
+      const url = route.url;
+      appendRouteHook(route, 'onResponse', (request, reply, done) => {
+        metrics.observeRequest(request.method, url, reply.statusCode, reply.elapsedTime / 1000);
+        done();
+      });
+    });
     app.addHook('onResponse', (request, reply, done) => {
-      const route = request.routeOptions.url ?? 'unmatched';
-      metrics.observeRequest(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
+      if (request.is404) metrics.observeRequest(request.method, 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
       done();
     });
     if (token) {

@@ -5,38 +5,46 @@
 // windows let through counts against them even if it is then refused a slot: it was served an answer.
 
 import fp from 'fastify-plugin';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { onAuthenticatedRoutes } from './auth.js';
 import type { Config, PlanConfig } from '../config.js';
 import type { Account } from '../accounts/types.js';
-import type { Limiter, RateDecision } from '../limits/limiter.js';
+import type { Admission, Limiter, RateDecision, RateWindow } from '../limits/limiter.js';
 import { ApiError } from '../errors.js';
 
 /** A slot's lease; renewed while the request runs, so a crashed node frees its slots this fast. */
 export const SLOT_LEASE_MS = 30_000;
 
-/**
- * Counts one request (an API call or a real-time stream) against the plan's windows and takes one
- * of its concurrency slots, in one limiter step. Returns the windows' decision (for the headers)
- * and either the slot or the 429 to answer with.
- */
-export async function admitRequest(
-  limiter: Limiter,
-  account: Account,
-  plan: PlanConfig,
-  leaseMs: number,
-): Promise<{ decision: RateDecision; slotId: string; refusal: null } | { decision: RateDecision; slotId: null; refusal: ApiError }> {
-  const windows = [
-    { windowSeconds: 60, limit: plan.requestsPerMinute },
-    { windowSeconds: 3600, limit: plan.requestsPerHour },
-  ];
-  const { rate: decision, slot } = await limiter.admit(account.id, windows, plan.concurrent, leaseMs);
+/** A plan's windows and its RateLimit-Policy field, built once per plan (plans are fixed at start). */
+interface PlanWindows {
+  windows: RateWindow[];
+  policy: string;
+}
+const planWindowsCache = new WeakMap<PlanConfig, PlanWindows>();
+
+function planWindows(plan: PlanConfig): PlanWindows {
+  let p = planWindowsCache.get(plan);
+  if (!p) {
+    const windows = [
+      { windowSeconds: 60, limit: plan.requestsPerMinute },
+      { windowSeconds: 3600, limit: plan.requestsPerHour },
+    ];
+    p = { windows, policy: windows.map((w) => `"${policyName(w.windowSeconds)}";q=${w.limit};w=${w.windowSeconds}`).join(', ') };
+    planWindowsCache.set(plan, p);
+  }
+  return p;
+}
+
+export type AdmitResult = { decision: RateDecision; policy: string } & ({ slotId: string; refusal: null } | { slotId: null; refusal: ApiError });
+
+function judge(account: Account, plan: PlanConfig, policy: string, { rate: decision, slot }: Admission): AdmitResult {
   if (!decision.allowed || !slot) {
     const refusal = new ApiError('RATE_LIMIT_EXCEEDED', {
       message: `The ${account.plan} plan allows ${plan.requestsPerMinute} requests per minute and ${plan.requestsPerHour} per hour.`,
       retryAfter: decision.retryAfter,
       details: { limit: decision.limit, window_seconds: decision.windowSeconds },
     });
-    return { decision, slotId: null, refusal };
+    return { decision, policy, slotId: null, refusal };
   }
   if (!slot.ok) {
     const refusal = new ApiError('CONCURRENT_LIMIT', {
@@ -44,9 +52,21 @@ export async function admitRequest(
       retryAfter: slot.retryAfter,
       details: { limit: plan.concurrent, in_use: slot.inUse },
     });
-    return { decision, slotId: null, refusal };
+    return { decision, policy, slotId: null, refusal };
   }
-  return { decision, slotId: slot.slotId, refusal: null };
+  return { decision, policy, slotId: slot.slotId, refusal: null };
+}
+
+/**
+ * Counts one request (an API call or a real-time stream) against the plan's windows and takes one
+ * of its concurrency slots, in one limiter step. Returns the windows' decision (for the headers)
+ * and either the slot or the 429 to answer with; synchronously when the limiter decides without
+ * I/O (memory), so the HTTP hook then takes no promise.
+ */
+export function admitRequest(limiter: Limiter, account: Account, plan: PlanConfig, leaseMs: number): AdmitResult | Promise<AdmitResult> {
+  const { windows, policy } = planWindows(plan);
+  const admission = limiter.admit(account.id, windows, plan.concurrent, leaseMs);
+  return admission instanceof Promise ? admission.then((a) => judge(account, plan, policy, a)) : judge(account, plan, policy, admission);
 }
 
 /** The policy names of the IETF fields: "minute" and "hour" for the plan windows. */
@@ -60,13 +80,15 @@ function policyName(windowSeconds: number): string {
  *   RateLimit-Policy: "minute";q=10;w=60, "hour";q=100;w=3600
  *   RateLimit: "minute";r=9;t=58, "hour";r=99;t=3598
  */
-export function rateLimitHeaders(reply: FastifyReply, d: RateDecision): void {
-  reply.header('X-RateLimit-Limit', String(d.limit));
-  reply.header('X-RateLimit-Remaining', String(d.remaining));
+export function rateLimitHeaders(reply: FastifyReply, d: RateDecision, policy: string): void {
+  let current = '';
+  for (const w of d.windows) current += `${current ? ', ' : ''}"${policyName(w.windowSeconds)}";r=${w.remaining};t=${w.resetSeconds}`;
+  reply.header('x-ratelimit-limit', String(d.limit));
+  reply.header('x-ratelimit-remaining', String(d.remaining));
   // Unix time (seconds) at which the tightest window resets, as most HTTP APIs do.
-  reply.header('X-RateLimit-Reset', String(Math.ceil(Date.now() / 1000) + d.resetSeconds));
-  reply.header('RateLimit-Policy', d.windows.map((w) => `"${policyName(w.windowSeconds)}";q=${w.limit};w=${w.windowSeconds}`).join(', '));
-  reply.header('RateLimit', d.windows.map((w) => `"${policyName(w.windowSeconds)}";r=${w.remaining};t=${w.resetSeconds}`).join(', '));
+  reply.header('x-ratelimit-reset', String(Math.ceil(Date.now() / 1000) + d.resetSeconds));
+  reply.header('ratelimit-policy', policy);
+  reply.header('ratelimit', current);
 }
 
 /**
@@ -116,29 +138,46 @@ export const rateLimitPlugin = fp(
     const leaseMs = opts.leaseMs ?? SLOT_LEASE_MS;
     const renewer = new SlotRenewer(limiter, leaseMs);
     app.addHook('onClose', async () => renewer.stop());
-    app.addHook('onRequest', async (request, reply) => {
-      // Set by the auth hook on every authenticated route, null on public ones.
-      if (!request.auth) return;
-      const { account } = request.auth;
-      const plan = config.product.plans[account.plan];
-      // The windows and the slot in one step (one Redis round trip).
-      const { decision, slotId, refusal } = await admitRequest(limiter, account, plan, leaseMs);
-      rateLimitHeaders(reply, decision);
-      if (refusal) throw refusal;
-      renewer.hold(account.id, slotId);
+
+    const admitted = (request: FastifyRequest, reply: FastifyReply, r: AdmitResult): ApiError | null => {
+      rateLimitHeaders(reply, r.decision, r.policy);
+      if (r.refusal) return r.refusal;
+      const accountId = request.auth.account.id;
+      const slotId = r.slotId;
+      renewer.hold(accountId, slotId);
       let released = false;
       const release = () => {
         if (released) return;
         released = true;
         renewer.drop(slotId);
-        void limiter.releaseSlot(account.id, slotId).catch(() => undefined);
+        void limiter.releaseSlot(accountId, slotId).catch(() => undefined);
       };
       // 'close' fires when the last byte was written and also when the client went away.
-      reply.raw.once('close', release);
-      request.raw.once('error', release);
+      // on, not once: each fires at most once, release is idempotent, and once wraps every listener.
+      reply.raw.on('close', release);
+      request.raw.on('error', release);
       // A client that left while the slot was being taken closed the response already: no 'close'
       // is coming, and the renewals would otherwise keep the slot forever.
       if (reply.raw.closed || request.raw.destroyed) release();
+      return null;
+    };
+
+    // After the auth hook on every authenticated route (this plugin registers after auth). A
+    // callback hook: with the memory limiter the whole step is synchronous and takes no promise.
+    onAuthenticatedRoutes(app, (request, reply, done) => {
+      const { account } = request.auth;
+      let r: AdmitResult | Promise<AdmitResult>;
+      try {
+        // The windows and the slot in one step (one Redis round trip).
+        r = admitRequest(limiter, account, config.product.plans[account.plan], leaseMs);
+      } catch (err) {
+        return done(err as Error);
+      }
+      if (r instanceof Promise) {
+        r.then((x) => admitted(request, reply, x)).then((refusal) => done(refusal ?? undefined), done);
+        return;
+      }
+      done(admitted(request, reply, r) ?? undefined);
     });
   },
   { name: 'parla-rate-limit', fastify: '5.x', dependencies: ['parla-auth'] },

@@ -44,9 +44,10 @@ export interface Limiter {
   /**
    * hit, then (when the windows allow the request) acquireSlot, as one step: with Redis one round
    * trip, which is what every API request pays. A request the windows allow counts against them
-   * even if it is then refused a slot: it was served an answer.
+   * even if it is then refused a slot: it was served an answer. A limiter that decides without I/O
+   * (memory) answers synchronously, so the HTTP hook takes no promise for it.
    */
-  admit(accountId: string, windows: RateWindow[], maxSlots: number, leaseMs: number): Promise<Admission>;
+  admit(accountId: string, windows: RateWindow[], maxSlots: number, leaseMs: number): Admission | Promise<Admission>;
   /** Takes one of the account's `max` concurrency slots, leased for `leaseMs` (renew long holders). */
   acquireSlot(accountId: string, max: number, leaseMs: number): Promise<SlotDecision>;
   /** Extends a slot's lease (long requests and real-time streams). */

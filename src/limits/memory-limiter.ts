@@ -1,10 +1,10 @@
-// MemoryLimiter: limits for a single node (the default). Counters and slots live in this process.
-// RedisLimiter also uses one as this node's own fallback while Redis is unreachable.
+// MemoryLimiter: limits for a single node (the default). Counters and slots live in this process,
+// and every decision is synchronous: `admit` answers without a promise, so the API's hot path
+// takes none for its limits. RedisLimiter also uses one as this node's own fallback while Redis is
+// unreachable.
 
-import { randomUUID } from 'node:crypto';
-import { RateLimiterMemory } from 'rate-limiter-flexible';
 import type { Admission, Limiter, RateDecision, RateWindow, SlotDecision } from './limiter.js';
-import { UNLIMITED_POINTS, WindowCounter } from './windows.js';
+import { FixedWindows } from './windows.js';
 
 /** A refused caller is told to come back within this many seconds at most: slots free up at any moment. */
 export const SLOT_RETRY_MAX_SECONDS = 5;
@@ -15,55 +15,81 @@ export function slotRetryAfter(msUntilFirstExpiry: number): number {
 
 export class MemoryLimiter implements Limiter {
   readonly kind = 'memory' as const;
-  private readonly windows = new WindowCounter((windowSeconds) => new RateLimiterMemory({ points: UNLIMITED_POINTS, duration: windowSeconds, keyPrefix: `rl${windowSeconds}` }));
+  private readonly windows = new FixedWindows();
   /** account -> slot id -> lease expiry (ms). */
   private readonly slots = new Map<string, Map<string, number>>();
+  private slotSeq = 0;
 
-  hit(accountId: string, windows: RateWindow[]): Promise<RateDecision> {
+  async hit(accountId: string, windows: RateWindow[]): Promise<RateDecision> {
     return this.windows.hit(accountId, windows);
   }
 
-  async admit(accountId: string, windows: RateWindow[], maxSlots: number, leaseMs: number): Promise<Admission> {
-    const rate = await this.hit(accountId, windows);
-    return { rate, slot: rate.allowed ? await this.acquireSlot(accountId, maxSlots, leaseMs) : null };
+  admit(accountId: string, windows: RateWindow[], maxSlots: number, leaseMs: number): Admission {
+    const rate = this.windows.hit(accountId, windows);
+    return { rate, slot: rate.allowed ? this.takeSlot(accountId, maxSlots, leaseMs) : null };
   }
 
-  /** The account's unexpired leases (expired ones are dropped here, as the Redis script does). */
-  private live(accountId: string): Map<string, number> {
-    const m = this.slots.get(accountId) ?? new Map<string, number>();
-    const now = Date.now();
+  /** Drops the account's expired leases (as the Redis script does) and returns the live ones. */
+  private live(accountId: string, now = Date.now()): Map<string, number> | undefined {
+    const m = this.slots.get(accountId);
+    if (!m) return undefined;
     for (const [id, exp] of m) if (exp <= now) m.delete(id);
     if (m.size === 0) this.slots.delete(accountId);
-    return m;
+    return m.size === 0 ? undefined : m;
+  }
+
+  /** The synchronous slot step of admit and acquireSlot. */
+  takeSlot(accountId: string, max: number, leaseMs: number): SlotDecision {
+    const now = Date.now();
+    let m = this.slots.get(accountId);
+    // Expired leases only matter when they would make the account look full: sweep only then.
+    if (m && m.size >= max) m = this.live(accountId, now);
+    const inUse = m?.size ?? 0;
+    if (inUse >= max) {
+      let first = Infinity;
+      for (const exp of m?.values() ?? []) first = Math.min(first, exp);
+      return { ok: false, inUse, retryAfter: slotRetryAfter(first - now) };
+    }
+    if (!m) this.slots.set(accountId, (m = new Map()));
+    // Unique within this process, which is all a slot id held here needs to be.
+    const slotId = `s${++this.slotSeq}`;
+    m.set(slotId, now + leaseMs);
+    return { ok: true, slotId, inUse: m.size };
   }
 
   async acquireSlot(accountId: string, max: number, leaseMs: number): Promise<SlotDecision> {
-    const m = this.live(accountId);
-    if (m.size >= max) return { ok: false, inUse: m.size, retryAfter: slotRetryAfter(Math.min(...m.values()) - Date.now()) };
-    const slotId = randomUUID();
-    m.set(slotId, Date.now() + leaseMs);
-    this.slots.set(accountId, m);
-    return { ok: true, slotId, inUse: m.size };
+    return this.takeSlot(accountId, max, leaseMs);
   }
 
   async renewSlot(accountId: string, slotId: string, leaseMs: number): Promise<void> {
     const m = this.live(accountId);
     // An expired lease is gone for good: renewing cannot resurrect a slot someone else may now hold.
-    if (m.has(slotId)) m.set(slotId, Date.now() + leaseMs);
+    if (m?.has(slotId)) m.set(slotId, Date.now() + leaseMs);
   }
 
-  async releaseSlot(accountId: string, slotId: string): Promise<void> {
+  /** Synchronous release (the HTTP hook's path: no promise per request). */
+  dropSlot(accountId: string, slotId: string): void {
     const m = this.slots.get(accountId);
     if (!m) return;
     m.delete(slotId);
     if (m.size === 0) this.slots.delete(accountId);
   }
 
+  async releaseSlot(accountId: string, slotId: string): Promise<void> {
+    this.dropSlot(accountId, slotId);
+  }
+
+  /** Live slots of the account, synchronously. */
+  slotsHeld(accountId: string): number {
+    return this.live(accountId)?.size ?? 0;
+  }
+
   async slotsInUse(accountId: string): Promise<number> {
-    return this.live(accountId).size;
+    return this.slotsHeld(accountId);
   }
 
   async close(): Promise<void> {
     this.slots.clear();
+    this.windows.clear();
   }
 }

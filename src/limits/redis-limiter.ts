@@ -2,7 +2,8 @@
 // (fixed windows from an account's first request, the key layout of rate-limiter-flexible's
 // RateLimiterRedis); concurrency slots are a sorted set per account (slot id -> lease expiry).
 // Both change only inside Lua scripts, so a decision is atomic across nodes, and a request's
-// windows and slot are decided in one script: one round trip per API request (`admit`). A crashed
+// windows and slot are decided in one script. The admissions and slot releases of one event-loop
+// turn go to Redis together, in one script call (AdmitBatcher). A crashed
 // node's slots disappear when their lease runs out. Lease times come from the Redis clock (TIME),
 // so nodes whose clocks disagree still agree on when a lease ends.
 //
@@ -30,10 +31,19 @@ local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)`;
 const EXPIRE_WITH_LAST_LEASE = `local last = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
 if last[2] then redis.call('PEXPIREAT', KEYS[1], tonumber(last[2])) end`;
 
-/** Takes a slot of the sorted set `key` -> {1, inUse, 0} | {0, inUse, ms until the first lease ends}. */
+/**
+ * Takes a slot of the sorted set `key` -> {1, inUse, 0} | {0, inUse, ms until the first lease ends}.
+ * Expired leases are swept only when the set looks full (below the maximum they cannot change the
+ * answer), and the key's expiry is only ever pushed later (PEXPIRE ... GT, Redis 7), to its
+ * newest lease: three commands for a slot taken, where sweeping and reading the last lease each
+ * time took five.
+ */
 const TAKE_SLOT = `local function take_slot(key, max, lease, id)
-  redis.call('ZREMRANGEBYSCORE', key, '-inf', now)
   local n = redis.call('ZCARD', key)
+  if n >= max then
+    redis.call('ZREMRANGEBYSCORE', key, '-inf', now)
+    n = redis.call('ZCARD', key)
+  end
   if n >= max then
     local first = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
     local wait = 1000
@@ -41,8 +51,11 @@ const TAKE_SLOT = `local function take_slot(key, max, lease, id)
     return {0, n, wait}
   end
   redis.call('ZADD', key, now + lease, id)
-  local last = redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')
-  if last[2] then redis.call('PEXPIREAT', key, tonumber(last[2])) end
+  if n == 0 then
+    redis.call('PEXPIRE', key, lease)
+  else
+    redis.call('PEXPIRE', key, lease, 'GT')
+  end
   return {1, n + 1, 0}
 end`;
 
@@ -52,36 +65,67 @@ ${TAKE_SLOT}
 return take_slot(KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3])`;
 
 /**
- * KEYS: one counter per window, then (optionally) the slots. ARGV: the number of windows, each
- * window's seconds and limit, then (with a slots key) max, leaseMs, slotId.
- * -> {count_1, pttl_1, ..., count_n, pttl_n, slot...}: each count includes this request; the
- * request is counted in every window only when none goes over its limit, and only then is a slot
- * taken (take_slot's three numbers follow; none when refused or no slots key was given).
+ * Every admission and slot release this node has queued during one event-loop turn, in one script
+ * call (see AdmitBatcher). KEYS and ARGV are read in order:
+ *   ARGV: r, then r slot ids (KEYS: their r slot keys): releases, done first (they happened first);
+ *   ARGV: a, then for each of the a admissions: n, each window's seconds and limit, then 1 with
+ *   max, leaseMs and slotId (KEYS: n window counters, then the slot key) or 0 (KEYS: n counters).
+ * -> one array per admission: {count_1, pttl_1, ..., count_n, pttl_n, slot...}: each count includes
+ * the request; it is counted in every window only when none goes over its limit, and only then is
+ * a slot taken (take_slot's three numbers follow; none when refused or no slot was asked for).
+ * Admissions run in order, exactly as separate calls would, so the batch changes no decision.
  */
-const ADMIT = `${NOW_MS}
+const BATCH = `${NOW_MS}
 ${TAKE_SLOT}
-local n = tonumber(ARGV[1])
-local out = {}
-local allowed = true
-for i = 1, n do
-  local seconds, limit = tonumber(ARGV[2 * i]), tonumber(ARGV[2 * i + 1])
-  redis.call('SET', KEYS[i], 0, 'EX', seconds, 'NX')
-  local count = tonumber(redis.call('GET', KEYS[i])) + 1
-  local ttl = redis.call('PTTL', KEYS[i])
-  if ttl < 0 then
-    redis.call('EXPIRE', KEYS[i], seconds)
-    ttl = seconds * 1000
+local ki, ai = 1, 1
+local function arg() local v = ARGV[ai]; ai = ai + 1; return v end
+local r = tonumber(arg())
+for i = 1, r do
+  redis.call('ZREM', KEYS[ki], arg())
+  ki = ki + 1
+end
+local results = {}
+local a = tonumber(arg())
+for j = 1, a do
+  local n = tonumber(arg())
+  local out = {}
+  local allowed = true
+  local fresh = {}
+  for i = 1, n do
+    local seconds, limit = tonumber(arg()), tonumber(arg())
+    local key = KEYS[ki + i - 1]
+    local count, ttl = redis.call('GET', key), 0
+    if count then
+      count = tonumber(count) + 1
+      ttl = redis.call('PTTL', key)
+      if ttl < 0 then
+        redis.call('EXPIRE', key, seconds)
+        ttl = seconds * 1000
+      end
+    else
+      -- The window starts with this request (counted below only if it is allowed).
+      count, ttl, fresh[i] = 1, seconds * 1000, seconds
+    end
+    out[2 * i - 1], out[2 * i] = count, ttl
+    if count > limit then allowed = false end
   end
-  out[2 * i - 1], out[2 * i] = count, ttl
-  if count > limit then allowed = false end
+  if allowed then
+    for i = 1, n do
+      if fresh[i] then redis.call('SET', KEYS[ki + i - 1], 1, 'EX', fresh[i]) else redis.call('INCR', KEYS[ki + i - 1]) end
+    end
+  end
+  ki = ki + n
+  if tonumber(arg()) == 1 then
+    local max, lease, id = tonumber(arg()), tonumber(arg()), arg()
+    if allowed then
+      local slot = take_slot(KEYS[ki], max, lease, id)
+      for k = 1, 3 do out[2 * n + k] = slot[k] end
+    end
+    ki = ki + 1
+  end
+  results[j] = out
 end
-if not allowed then return out end
-for i = 1, n do redis.call('INCR', KEYS[i]) end
-if #KEYS > n then
-  local slot = take_slot(KEYS[n + 1], tonumber(ARGV[2 * n + 2]), tonumber(ARGV[2 * n + 3]), ARGV[2 * n + 4])
-  for j = 1, 3 do out[2 * n + j] = slot[j] end
-end
-return out`;
+return results`;
 
 /** KEYS[1] slots; ARGV slotId, leaseMs. An expired lease is not renewed: its slot may be someone else's now. */
 const RENEW = `${NOW_MS}
@@ -96,7 +140,7 @@ redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
 return redis.call('ZCARD', KEYS[1])`;
 
 interface SlotCommands {
-  parlaAdmit(numKeys: number, ...keysAndArgs: Array<string | number>): Promise<number[]>;
+  parlaBatch(numKeys: number, ...keysAndArgs: Array<string | number>): Promise<number[][]>;
   parlaSlotAcquire(key: string, max: number, leaseMs: number, slotId: string): Promise<[number, number, number]>;
   parlaSlotRenew(key: string, slotId: string, leaseMs: number): Promise<number>;
   parlaSlotCount(key: string): Promise<number>;
@@ -115,23 +159,104 @@ function redact(url: string): string {
   }
 }
 
+/** Most admissions in one script call: a bigger batch would hold Redis (single-threaded) too long. */
+const BATCH_MAX = 64;
+
+/**
+ * Collects the admissions and slot releases of one event-loop turn and sends them as one BATCH
+ * script call when the turn ends (setImmediate runs after every socket read of the turn), or at
+ * BATCH_MAX admissions. Every API request needs one admission and one release; most of their cost
+ * on this node is ioredis's work per command (encoding, the reply, a promise), not the round trip,
+ * which ioredis's auto-pipelining already shares: one command per turn instead of two per request
+ * is what makes it cheap (docs/benchmarks.md). A request waits at most until the end of the turn
+ * it arrived in. If the call fails, every admission and release in it fails, and each caller falls
+ * back as for a single command.
+ */
+class AdmitBatcher {
+  private admits: Array<{ keys: string[]; args: Array<string | number>; resolve(out: number[]): void; reject(err: unknown): void }> = [];
+  private releases: Array<{ key: string; slotId: string; resolve(): void; reject(err: unknown): void }> = [];
+  private scheduled = false;
+
+  constructor(private readonly cmd: SlotCommands) {}
+
+  admit(keys: string[], args: Array<string | number>): Promise<number[]> {
+    return new Promise((resolve, reject) => {
+      this.admits.push({ keys, args, resolve, reject });
+      if (this.admits.length >= BATCH_MAX) this.flush();
+      else this.schedule();
+    });
+  }
+
+  /**
+   * A release goes out as soon as the callback that made it returns (with whatever admissions are
+   * waiting), not at the end of the turn: a client at its concurrency limit may already have its
+   * answer and be sending its next request, to this node or another, and that one must find the
+   * slot free.
+   */
+  release(key: string, slotId: string): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.releases.push({ key, slotId, resolve, reject });
+      if (this.releases.length === 1) process.nextTick(() => this.flush());
+    });
+  }
+
+  private schedule(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      this.flush();
+    });
+  }
+
+  private flush(): void {
+    const { admits, releases } = this;
+    if (admits.length === 0 && releases.length === 0) return;
+    this.admits = [];
+    this.releases = [];
+    const keys: string[] = [];
+    const args: Array<string | number> = [releases.length];
+    for (const r of releases) {
+      keys.push(r.key);
+      args.push(r.slotId);
+    }
+    args.push(admits.length);
+    for (const a of admits) {
+      for (const k of a.keys) keys.push(k);
+      for (const v of a.args) args.push(v);
+    }
+    this.cmd.parlaBatch(keys.length, ...keys, ...args).then(
+      (out) => {
+        for (const r of releases) r.resolve();
+        admits.forEach((a, i) => a.resolve(out[i] ?? []));
+      },
+      (err: unknown) => {
+        for (const r of releases) r.reject(err);
+        for (const a of admits) a.reject(err);
+      },
+    );
+  }
+}
+
 export class RedisLimiter implements Limiter {
   readonly kind = 'redis' as const;
   private readonly cmd: SlotCommands;
   /** This node's own limits while Redis is unreachable. */
   private readonly local = new MemoryLimiter();
   private reachable = true;
+  private readonly batch: AdmitBatcher;
 
   private constructor(
     private readonly redis: Redis,
     private readonly prefix: string,
     private readonly log?: FastifyBaseLogger,
   ) {
-    redis.defineCommand('parlaAdmit', { lua: ADMIT });
+    redis.defineCommand('parlaBatch', { lua: BATCH });
     redis.defineCommand('parlaSlotAcquire', { numberOfKeys: 1, lua: ACQUIRE });
     redis.defineCommand('parlaSlotRenew', { numberOfKeys: 1, lua: RENEW });
     redis.defineCommand('parlaSlotCount', { numberOfKeys: 1, lua: COUNT });
     this.cmd = redis as unknown as SlotCommands;
+    this.batch = new AdmitBatcher(this.cmd);
     redis.on('error', (err: unknown) => this.unreachable(err));
     redis.on('close', () => this.unreachable(new Error('connection closed')));
     redis.on('ready', () => this.isBack());
@@ -154,6 +279,13 @@ export class RedisLimiter implements Limiter {
     } catch (err) {
       redis.disconnect();
       throw new Error(`Redis at ${redact(url)} is unreachable: ${(err as Error).message}`);
+    }
+    // The slot script extends expiries with PEXPIRE ... GT (Redis 7.0): say so at start rather
+    // than fail every admission later.
+    const version = /redis_version:(\d+)/.exec(await redis.info('server'))?.[1];
+    if (version !== undefined && Number(version) < 7) {
+      redis.disconnect();
+      throw new Error(`Redis at ${redact(url)} is version ${version}; Parla needs Redis 7.0 or later`);
     }
     return new RedisLimiter(redis, prefix, log);
   }
@@ -179,15 +311,18 @@ export class RedisLimiter implements Limiter {
     return `${this.prefix}rl${windowSeconds}:${accountId}`;
   }
 
-  /** Runs ADMIT: the windows' counts and, when asked and allowed, the slot answer. */
+  /** The windows' counts and, when asked and allowed, the slot answer (through the batch). */
   private async runAdmit(accountId: string, windows: RateWindow[], slot?: { max: number; leaseMs: number; slotId: string }): Promise<{ counted: WindowCount[]; slot: number[] | null }> {
     const keys = windows.map((w) => this.windowKey(accountId, w.windowSeconds));
-    const args: Array<string | number> = [windows.length, ...windows.flatMap((w) => [w.windowSeconds, w.limit])];
+    const args: Array<string | number> = [windows.length];
+    for (const w of windows) args.push(w.windowSeconds, w.limit);
     if (slot) {
       keys.push(this.slotKey(accountId));
-      args.push(slot.max, Math.ceil(slot.leaseMs), slot.slotId);
+      args.push(1, slot.max, Math.ceil(slot.leaseMs), slot.slotId);
+    } else {
+      args.push(0);
     }
-    const out = await this.cmd.parlaAdmit(keys.length, ...keys, ...args);
+    const out = await this.batch.admit(keys, args);
     this.isBack();
     const counted = windows.map((_, i) => ({ consumedPoints: Number(out[2 * i]), msBeforeNext: Number(out[2 * i + 1]) }));
     return { counted, slot: out.length > 2 * windows.length ? out.slice(2 * windows.length).map(Number) : null };
@@ -206,7 +341,7 @@ export class RedisLimiter implements Limiter {
   async admit(accountId: string, windows: RateWindow[], maxSlots: number, leaseMs: number): Promise<Admission> {
     if (windows.length === 0) throw new Error('RedisLimiter.admit needs at least one window');
     // Fallback slots still held from an outage count against the same maximum.
-    const heldLocally = await this.local.slotsInUse(accountId);
+    const heldLocally = this.local.slotsHeld(accountId);
     const slotId = randomUUID();
     try {
       const r = await this.runAdmit(accountId, windows, { max: maxSlots - heldLocally, leaseMs, slotId });
@@ -214,7 +349,7 @@ export class RedisLimiter implements Limiter {
       return { rate, slot: rate.allowed && r.slot ? this.slotAnswer(r.slot, slotId, heldLocally) : null };
     } catch (err) {
       this.unreachable(err);
-      const local = await this.local.admit(accountId, windows, maxSlots, leaseMs);
+      const local = this.local.admit(accountId, windows, maxSlots, leaseMs);
       return { rate: local.rate, slot: local.slot?.ok ? { ...local.slot, slotId: LOCAL_SLOT + local.slot.slotId } : local.slot };
     }
   }
@@ -246,7 +381,7 @@ export class RedisLimiter implements Limiter {
 
   async releaseSlot(accountId: string, slotId: string): Promise<void> {
     if (slotId.startsWith(LOCAL_SLOT)) return this.local.releaseSlot(accountId, slotId.slice(LOCAL_SLOT.length));
-    await this.redis.zrem(this.slotKey(accountId), slotId).catch((err: unknown) => this.unreachable(err));
+    await this.batch.release(this.slotKey(accountId), slotId).catch((err: unknown) => this.unreachable(err));
   }
 
   async slotsInUse(accountId: string): Promise<number> {

@@ -1,55 +1,10 @@
 // Request-rate windows: fixed windows that start at an account's first request. In memory,
-// rate-limiter-flexible does the counting (WindowCounter); the Redis limiter counts the same way,
-// atomically, in its own script (redis-limiter.ts). Both decide against each window's limit with
-// rateDecision, so one counter per window length serves every plan (a plan change mid-window
-// keeps the count, in memory as in Redis), a refused request is not counted, and several windows
-// combine.
+// FixedWindows counts; the Redis limiter counts the same way, atomically, in its own script
+// (redis-limiter.ts). Both decide against each window's limit with rateDecision, so one counter
+// per window length serves every plan (a plan change mid-window keeps the count, in memory as in
+// Redis), a refused request is not counted, and several windows combine.
 
-import type { RateLimiterAbstract, RateLimiterRes } from 'rate-limiter-flexible';
 import type { RateDecision, RateWindow } from './limiter.js';
-
-/** Makes the counter for one window length; its own points limit must never be reached. */
-export type LimiterFactory = (windowSeconds: number) => RateLimiterAbstract;
-
-/** The points of the library counters: high enough that only this module ever refuses. */
-export const UNLIMITED_POINTS = Number.MAX_SAFE_INTEGER;
-
-/**
- * A point is given back only while its window has at least this long to run. A give-back that
- * arrived after the window rolled over would start the next window at -1 and let one request too
- * many through; a point left in a window that ends within this margin costs nothing.
- */
-const REWARD_MARGIN_MS = 250;
-
-const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
-
-export class WindowCounter {
-  private readonly limiters = new Map<number, RateLimiterAbstract>();
-
-  constructor(private readonly factory: LimiterFactory) {}
-
-  private limiter(w: RateWindow): RateLimiterAbstract {
-    let l = this.limiters.get(w.windowSeconds);
-    if (!l) {
-      l = this.factory(w.windowSeconds);
-      this.limiters.set(w.windowSeconds, l);
-    }
-    return l;
-  }
-
-  private async giveBack(w: RateWindow, accountId: string, res: RateLimiterRes): Promise<void> {
-    if (res.msBeforeNext >= REWARD_MARGIN_MS) await this.limiter(w).reward(accountId, 1);
-  }
-
-  async hit(accountId: string, windows: RateWindow[]): Promise<RateDecision> {
-    if (windows.length === 0) throw new Error('WindowCounter.hit needs at least one window');
-    const counted = await Promise.all(windows.map((w) => this.limiter(w).consume(accountId, 1)));
-    const decision = rateDecision(windows, counted);
-    // A refused request is not counted: every window gets its point back.
-    if (!decision.allowed) await Promise.all(windows.map((w, i) => this.giveBack(w, accountId, counted[i]!)));
-    return decision;
-  }
-}
 
 /** One window's count including the request being decided, and when that window resets. */
 export interface WindowCount {
@@ -57,36 +12,84 @@ export interface WindowCount {
   msBeforeNext: number;
 }
 
+interface Count {
+  count: number;
+  resetAt: number;
+}
+
+/**
+ * In-process fixed windows, decided synchronously. Written here rather than taken from
+ * rate-limiter-flexible (which this limiter used before): its memory limiter answers through a
+ * promise per window and counts before it knows whether another window refuses, so a refusal had
+ * to give points back afterwards; on an API request whose whole budget is a few tens of
+ * microseconds, that was a third of the server's time per request (docs/benchmarks.md). Here the
+ * windows are read, decided and counted in one synchronous step, which is also exact under any
+ * burst: nothing runs between the check and the count.
+ */
+export class FixedWindows {
+  /** Window length (s) -> key -> its count. */
+  private readonly counts = new Map<number, Map<string, Count>>();
+  private lastSweep = 0;
+
+  hit(key: string, windows: RateWindow[], now = Date.now()): RateDecision {
+    if (windows.length === 0) throw new Error('FixedWindows.hit needs at least one window');
+    this.sweep(now);
+    const entries: Count[] = [];
+    const counted: WindowCount[] = [];
+    for (const w of windows) {
+      let byKey = this.counts.get(w.windowSeconds);
+      if (!byKey) this.counts.set(w.windowSeconds, (byKey = new Map()));
+      let c = byKey.get(key);
+      if (!c || c.resetAt <= now) byKey.set(key, (c = { count: 0, resetAt: now + w.windowSeconds * 1000 }));
+      entries.push(c);
+      counted.push({ consumedPoints: c.count + 1, msBeforeNext: c.resetAt - now });
+    }
+    const decision = rateDecision(windows, counted);
+    if (decision.allowed) for (const c of entries) c.count++;
+    return decision;
+  }
+
+  /** Drops ended windows, at most once a minute, so idle keys do not stay in memory. */
+  private sweep(now: number): void {
+    if (now - this.lastSweep < 60_000) return;
+    this.lastSweep = now;
+    for (const byKey of this.counts.values()) for (const [key, c] of byKey) if (c.resetAt <= now) byKey.delete(key);
+  }
+
+  clear(): void {
+    this.counts.clear();
+  }
+}
+
+const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
+
 /**
  * The decision for a request from every window's count including it: allowed when no window is
  * over its limit. Shared by the counters here and the Redis script, which counts the same way.
+ * Plain loops: this runs on every API request.
  */
 export function rateDecision(windows: RateWindow[], counted: WindowCount[]): RateDecision {
-  const results = counted.map((res, i) => {
-    const w = windows[i]!;
-    return { w, res, allowed: res.consumedPoints <= w.limit, remaining: Math.max(0, w.limit - res.consumedPoints) };
-  });
-  const refused = results.filter((r) => !r.allowed);
-  if (refused.length > 0) {
-    // Retrying helps only once every refusing window has reset: report the one that takes longest.
-    const worst = refused.reduce((a, b) => (b.res.msBeforeNext > a.res.msBeforeNext ? b : a));
-    const retryAfter = seconds(worst.res.msBeforeNext);
-    const states = results.map(({ w, res, allowed, remaining }) => ({
-      windowSeconds: w.windowSeconds,
-      limit: w.limit,
-      // An allowing window's count included this request, which is not counted.
-      remaining: allowed ? Math.min(w.limit, remaining + 1) : 0,
-      resetSeconds: seconds(res.msBeforeNext),
-    }));
-    return { allowed: false, windowSeconds: worst.w.windowSeconds, limit: worst.w.limit, remaining: 0, resetSeconds: retryAfter, retryAfter, windows: states };
+  // The refusing window that takes longest to reset: retrying helps only once every one has.
+  let worst = -1;
+  for (let i = 0; i < windows.length; i++) {
+    if (counted[i]!.consumedPoints > windows[i]!.limit && (worst < 0 || counted[i]!.msBeforeNext > counted[worst]!.msBeforeNext)) worst = i;
   }
-  const states = results.map(({ w, res, remaining }) => ({
-    windowSeconds: w.windowSeconds,
-    limit: w.limit,
-    remaining,
-    resetSeconds: seconds(res.msBeforeNext),
-  }));
+  const states: RateDecision['windows'] = [];
+  for (let i = 0; i < windows.length; i++) {
+    const w = windows[i]!;
+    const res = counted[i]!;
+    const allowed = res.consumedPoints <= w.limit;
+    const remaining = Math.max(0, w.limit - res.consumedPoints);
+    // On a refusal, an allowing window's count included this request, which is not counted.
+    states.push({ windowSeconds: w.windowSeconds, limit: w.limit, remaining: worst < 0 ? remaining : allowed ? Math.min(w.limit, remaining + 1) : 0, resetSeconds: seconds(res.msBeforeNext) });
+  }
+  if (worst >= 0) {
+    const retryAfter = seconds(counted[worst]!.msBeforeNext);
+    const w = windows[worst]!;
+    return { allowed: false, windowSeconds: w.windowSeconds, limit: w.limit, remaining: 0, resetSeconds: retryAfter, retryAfter, windows: states };
+  }
   // With equal remaining counts the longer window is the one that takes longer to recover.
-  const tightest = states.reduce((a, b) => (b.remaining < a.remaining || (b.remaining === a.remaining && b.resetSeconds > a.resetSeconds) ? b : a));
+  let tightest = states[0]!;
+  for (const s of states) if (s.remaining < tightest.remaining || (s.remaining === tightest.remaining && s.resetSeconds > tightest.resetSeconds)) tightest = s;
   return { allowed: true, windowSeconds: tightest.windowSeconds, limit: tightest.limit, remaining: tightest.remaining, resetSeconds: tightest.resetSeconds, retryAfter: 0, windows: states };
 }

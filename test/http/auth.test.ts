@@ -79,3 +79,27 @@ test('the full key is never stored in the database or written to the logs', asyn
   assert.ok(logLines.length > 0, 'logs were captured');
   assert.ok(!logLines.join('').includes(secretPart), 'key found in logs');
 });
+
+test('every API route needs a key, its automatic HEAD route too; public routes and unknown URLs do not', async () => {
+  // The auth and rate-limit hooks are attached to each route as it is added (src/http/auth.ts):
+  // a route added without them would answer without a key.
+  const routes = t.app.printRoutes({ commonPrefix: false });
+  assert.match(routes, /\/api\/v1\/models \(GET, HEAD\)/);
+  for (const method of ['GET', 'HEAD'] as const) {
+    const res = await t.app.inject({ method, url: '/api/v1/models' });
+    assert.equal(res.statusCode, 401, `${method} /api/v1/models without a key`);
+    assert.equal(res.headers['x-ratelimit-limit'], undefined, 'refused before any limit is counted');
+  }
+  const { apiKey } = await createTestAccount(t.services, { plan: 'free' });
+  const head = await t.app.inject({ method: 'HEAD', url: '/api/v1/models', headers: { 'x-api-key': apiKey } });
+  assert.equal(head.statusCode, 200);
+  assert.ok(head.headers['x-ratelimit-remaining'], 'HEAD is counted like GET');
+  for (const url of ['/health', '/openapi.json', '/docs/']) {
+    const res = await t.app.inject({ method: 'GET', url });
+    assert.ok(res.statusCode < 400, `${url}: ${res.statusCode}`);
+    assert.equal(res.headers['x-ratelimit-limit'], undefined, `${url} is not rate limited`);
+  }
+  const unknown = await t.app.inject({ method: 'GET', url: '/api/v1/nothing-here' });
+  assert.equal(unknown.statusCode, 404);
+  assert.match(String(unknown.headers['x-request-id']), /^req_[0-9a-f]{32}$/);
+});
