@@ -41,9 +41,9 @@ export interface PreviewRequest {
 /**
  * Raised whenever a voice comes to sound different (its engine settings or how pitch is applied),
  * so samples cached on disk by an older version are made again rather than served. 2: Flite sets
- * the pitch of slt, awb and kal16 itself.
+ * the pitch of slt, awb and kal16 itself. 3: a shift after synthesis keeps the formants.
  */
-const PREVIEW_RENDERING = 2;
+const PREVIEW_RENDERING = 3;
 
 export class VoicePreviews {
   private readonly inFlight = new Map<string, Promise<Buffer>>();

@@ -1,9 +1,11 @@
-// Pitch shifting in semitones without changing duration: WSOLA time-stretch (waveform-similarity
-// overlap-add, which keeps the voice's periods intact) by the pitch factor, then resampling by
-// its inverse. Written here because no maintained npm package does this on raw PCM in Node.
+// Pitch shifting in semitones without changing duration or formants: WSOLA time-stretch
+// (waveform-similarity overlap-add, which keeps the voice's periods intact) by the pitch factor,
+// resampling by its inverse, then the original's LPC envelope laid back over the result (lpc.ts).
+// Written here because no maintained npm package does this on raw PCM in Node.
 
 import { float32ToInt16, int16ToFloat32 } from '../pcm.js';
 import { resampleFloat32 } from '../resample.js';
+import { deEmphasis, preEmphasis, swapEnvelope } from './lpc.js';
 
 /** Stretches duration by `factor` (2 = twice as long) keeping pitch. */
 export function wsolaStretch(x: Float32Array, sampleRate: number, factor: number): Float32Array {
@@ -77,5 +79,8 @@ export function pitchShift(samples: Int16Array, sampleRate: number, semitones: n
   const stretched = wsolaStretch(int16ToFloat32(samples), sampleRate, factor);
   // Playing the stretched audio faster by `factor` restores the duration and raises the pitch.
   const shifted = resampleFloat32(stretched, Math.round(sampleRate * factor), sampleRate);
-  return float32ToInt16(shifted);
+  // Resampling moved the formants with the pitch (a smaller or larger speaker, much harder to
+  // understand); lay the original's spectral envelope back over the shifted pitch.
+  const kept = deEmphasis(swapEnvelope(preEmphasis(shifted), preEmphasis(samples, 1 / 32768), sampleRate));
+  return float32ToInt16(Float32Array.from(kept));
 }

@@ -3,25 +3,7 @@
 // voice recognizable) is kept; the periodic glottal source (what makes it voiced) is replaced by
 // breath noise. Written here because no maintained npm package offers LPC resynthesis.
 
-/** Levinson-Durbin: LPC coefficients a[1..p] (a[0] = 1) and the prediction error energy. */
-function levinson(r: Float64Array, p: number): { a: Float64Array; err: number } {
-  const a = new Float64Array(p + 1);
-  a[0] = 1;
-  let err = r[0]!;
-  if (err <= 0) return { a, err: 0 };
-  const tmp = new Float64Array(p + 1);
-  for (let i = 1; i <= p; i++) {
-    let acc = r[i]!;
-    for (let j = 1; j < i; j++) acc += a[j]! * r[i - j]!;
-    const k = -acc / err;
-    tmp.set(a);
-    for (let j = 1; j < i; j++) a[j] = tmp[j]! + k * tmp[i - j]!;
-    a[i] = k;
-    err *= 1 - k * k;
-    if (err <= 1e-12) break;
-  }
-  return { a, err: Math.max(err, 0) };
-}
+import { hann, levinson, lpcOrder } from '../../audio/dsp/lpc.js';
 
 /** Small deterministic PRNG (mulberry32) so the same input always whispers the same way. */
 function rng(seed: number): () => number {
@@ -39,9 +21,8 @@ export function whisperize(samples: Int16Array, sampleRate: number, opts: { leve
   const level = opts.level ?? 0.7;
   const frame = Math.round(sampleRate * 0.025);
   const hop = Math.floor(frame / 2);
-  const order = Math.min(32, Math.round(2 + sampleRate / 1000));
-  const window = new Float64Array(frame);
-  for (let i = 0; i < frame; i++) window[i] = 0.5 - 0.5 * Math.cos((2 * Math.PI * i) / frame);
+  const order = lpcOrder(sampleRate);
+  const window = hann(frame);
   const out = new Float64Array(samples.length + frame);
   const x = new Float64Array(frame);
   const r = new Float64Array(order + 1);
@@ -70,7 +51,7 @@ export function whisperize(samples: Int16Array, sampleRate: number, opts: { leve
       r[k] = acc;
     }
     r[0] = r[0]! * (1 + 1e-9) + 1e-12;
-    const { a } = levinson(r, order);
+    const a = levinson(r, order);
     // Excite the all-pole filter 1/A(z) with noise, then de-emphasize.
     let de = 0;
     let outEnergy = 0;
