@@ -3,7 +3,7 @@
 // Routes opt out with `config: { public: true }` (health, docs, dashboard pages).
 
 import fp from 'fastify-plugin';
-import type { FastifyContextConfig, FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
+import type { FastifyContextConfig, FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
 import type { AuthContext } from '../accounts/auth-context.js';
 import type { KeyAuthenticator } from '../accounts/authenticate.js';
 import { appendRouteHook } from './route-hooks.js';
@@ -29,14 +29,14 @@ export function isPublicRoute(route: { url: string; config?: FastifyContextConfi
 }
 
 /**
- * Adds an onRequest hook to every route that needs an API key, registered from now on. The hooks
- * belong to the routes rather than to the whole app, so public routes and unmatched URLs (answered
- * 404 whatever the key) run none, and no request pays for working out whether it is public.
+ * Calls `attach` with every route that needs an API key, registered from now on, so it can add
+ * that route's own hooks. Hooks that belong to the routes rather than to the whole app leave public
+ * routes and unmatched URLs (answered 404 whatever the key) without them, and no request pays for
+ * working out whether it is public.
  */
-export function onAuthenticatedRoutes(app: FastifyInstance, hook: onRequestHookHandler): void {
+export function forAuthenticatedRoutes(app: FastifyInstance, attach: (route: RouteOptions) => void): void {
   app.addHook('onRoute', (route) => {
-    if (isPublicRoute(route)) return;
-    appendRouteHook(route, 'onRequest', hook);
+    if (!isPublicRoute(route)) attach(route);
   });
 }
 
@@ -53,7 +53,7 @@ export const authPlugin = fp(
   async (app, opts: AuthPluginOptions) => {
     app.decorateRequest('auth', null as unknown as AuthContext);
     // A callback hook: a key found in the authenticator's cache is accepted without a promise.
-    onAuthenticatedRoutes(app, (request, _reply, done) => {
+    forAuthenticatedRoutes(app, (route) => appendRouteHook(route, 'onRequest', (request, _reply, done) => {
       const header = request.headers['x-api-key'];
       const raw = Array.isArray(header) ? header[0] : header;
       let auth: AuthContext | Promise<AuthContext | null>;
@@ -71,7 +71,7 @@ export const authPlugin = fp(
         request.auth = auth;
         done();
       }
-    });
+    }));
   },
   { name: 'parla-auth', fastify: '5.x', dependencies: ['parla-request-id'] },
 );

@@ -5,8 +5,16 @@
 // windows let through counts against them even if it is then refused a slot: it was served an answer.
 
 import fp from 'fastify-plugin';
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import { onAuthenticatedRoutes } from './auth.js';
+import type { FastifyReply, FastifyRequest, onRequestHookHandler, onSendHookHandler } from 'fastify';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Frees the request's concurrency slot (idempotent); null until one is taken. */
+    releaseSlot: (() => void) | null;
+  }
+}
+import { forAuthenticatedRoutes } from './auth.js';
+import { appendRouteHook } from './route-hooks.js';
 import type { Config, PlanConfig } from '../config.js';
 import type { Account } from '../accounts/types.js';
 import type { Admission, Limiter, RateDecision, RateWindow } from '../limits/limiter.js';
@@ -152,8 +160,13 @@ export const rateLimitPlugin = fp(
         renewer.drop(slotId);
         void limiter.releaseSlot(accountId, slotId).catch(() => undefined);
       };
-      // 'close' fires when the last byte was written and also when the client went away.
+      // The slot is freed just before a finished answer is written (the onSend hook below), so
+      // it is free before the client can have the answer and send its next request, to this node
+      // or another. A streamed answer frees it as its last byte is handed to the socket
+      // ('prefinish'), and 'close' covers a client that went away before either.
       // on, not once: each fires at most once, release is idempotent, and once wraps every listener.
+      request.releaseSlot = release;
+      reply.raw.on('prefinish', release);
       reply.raw.on('close', release);
       request.raw.on('error', release);
       // A client that left while the slot was being taken closed the response already: no 'close'
@@ -162,9 +175,10 @@ export const rateLimitPlugin = fp(
       return null;
     };
 
+    app.decorateRequest('releaseSlot', null);
     // After the auth hook on every authenticated route (this plugin registers after auth). A
     // callback hook: with the memory limiter the whole step is synchronous and takes no promise.
-    onAuthenticatedRoutes(app, (request, reply, done) => {
+    const admit: onRequestHookHandler = (request, reply, done) => {
       const { account } = request.auth;
       let r: AdmitResult | Promise<AdmitResult>;
       try {
@@ -178,6 +192,15 @@ export const rateLimitPlugin = fp(
         return;
       }
       done(admitted(request, reply, r) ?? undefined);
+    };
+    const releaseBeforeAnswer: onSendHookHandler = (request, _reply, payload, done) => {
+      const streamed = payload !== null && typeof payload === 'object' && typeof (payload as { pipe?: unknown }).pipe === 'function';
+      if (!streamed) request.releaseSlot?.();
+      done(null, payload);
+    };
+    forAuthenticatedRoutes(app, (route) => {
+      appendRouteHook(route, 'onRequest', admit);
+      appendRouteHook(route, 'onSend', releaseBeforeAnswer);
     });
   },
   { name: 'parla-rate-limit', fastify: '5.x', dependencies: ['parla-auth'] },

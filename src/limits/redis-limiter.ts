@@ -163,9 +163,9 @@ function redact(url: string): string {
 const BATCH_MAX = 64;
 
 /**
- * Collects the admissions and slot releases of one event-loop turn and sends them as one BATCH
- * script call when the turn ends (setImmediate runs after every socket read of the turn), or at
- * BATCH_MAX admissions. Every API request needs one admission and one release; most of their cost
+ * Collects the admissions of one event-loop turn and sends them as one BATCH script call when the
+ * turn ends (setImmediate runs after every socket read of the turn), or at BATCH_MAX admissions,
+ * or with the next slot release, which goes at once. Every API request needs one admission and one release; most of their cost
  * on this node is ioredis's work per command (encoding, the reply, a promise), not the round trip,
  * which ioredis's auto-pipelining already shares: one command per turn instead of two per request
  * is what makes it cheap (docs/benchmarks.md). A request waits at most until the end of the turn
@@ -188,15 +188,15 @@ class AdmitBatcher {
   }
 
   /**
-   * A release goes out as soon as the callback that made it returns (with whatever admissions are
-   * waiting), not at the end of the turn: a client at its concurrency limit may already have its
-   * answer and be sending its next request, to this node or another, and that one must find the
-   * slot free.
+   * A release goes out at once (with whatever admissions are waiting), not at the end of the turn:
+   * the HTTP hook frees a slot just before the answer is written, so the release reaches Redis
+   * before a client at its concurrency limit can have the answer and send its next request, to
+   * this node or another.
    */
   release(key: string, slotId: string): Promise<void> {
     return new Promise((resolve, reject) => {
       this.releases.push({ key, slotId, resolve, reject });
-      if (this.releases.length === 1) process.nextTick(() => this.flush());
+      this.flush();
     });
   }
 
