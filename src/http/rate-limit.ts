@@ -162,11 +162,10 @@ export const rateLimitPlugin = fp(
       };
       // The slot is freed just before a finished answer is written (the onSend hook below), so
       // it is free before the client can have the answer and send its next request, to this node
-      // or another. A streamed answer frees it as its last byte is handed to the socket
-      // ('prefinish'), and 'close' covers a client that went away before either.
+      // or another; a streamed answer frees it as its last byte is handed to the socket. 'close'
+      // covers a client that went away before either.
       // on, not once: each fires at most once, release is idempotent, and once wraps every listener.
       request.releaseSlot = release;
-      reply.raw.on('prefinish', release);
       reply.raw.on('close', release);
       request.raw.on('error', release);
       // A client that left while the slot was being taken closed the response already: no 'close'
@@ -193,14 +192,19 @@ export const rateLimitPlugin = fp(
       }
       done(admitted(request, reply, r) ?? undefined);
     };
-    const releaseBeforeAnswer: onSendHookHandler = (request, _reply, payload, done) => {
-      const streamed = payload !== null && typeof payload === 'object' && typeof (payload as { pipe?: unknown }).pipe === 'function';
-      if (!streamed) request.releaseSlot?.();
+    const releaseWithAnswer: onSendHookHandler = (request, reply, payload, done) => {
+      const release = request.releaseSlot;
+      if (release) {
+        const streamed = payload !== null && typeof payload === 'object' && typeof (payload as { pipe?: unknown }).pipe === 'function';
+        // 'prefinish': end() has handed the last byte to the socket.
+        if (streamed) reply.raw.on('prefinish', release);
+        else release();
+      }
       done(null, payload);
     };
     forAuthenticatedRoutes(app, (route) => {
       appendRouteHook(route, 'onRequest', admit);
-      appendRouteHook(route, 'onSend', releaseBeforeAnswer);
+      appendRouteHook(route, 'onSend', releaseWithAnswer);
     });
   },
   { name: 'parla-rate-limit', fastify: '5.x', dependencies: ['parla-auth'] },
