@@ -94,7 +94,7 @@ export class SqliteStore implements Store {
   }
 
   async listAccounts(): Promise<Account[]> {
-    return (this.sql('SELECT * FROM accounts ORDER BY created_at, id').all() as AccountRow[]).map(accountFromRow);
+    return (this.sql('SELECT * FROM accounts ORDER BY created_at, rowid').all() as AccountRow[]).map(accountFromRow);
   }
 
   async countAccounts(): Promise<number> {
