@@ -96,4 +96,12 @@ export const POSTGRES_MIGRATIONS: Array<{ version: number; sql: string }> = [
       CREATE INDEX dashboard_sessions_expiry ON dashboard_sessions(expires_at);
     `,
   },
+  {
+    // Insertion order, to list accounts created in the same millisecond in the order they were
+    // created (SQLite has its rowid for this). Existing rows are numbered as they are stored.
+    version: 5,
+    sql: `
+      ALTER TABLE accounts ADD COLUMN seq BIGSERIAL;
+    `,
+  },
 ];

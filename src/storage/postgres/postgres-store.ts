@@ -129,7 +129,7 @@ export class PostgresStore implements Store {
   }
 
   async listAccounts(): Promise<Account[]> {
-    const { rows } = await this.run((q) => q.query<AccountRow>('SELECT * FROM accounts ORDER BY created_at, id'));
+    const { rows } = await this.run((q) => q.query<AccountRow>('SELECT * FROM accounts ORDER BY created_at, seq'));
     return rows.map(accountFromRow);
   }
 
