@@ -6,7 +6,7 @@ export function int16ToFloat32(x: Int16Array): Float32Array {
   return y;
 }
 
-export function float32ToInt16(x: Float32Array): Int16Array {
+export function float32ToInt16(x: Float32Array | Float64Array): Int16Array {
   const y = new Int16Array(x.length);
   for (let i = 0; i < x.length; i++) {
     const v = Math.round(x[i]! * 32768);

@@ -1,11 +1,18 @@
 // Per-account request rates and concurrency slots on every authenticated route (decisions #26):
 // 429 RATE_LIMIT_EXCEEDED / CONCURRENT_LIMIT with Retry-After, and the X-RateLimit-* and IETF
 // RateLimit / RateLimit-Policy fields on every authenticated response. A slot is held from the
-// start of the request to its last byte and released however the response ends. A request the
+// start of the request until its answer is complete (a whole answer: just before it is written; a
+// streamed one: its last byte) and released however the response ends. A request the
 // windows let through counts against them even if it is then refused a slot: it was served an answer.
 
 import fp from 'fastify-plugin';
 import type { FastifyReply, FastifyRequest, onRequestHookHandler, onSendHookHandler } from 'fastify';
+import { forAuthenticatedRoutes } from './auth.js';
+import { appendRouteHook } from './route-hooks.js';
+import type { Config, PlanConfig } from '../config.js';
+import type { Account } from '../accounts/types.js';
+import type { Admission, Limiter, RateDecision, RateWindow } from '../limits/limiter.js';
+import { ApiError } from '../errors.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -13,12 +20,6 @@ declare module 'fastify' {
     releaseSlot: (() => void) | null;
   }
 }
-import { forAuthenticatedRoutes } from './auth.js';
-import { appendRouteHook } from './route-hooks.js';
-import type { Config, PlanConfig } from '../config.js';
-import type { Account } from '../accounts/types.js';
-import type { Admission, Limiter, RateDecision, RateWindow } from '../limits/limiter.js';
-import { ApiError } from '../errors.js';
 
 /** A slot's lease; renewed while the request runs, so a crashed node frees its slots this fast. */
 export const SLOT_LEASE_MS = 30_000;

@@ -39,7 +39,7 @@ export class MemoryLimiter implements Limiter {
   }
 
   /** The synchronous slot step of admit and acquireSlot. */
-  takeSlot(accountId: string, max: number, leaseMs: number): SlotDecision {
+  private takeSlot(accountId: string, max: number, leaseMs: number): SlotDecision {
     const now = Date.now();
     let m = this.slots.get(accountId);
     // Expired leases only matter when they would make the account look full: sweep only then.
@@ -67,16 +67,11 @@ export class MemoryLimiter implements Limiter {
     if (m?.has(slotId)) m.set(slotId, Date.now() + leaseMs);
   }
 
-  /** Synchronous release (the HTTP hook's path: no promise per request). */
-  dropSlot(accountId: string, slotId: string): void {
+  async releaseSlot(accountId: string, slotId: string): Promise<void> {
     const m = this.slots.get(accountId);
     if (!m) return;
     m.delete(slotId);
     if (m.size === 0) this.slots.delete(accountId);
-  }
-
-  async releaseSlot(accountId: string, slotId: string): Promise<void> {
-    this.dropSlot(accountId, slotId);
   }
 
   /** Live slots of the account, synchronously. */

@@ -2,9 +2,9 @@
 // (fixed windows from an account's first request, the key layout of rate-limiter-flexible's
 // RateLimiterRedis); concurrency slots are a sorted set per account (slot id -> lease expiry).
 // Both change only inside Lua scripts, so a decision is atomic across nodes, and a request's
-// windows and slot are decided in one script. The admissions and slot releases of one event-loop
-// turn go to Redis together, in one script call (AdmitBatcher). A crashed
-// node's slots disappear when their lease runs out. Lease times come from the Redis clock (TIME),
+// windows and slot are decided in one script. The admissions of one event-loop turn go to Redis
+// together, in one script call, and a slot release goes at once (AdmitBatcher). A crashed node's
+// slots disappear when their lease runs out. Lease times come from the Redis clock (TIME),
 // so nodes whose clocks disagree still agree on when a lease ends.
 //
 // When Redis is unreachable (down, or not answering within COMMAND_TIMEOUT_MS) each node falls
@@ -65,8 +65,8 @@ ${TAKE_SLOT}
 return take_slot(KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3])`;
 
 /**
- * Every admission and slot release this node has queued during one event-loop turn, in one script
- * call (see AdmitBatcher). KEYS and ARGV are read in order:
+ * The admissions this node has queued during one event-loop turn, with any slot releases queued
+ * since the last call, in one script call (see AdmitBatcher). KEYS and ARGV are read in order:
  *   ARGV: r, then r slot ids (KEYS: their r slot keys): releases, done first (they happened first);
  *   ARGV: a, then for each of the a admissions: n, each window's seconds and limit, then 1 with
  *   max, leaseMs and slotId (KEYS: n window counters, then the slot key) or 0 (KEYS: n counters).
@@ -165,11 +165,11 @@ const BATCH_MAX = 64;
 /**
  * Collects the admissions of one event-loop turn and sends them as one BATCH script call when the
  * turn ends (setImmediate runs after every socket read of the turn), or at BATCH_MAX admissions,
- * or with the next slot release, which goes at once. Every API request needs one admission and one release; most of their cost
- * on this node is ioredis's work per command (encoding, the reply, a promise), not the round trip,
- * which ioredis's auto-pipelining already shares: one command per turn instead of two per request
- * is what makes it cheap (docs/benchmarks.md). A request waits at most until the end of the turn
- * it arrived in. If the call fails, every admission and release in it fails, and each caller falls
+ * or with the next slot release, which goes at once. Most of an admission's cost on this node is
+ * ioredis's work per command (encoding, the reply, a promise), not the round trip, which ioredis's
+ * auto-pipelining already shares: one command per turn for every admission of the turn is what
+ * makes it cheap (docs/benchmarks.md). A request waits at most until the end of the turn it
+ * arrived in. If the call fails, every admission and release in it fails, and each caller falls
  * back as for a single command.
  */
 class AdmitBatcher {

@@ -7,12 +7,23 @@ import { createTestAccount, createTestApp, type TestApp } from '../helpers/app.j
 
 let t: TestApp;
 let release: (() => void) | null = null;
+/** Slots the account held at the moment each answer of /api/v1/test-end was written. */
+const heldAtEnd: number[] = [];
 before(async () => {
   t = await createTestApp({}, {
     beforeReady(app) {
       // A request that stays in flight until the test lets it go.
       app.get('/api/v1/test-slow', async () => {
         await new Promise<void>((r) => (release = r));
+        return { ok: true };
+      });
+      // Notes how many slots the account holds at the instant its answer is written (end()).
+      app.get('/api/v1/test-end', async (request, reply) => {
+        const end = reply.raw.end.bind(reply.raw) as (...args: unknown[]) => unknown;
+        (reply.raw as unknown as { end: (...args: unknown[]) => unknown }).end = (...args: unknown[]) => {
+          void t.services.limiter.slotsInUse(request.auth.account.id).then((n) => heldAtEnd.push(n));
+          return end(...args);
+        };
         return { ok: true };
       });
       app.get('/api/v1/test-fail', async () => {
@@ -91,6 +102,15 @@ test('concurrency: the free plan runs one request at a time; the slot is release
   assert.equal((await slow).statusCode, 200);
   await new Promise((r) => setTimeout(r, 20));
   assert.equal((await t.app.inject({ method: 'GET', url: '/api/v1/usage', headers: { 'x-api-key': apiKey } })).statusCode, 200);
+});
+
+test('a whole answer frees its slot before it is written: a client never sees its answer while the slot is held', async () => {
+  // A client at its concurrency limit may send its next request (to this node or another) the
+  // moment it has the answer, so the slot must be free before the answer leaves, not on 'close'.
+  const { apiKey } = await createTestAccount(t.services, { plan: 'free' });
+  heldAtEnd.length = 0;
+  for (let i = 0; i < 3; i++) assert.equal((await t.app.inject({ method: 'GET', url: '/api/v1/test-end', headers: { 'x-api-key': apiKey } })).statusCode, 200);
+  assert.deepEqual(heldAtEnd, [0, 0, 0]);
 });
 
 test('a client that disconnects mid-request frees its slot', async () => {

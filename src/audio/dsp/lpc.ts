@@ -4,7 +4,7 @@
 // no maintained npm package offers LPC analysis and resynthesis.
 
 /** Levinson-Durbin: LPC coefficients a[1..p] (a[0] = 1) from autocorrelation r[0..p]. */
-export function levinson(r: Float64Array, p: number): Float64Array {
+function levinson(r: Float64Array, p: number): Float64Array {
   const a = new Float64Array(p + 1);
   a[0] = 1;
   let err = r[0]!;

@@ -82,5 +82,5 @@ export function pitchShift(samples: Int16Array, sampleRate: number, semitones: n
   // Resampling moved the formants with the pitch (a smaller or larger speaker, much harder to
   // understand); lay the original's spectral envelope back over the shifted pitch.
   const kept = deEmphasis(swapEnvelope(preEmphasis(shifted), preEmphasis(samples, 1 / 32768), sampleRate));
-  return float32ToInt16(Float32Array.from(kept));
+  return float32ToInt16(kept);
 }

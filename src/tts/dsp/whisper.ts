@@ -3,7 +3,7 @@
 // voice recognizable) is kept; the periodic glottal source (what makes it voiced) is replaced by
 // breath noise. Written here because no maintained npm package offers LPC resynthesis.
 
-import { hann, levinson, lpcOrder } from '../../audio/dsp/lpc.js';
+import { hann, lpcOfFrame, lpcOrder, preEmphasis } from '../../audio/dsp/lpc.js';
 
 /** Small deterministic PRNG (mulberry32) so the same input always whispers the same way. */
 function rng(seed: number): () => number {
@@ -34,24 +34,13 @@ export function whisperize(samples: Int16Array, sampleRate: number, opts: { leve
     return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * rand());
   };
 
+  // Pre-emphasis flattens the spectral tilt so the LPC fit favours the formants.
+  const pre = preEmphasis(samples, 1 / 32768);
   for (let start = 0; start < samples.length; start += hop) {
     let energy = 0;
-    for (let i = 0; i < frame; i++) {
-      const idx = start + i;
-      // Pre-emphasis flattens the spectral tilt so the LPC fit favours the formants.
-      const cur = idx < samples.length ? samples[idx]! / 32768 : 0;
-      const prev = idx - 1 >= 0 && idx - 1 < samples.length ? samples[idx - 1]! / 32768 : 0;
-      x[i] = (cur - 0.95 * prev) * window[i]!;
-      energy += (cur * window[i]!) ** 2;
-    }
+    for (let i = 0; i < frame; i++) energy += ((samples[start + i] ?? 0) / 32768 * window[i]!) ** 2;
     if (energy < 1e-9) continue;
-    for (let k = 0; k <= order; k++) {
-      let acc = 0;
-      for (let i = k; i < frame; i++) acc += x[i]! * x[i - k]!;
-      r[k] = acc;
-    }
-    r[0] = r[0]! * (1 + 1e-9) + 1e-12;
-    const a = levinson(r, order);
+    const a = lpcOfFrame(pre, start, window, order, r, x);
     // Excite the all-pole filter 1/A(z) with noise, then de-emphasize.
     let de = 0;
     let outEnergy = 0;
