@@ -16,8 +16,11 @@ import { ApiError } from '../errors.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** Frees the request's concurrency slot (idempotent); null until one is taken. */
-    releaseSlot: (() => void) | null;
+    /**
+     * Frees the request's concurrency slot (idempotent); null until one is taken. The first call
+     * may return a promise that settles once the limiter has the release (Redis).
+     */
+    releaseSlot: (() => void | Promise<void>) | null;
   }
 }
 
@@ -155,16 +158,16 @@ export const rateLimitPlugin = fp(
       const slotId = r.slotId;
       renewer.hold(accountId, slotId);
       let released = false;
-      const release = () => {
+      const release = (): void | Promise<void> => {
         if (released) return;
         released = true;
         renewer.drop(slotId);
-        void limiter.releaseSlot(accountId, slotId).catch(() => undefined);
+        return limiter.releaseSlot(accountId, slotId);
       };
-      // The slot is freed just before a finished answer is written (the onSend hook below), so
-      // it is free before the client can have the answer and send its next request, to this node
-      // or another; a streamed answer frees it as its last byte is handed to the socket. 'close'
-      // covers a client that went away before either.
+      // A finished answer is written only once its slot is free (the onSend hook below), so a
+      // client that has the answer finds the slot free when it sends its next request, to this
+      // node or another; a streamed answer frees it as its last byte is handed to the socket.
+      // 'close' covers a client that went away before either.
       // on, not once: each fires at most once, release is idempotent, and once wraps every listener.
       request.releaseSlot = release;
       reply.raw.on('close', release);
@@ -198,8 +201,16 @@ export const rateLimitPlugin = fp(
       if (release) {
         const streamed = payload !== null && typeof payload === 'object' && typeof (payload as { pipe?: unknown }).pipe === 'function';
         // 'prefinish': end() has handed the last byte to the socket.
-        if (streamed) reply.raw.on('prefinish', release);
-        else release();
+        if (streamed) {
+          reply.raw.on('prefinish', release);
+        } else {
+          // With Redis the release goes with the turn's batch: the answer waits for its reply.
+          const released = release();
+          if (released) {
+            released.then(() => done(null, payload), () => done(null, payload));
+            return;
+          }
+        }
       }
       done(null, payload);
     };

@@ -52,7 +52,11 @@ export interface Limiter {
   acquireSlot(accountId: string, max: number, leaseMs: number): Promise<SlotDecision>;
   /** Extends a slot's lease (long requests and real-time streams). */
   renewSlot(accountId: string, slotId: string, leaseMs: number): Promise<void>;
-  releaseSlot(accountId: string, slotId: string): Promise<void>;
+  /**
+   * Frees a slot. Memory frees it synchronously; Redis answers with a promise that settles once
+   * Redis has it (never rejects: an unreachable Redis frees the slot when its lease ends).
+   */
+  releaseSlot(accountId: string, slotId: string): void | Promise<void>;
   slotsInUse(accountId: string): Promise<number>;
   close(): Promise<void>;
 }

@@ -67,7 +67,7 @@ export class MemoryLimiter implements Limiter {
     if (m?.has(slotId)) m.set(slotId, Date.now() + leaseMs);
   }
 
-  async releaseSlot(accountId: string, slotId: string): Promise<void> {
+  releaseSlot(accountId: string, slotId: string): void {
     const m = this.slots.get(accountId);
     if (!m) return;
     m.delete(slotId);

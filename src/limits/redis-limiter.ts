@@ -3,7 +3,7 @@
 // RateLimiterRedis); concurrency slots are a sorted set per account (slot id -> lease expiry).
 // Both change only inside Lua scripts, so a decision is atomic across nodes, and a request's
 // windows and slot are decided in one script. The admissions of one event-loop turn go to Redis
-// together, in one script call, and a slot release goes at once (AdmitBatcher). A crashed node's
+// together with its slot releases, in one script call (AdmitBatcher). A crashed node's
 // slots disappear when their lease runs out. Lease times come from the Redis clock (TIME),
 // so nodes whose clocks disagree still agree on when a lease ends.
 //
@@ -163,14 +163,15 @@ function redact(url: string): string {
 const BATCH_MAX = 64;
 
 /**
- * Collects the admissions of one event-loop turn and sends them as one BATCH script call when the
- * turn ends (setImmediate runs after every socket read of the turn), or at BATCH_MAX admissions,
- * or with the next slot release, which goes at once. Most of an admission's cost on this node is
- * ioredis's work per command (encoding, the reply, a promise), not the round trip, which ioredis's
- * auto-pipelining already shares: one command per turn for every admission of the turn is what
- * makes it cheap (docs/benchmarks.md). A request waits at most until the end of the turn it
- * arrived in. If the call fails, every admission and release in it fails, and each caller falls
- * back as for a single command.
+ * Collects the admissions and slot releases of one event-loop turn and sends them as one BATCH
+ * script call when the turn ends (setImmediate runs after every socket read of the turn), or at
+ * BATCH_MAX admissions. Most of an admission's cost on this node is ioredis's work per command
+ * (encoding, the reply, a promise), not the round trip, which ioredis's auto-pipelining already
+ * shares: one command per turn for everything the turn decided is what makes it cheap
+ * (docs/benchmarks.md). Under load the answers of one batch reply all finish in the same turn, so
+ * their releases go together with the next turn's admissions. A caller waits at most until the
+ * end of its turn plus one round trip. If the call fails, every admission and release in it fails,
+ * and each caller falls back as for a single command.
  */
 class AdmitBatcher {
   private admits: Array<{ keys: string[]; args: Array<string | number>; resolve(out: number[]): void; reject(err: unknown): void }> = [];
@@ -188,15 +189,13 @@ class AdmitBatcher {
   }
 
   /**
-   * A release goes out at once (with whatever admissions are waiting), not at the end of the turn:
-   * the HTTP hook frees a slot just before the answer is written, so the release reaches Redis
-   * before a client at its concurrency limit can have the answer and send its next request, to
-   * this node or another.
+   * Settles once Redis has freed the slot: the HTTP hook writes a whole answer only then, so a
+   * client at its concurrency limit that has its answer finds the slot free on any node.
    */
   release(key: string, slotId: string): Promise<void> {
     return new Promise((resolve, reject) => {
       this.releases.push({ key, slotId, resolve, reject });
-      this.flush();
+      this.schedule();
     });
   }
 
@@ -379,9 +378,9 @@ export class RedisLimiter implements Limiter {
     await this.cmd.parlaSlotRenew(this.slotKey(accountId), slotId, Math.ceil(leaseMs)).catch((err: unknown) => this.unreachable(err));
   }
 
-  async releaseSlot(accountId: string, slotId: string): Promise<void> {
+  releaseSlot(accountId: string, slotId: string): void | Promise<void> {
     if (slotId.startsWith(LOCAL_SLOT)) return this.local.releaseSlot(accountId, slotId.slice(LOCAL_SLOT.length));
-    await this.batch.release(this.slotKey(accountId), slotId).catch((err: unknown) => this.unreachable(err));
+    return this.batch.release(this.slotKey(accountId), slotId).catch((err: unknown) => this.unreachable(err));
   }
 
   async slotsInUse(accountId: string): Promise<number> {

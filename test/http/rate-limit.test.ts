@@ -113,6 +113,47 @@ test('a whole answer frees its slot before it is written: a client never sees it
   assert.deepEqual(heldAtEnd, [0, 0, 0]);
 });
 
+test('with Redis too, a whole answer is written only once Redis has freed its slot', async () => {
+  // Redis releases go with the event-loop turn's batch; the answer must wait for that batch's reply.
+  const { default: Fastify } = await import('fastify');
+  const { randomUUID } = await import('node:crypto');
+  const { requestIdPlugin } = await import('../../src/http/request-id.js');
+  const { errorHandlerPlugin } = await import('../../src/http/error-handler.js');
+  const { authPlugin } = await import('../../src/http/auth.js');
+  const { rateLimitPlugin } = await import('../../src/http/rate-limit.js');
+  const { RedisLimiter } = await import('../../src/limits/redis-limiter.js');
+  const limiter = await RedisLimiter.connect('redis://127.0.0.1:6379', undefined, `parla-test-${randomUUID()}:`);
+  const app = Fastify();
+  await app.register(requestIdPlugin);
+  await app.register(errorHandlerPlugin);
+  await app.register(authPlugin, { authenticator: t.services.authenticator });
+  await app.register(rateLimitPlugin, { limiter, config: t.services.config });
+  const held: number[] = [];
+  app.get('/api/v1/end', async (request, reply) => {
+    const end = reply.raw.end.bind(reply.raw) as (...args: unknown[]) => unknown;
+    (reply.raw as unknown as { end: (...args: unknown[]) => unknown }).end = (...args: unknown[]) => {
+      void limiter.slotsInUse(request.auth.account.id).then((n) => held.push(n));
+      return end(...args);
+    };
+    return { ok: true };
+  });
+  await app.ready();
+  try {
+    const { apiKey } = await createTestAccount(t.services, { plan: 'pro' });
+    for (let i = 0; i < 3; i++) assert.equal((await app.inject({ method: 'GET', url: '/api/v1/end', headers: { 'x-api-key': apiKey } })).statusCode, 200);
+    // Several at once: their releases share one batch.
+    const all = await Promise.all([0, 1].map(() => app.inject({ method: 'GET', url: '/api/v1/end', headers: { 'x-api-key': apiKey } })));
+    assert.deepEqual(all.map((r) => r.statusCode), [200, 200]);
+    while (held.length < 5) await new Promise((r) => setTimeout(r, 5));
+    assert.deepEqual(held.slice(0, 3), [0, 0, 0]);
+    // The second of the pair may still be in flight when the first is written: never more than it.
+    assert.ok(held.slice(3).every((n) => n <= 1), `slots held at the end of concurrent answers: ${held.slice(3).join(', ')}`);
+  } finally {
+    await app.close();
+    await limiter.close();
+  }
+});
+
 test('a client that disconnects mid-request frees its slot', async () => {
   const { apiKey, accountId } = await createTestAccount(t.services, { plan: 'free' });
   await t.app.listen({ port: 0, host: '127.0.0.1' });
