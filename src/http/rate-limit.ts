@@ -167,11 +167,11 @@ export const rateLimitPlugin = fp(
       // A finished answer is written only once its slot is free (the onSend hook below), so a
       // client that has the answer finds the slot free when it sends its next request, to this
       // node or another; a streamed answer frees it as its last byte is handed to the socket.
-      // 'close' covers a client that went away before either.
-      // on, not once: each fires at most once, release is idempotent, and once wraps every listener.
+      // The response's 'close' covers a client that went away before either (it also follows a
+      // request stream's error: the socket is destroyed with it).
+      // on, not once: it fires at most once, release is idempotent, and once wraps the listener.
       request.releaseSlot = release;
       reply.raw.on('close', release);
-      request.raw.on('error', release);
       // A client that left while the slot was being taken closed the response already: no 'close'
       // is coming, and the renewals would otherwise keep the slot forever.
       if (reply.raw.closed || request.raw.destroyed) release();

@@ -169,6 +169,23 @@ test('a client that disconnects mid-request frees its slot', async () => {
   release = null;
 });
 
+test('a client that drops an upload halfway frees its slot', async () => {
+  const { apiKey, accountId } = await createTestAccount(t.services, { plan: 'free' });
+  await t.app.listen({ port: 0, host: '127.0.0.1' }).catch(() => undefined);
+  const port = (t.app.server.address() as AddressInfo).port;
+  const boundary = 'parlaboundary';
+  const req = http.request({ host: '127.0.0.1', port, method: 'POST', path: '/api/v1/stt/transcribe', headers: { 'x-api-key': apiKey, 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': 1_000_000 } });
+  req.on('error', () => undefined);
+  // Half a WAV upload, then nothing: the request body is still being read when the client goes.
+  req.write(`--${boundary}\r\ncontent-disposition: form-data; name="file"; filename="a.wav"\r\ncontent-type: audio/wav\r\n\r\n`);
+  req.write(Buffer.alloc(64 * 1024));
+  for (let i = 0; i < 100 && (await t.services.limiter.slotsInUse(accountId)) === 0; i++) await new Promise((r) => setTimeout(r, 10));
+  assert.equal(await t.services.limiter.slotsInUse(accountId), 1, 'the upload holds a slot while it is read');
+  req.destroy();
+  for (let i = 0; i < 50 && (await t.services.limiter.slotsInUse(accountId)) > 0; i++) await new Promise((r) => setTimeout(r, 20));
+  assert.equal(await t.services.limiter.slotsInUse(accountId), 0);
+});
+
 test('a request longer than its slot lease keeps the slot (renewed), and frees it at the end', async () => {
   // The same plugins as the app, on a lease of 300 ms instead of 30 s, with the real services.
   const { default: Fastify } = await import('fastify');
