@@ -3,18 +3,22 @@
 import { randomFillSync } from 'node:crypto';
 import fp from 'fastify-plugin';
 
-// Ids come from a buffer of random bytes refilled 256 ids at a time: one call into the CSPRNG per
-// 256 requests, where a UUID per request with its dashes removed cost about four times as much.
-const POOL = Buffer.alloc(16 * 256);
-let offset = POOL.length;
+// Ids come from a buffer of random bytes refilled 256 ids at a time and turned into hex in one
+// call: one call into the CSPRNG and one hex conversion per 256 requests, where a UUID per request
+// with its dashes removed cost about four times as much.
+const IDS_PER_FILL = 256;
+const POOL = Buffer.alloc(16 * IDS_PER_FILL);
+let hex = '';
+let next = IDS_PER_FILL;
 
 export function newRequestId(): string {
-  if (offset === POOL.length) {
+  if (next === IDS_PER_FILL) {
     randomFillSync(POOL);
-    offset = 0;
+    hex = POOL.toString('hex');
+    next = 0;
   }
-  const id = `req_${POOL.toString('hex', offset, offset + 16)}`;
-  offset += 16;
+  const id = `req_${hex.slice(next * 32, next * 32 + 32)}`;
+  next++;
   return id;
 }
 

@@ -44,6 +44,36 @@ test('requests are labelled by route pattern and status, never by raw URL', asyn
   assert.doesNotMatch(body, /no-such-thing|n=\d/);
 });
 
+test('request latency is a cumulative Prometheus histogram per route, printed as prom-client prints its own', async () => {
+  const { default: client } = await import('prom-client');
+  const { Metrics } = await import('../../src/http/metrics.js');
+  const metrics = new Metrics(t.services.pool);
+  const reference = new client.Registry();
+  const histogram = new client.Histogram({ name: 'parla_http_request_duration_seconds', help: 'HTTP request latency', labelNames: ['method', 'route'], buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30], registers: [reference] });
+  const seen: Array<[string, string, number, number]> = [
+    ['GET', '/api/v1/models', 200, 0.003], ['GET', '/api/v1/models', 200, 0.005], ['GET', '/api/v1/models', 429, 0.0071],
+    ['POST', '/api/v1/tts/generate', 200, 1.5], ['POST', '/api/v1/tts/generate', 402, 0.02], ['POST', '/api/v1/tts/generate', 200, 45],
+  ];
+  for (const [method, route, status, seconds] of seen) {
+    metrics.observeRequest(method, route, status, seconds);
+    histogram.observe({ method, route }, seconds);
+  }
+  const lines = (text: string) => text.split('\n').filter((l) => l.startsWith('parla_http_request_duration_seconds')).sort();
+  const ours = lines(await metrics.registry.metrics());
+  assert.equal(ours.length, 2 * 15);
+  assert.deepEqual(ours, lines(await reference.metrics()));
+  assert.ok(ours.includes('parla_http_request_duration_seconds_bucket{le="0.005",method="GET",route="/api/v1/models"} 2'));
+  assert.ok(ours.includes('parla_http_request_duration_seconds_bucket{le="+Inf",method="POST",route="/api/v1/tts/generate"} 3'));
+  const body = await metrics.registry.metrics();
+  assert.match(body, /parla_http_requests_total\{method="GET",route="\/api\/v1\/models",status="200"\} 2/);
+  assert.match(body, /parla_http_requests_total\{method="POST",route="\/api\/v1\/tts\/generate",status="402"\} 1/);
+  // Read twice, the same numbers (reading does not add or reset anything).
+  const http = (text: string) => text.split('\n').filter((l) => l.startsWith('parla_http_'));
+  assert.deepEqual(http(await metrics.registry.metrics()), http(body));
+  metrics.registry.resetMetrics();
+  assert.doesNotMatch(await metrics.registry.metrics(), /parla_http_request(s_total|_duration_seconds_count)\{/);
+});
+
 test('the real-time factor per engine, as other modules report it', async () => {
   t.services.metrics.observeSynthesis(2, 0.5, 'espeak');
   t.services.metrics.observeRecognition(4, 1, 'pocketsphinx');
