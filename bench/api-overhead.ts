@@ -2,9 +2,10 @@
 // accounting, against a bare Fastify route returning the same JSON without them; same load
 // generator (autocannon), same run, alternating runs, medians; with the memory limiter and with the
 // Redis limiter. Both servers run in child processes, so neither shares an event loop with autocannon.
+// CPU per request is read from /proc for Parla, the bare server and Redis, and for the load generator (this process).
 // Run: node --import tsx bench/api-overhead.ts   (Redis at 127.0.0.1:6379 for the second row)
 // RUNS (default 3) runs of SECONDS (default 5) each, CONNECTIONS (default 20).
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -16,7 +17,7 @@ const RUNS = Number(process.env.RUNS ?? 3);
 const SECONDS = Number(process.env.SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.CONNECTIONS ?? 20);
 
-interface Load { rps: number; p50: number; p99: number; non2xx: number; cpuUsPerRequest: number }
+interface Load { rps: number; p50: number; p99: number; non2xx: number; cpuUsPerRequest: number; redisUsPerRequest: number; loadGenUsPerRequest: number }
 
 /** CPU time (user + system) the process has used, ms (Linux /proc; clock ticks of 10 ms). */
 function cpuMs(pid: number): number {
@@ -24,11 +25,32 @@ function cpuMs(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
-async function load(url: string, pid: number, headers: Record<string, string> = {}): Promise<Load> {
+/** The local Redis server's pid, to read its CPU time too (null when there is none to see). */
+function redisPid(): number | null {
+  try {
+    return Number(execFileSync('pidof', ['redis-server']).toString().trim().split(' ')[0]) || null;
+  } catch {
+    return null;
+  }
+}
+
+async function load(url: string, pid: number, headers: Record<string, string> = {}, redis: number | null = null): Promise<Load> {
   const before = cpuMs(pid);
+  const redisBefore = redis ? cpuMs(redis) : 0;
+  const mine = process.cpuUsage();
   const r = await autocannon({ url, connections: CONNECTIONS, duration: SECONDS, headers });
-  const cpuUsPerRequest = ((cpuMs(pid) - before) * 1000) / Math.max(1, r.requests.total);
-  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx + r.errors + r.timeouts, cpuUsPerRequest };
+  const n = Math.max(1, r.requests.total);
+  const gen = process.cpuUsage(mine);
+  return {
+    rps: r.requests.average,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    non2xx: r.non2xx + r.errors + r.timeouts,
+    cpuUsPerRequest: ((cpuMs(pid) - before) * 1000) / n,
+    redisUsPerRequest: redis ? ((cpuMs(redis) - redisBefore) * 1000) / n : 0,
+    // The load generator runs in this process.
+    loadGenUsPerRequest: (gen.user + gen.system) / n,
+  };
 }
 
 async function startBare(body: string): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
@@ -66,7 +88,7 @@ for (const limiter of (process.env.LIMITERS ?? 'memory,redis').split(',') as Arr
     for (let i = 0; i < RUNS; i++) {
       loads.push(loadavg()[0]!);
       base.push(await load(bare.url, bare.pid));
-      parla.push(await load(`${server.url}/api/v1/models`, server.proc.pid!, { 'x-api-key': server.apiKey }));
+      parla.push(await load(`${server.url}/api/v1/models`, server.proc.pid!, { 'x-api-key': server.apiKey }, limiter === 'redis' ? redisPid() : null));
     }
   } finally {
     await bare.stop();
@@ -84,6 +106,8 @@ for (const limiter of (process.env.LIMITERS ?? 'memory,redis').split(',') as Arr
     parla_not_200: parla.reduce((a, x) => a + x.non2xx, 0),
     parla_cpu_us_per_req: Math.round(m(parla, 'cpuUsPerRequest')),
     bare_cpu_us_per_req: Math.round(m(base, 'cpuUsPerRequest')),
+    redis_cpu_us_per_req: limiter === 'redis' ? Math.round(m(parla, 'redisUsPerRequest')) : '-',
+    loadgen_cpu_us_per_req: Math.round(m(parla, 'loadGenUsPerRequest')),
     goal: '>= 0.5',
     met: m(parla, 'rps') / m(base, 'rps') >= 0.5 ? 'met' : 'not met',
   });
