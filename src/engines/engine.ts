@@ -44,6 +44,8 @@ export interface SynthesisRequest {
   /** Semitones relative to the voice's base pitch. */
   pitch: number;
   style: SpeechStyle;
+  /** Word timings wanted in the result (engines that have them; eSpeak is slower with them). */
+  wordTimings?: boolean;
 }
 
 export interface SynthesisResult extends PcmAudio {
@@ -61,6 +63,12 @@ export interface TtsEngine {
    * transforms the audio (whisper: LPC resynthesis with noise; emphasis: slower, higher, louder).
    */
   readonly nativeStyles?: readonly SpeechStyle[];
+  /**
+   * Text longer than this is split at sentences into calls that run in parallel on the pool
+   * (default 300). Sized so that one call takes a few hundred milliseconds: splitting a faster
+   * call buys little latency, and keeps one request from taking every worker from the others.
+   */
+  readonly chunkChars?: number;
   synthesize(req: SynthesisRequest, signal?: AbortSignal): Promise<SynthesisResult>;
   /**
    * Optional live synthesis for streaming: the same speech, resampled to outputRate, handed to

@@ -10,16 +10,16 @@ import { VOCAL_REALIZATIONS } from './vocalizations.js';
 import { splitSentences } from './sentences.js';
 import { resampleForOutput } from './finish.js';
 
-/** Text longer than this is synthesized as several chunks in parallel (one worker each). */
+/** Text longer than an engine's chunkChars (default this) is synthesized as parallel chunks. */
 const CHUNK_CHARS = 300;
 
-/** Sentence-aligned chunks of at most about CHUNK_CHARS characters. */
-function chunkText(text: string): string[] {
-  if (text.length <= CHUNK_CHARS) return [text];
+/** Sentence-aligned chunks of at most about `size` characters. */
+function chunkText(text: string, size: number): string[] {
+  if (text.length <= size) return [text];
   const chunks: string[] = [];
   let cur = '';
   for (const s of splitSentences(text)) {
-    if (cur && cur.length + s.length > CHUNK_CHARS) {
+    if (cur && cur.length + s.length > size) {
       chunks.push(cur);
       cur = '';
     }
@@ -142,7 +142,7 @@ export async function renderItems(pool: EnginePool, voice: VoiceParams, items: M
     if (item.type === 'text') {
       if (!/[\p{L}\p{N}]/u.test(item.text)) continue;
       const style: SpeechStyle = item.whisper ? 'whisper' : item.emphasis ? 'emphasis' : 'normal';
-      for (const chunk of chunkText(item.text)) {
+      for (const chunk of chunkText(item.text, voice.engine.chunkChars ?? CHUNK_CHARS)) {
         if (/[\p{L}\p{N}]/u.test(chunk)) jobs.push(() => renderRun(pool, voice, chunk, style, voice.speed, voice.pitch, 1, signal));
       }
     } else {
@@ -160,15 +160,15 @@ const SPEAKABLE = /[\p{L}\p{N}]/u;
 
 /**
  * Renders items for /tts/stream at outputRate, handing the audio to onAudio in order. A single text
- * run in a style the engine renders itself comes live from an engine that can (eSpeak: ~100 ms
- * pieces while the sentence is synthesized); anything else (vocalizations, transformed styles,
- * Flite) is rendered whole, then resampled, and handed over in one piece.
+ * run in a style the engine renders itself comes live from an engine that can (eSpeak: resampled in
+ * its worker, one hop less); anything else (vocalizations, transformed styles, Flite) is rendered
+ * whole, then resampled on the pool, and handed over in one piece.
  */
 export async function streamItems(pool: EnginePool, voice: VoiceParams, items: MarkupItem[], outputRate: number, onAudio: (pcm: Int16Array) => void, signal?: AbortSignal): Promise<void> {
   const spoken = items.filter((i) => i.type !== 'break');
   const only = spoken.length === 1 && spoken[0]!.type === 'text' ? spoken[0]! : null;
   const engine = voice.engine;
-  if (only?.type === 'text' && engine.synthesizeLive && chunkText(only.text).length === 1) {
+  if (only?.type === 'text' && engine.synthesizeLive && chunkText(only.text, engine.chunkChars ?? CHUNK_CHARS).length === 1) {
     if (!SPEAKABLE.test(only.text)) return;
     const style: SpeechStyle = only.whisper ? 'whisper' : only.emphasis ? 'emphasis' : 'normal';
     if ((engine.nativeStyles ?? ['normal']).includes(style)) {

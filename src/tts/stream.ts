@@ -1,7 +1,7 @@
 // /tts/stream's pipeline: sentence groups are synthesized in order, at most one ahead of the one
 // being sent, resampled to the requested rate and written as raw s16le PCM with backpressure. An
-// engine that can hands a sentence over while synthesizing it (eSpeak, ~100 ms pieces), so the
-// first audio leaves after the first piece, not the first sentence. The client going away aborts
+// engine that can hands a sentence over resampled in its worker (eSpeak, ~10-20 ms a sentence), so
+// the first audio leaves after the first sentence, not the whole text. The client going away aborts
 // synthesis promptly; only sentences whose audio was all written are billed (decisions #30).
 
 import type { Writable } from 'node:stream';

@@ -57,3 +57,16 @@ test('language names eSpeak declares (en-gb, fr-fr, no) select their voice file,
   assert.ok(ratio > 1.4, `f3 variant F0 ratio ${ratio}`);
   await assert.rejects(speak('xx-nothing'), /no voice xx-nothing/);
 });
+
+test('the program build has every library voice but a few, which the library build then speaks', async () => {
+  const { programVoices, programHasVoice } = await import('../../src/engines/espeak/espeak-program.js');
+  const program = new Set((await programVoices()).map((v) => v.file.toLowerCase()));
+  const library = (await listEspeakVoices()).filter((v) => !v.identifier.startsWith('variant/')).map((v) => v.identifier.toLowerCase());
+  assert.ok(program.size >= 130, `${program.size} program voices`);
+  const onlyLibrary = library.filter((f) => !program.has(f)).sort();
+  assert.deepEqual(onlyLibrary, ['art/xex', 'gmq/fo', 'roa/ca-ba', 'roa/ca-nw', 'roa/ca-va', 'sem/ti', 'trk/kaa']);
+  assert.equal(await programHasVoice('fo'), false);
+  assert.equal(await programHasVoice('en-gb+f3'), true);
+  const faroese = await synthesizeEspeak({ text: 'Góðan dag', voice: 'fo', wpm: 175, basePitch: 50, semitones: 0, emphasis: false });
+  assert.ok(faroese.samples.length > 5000);
+});

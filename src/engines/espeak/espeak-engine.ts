@@ -1,5 +1,6 @@
-// EspeakEngine: eSpeak NG (GPL-3.0, via @echogarden/espeak-ng-emscripten) for every language it
-// has. Synthesis runs on the worker pool (one emscripten instance per worker). Which catalogue
+// EspeakEngine: eSpeak NG (GPL-3.0) for every language it has. Synthesis runs on the worker pool:
+// audio from eSpeak's program compiled to WebAssembly (npm espeak-ng), word timings and a few
+// voices from the library build (@echogarden/espeak-ng-emscripten); see espeak-worker.ts. Which catalogue
 // language codes it serves, and with which eSpeak language voice, is data: languages.json next to
 // this file (checked against the package's real voice list by test/engines/espeak-languages.test.ts).
 
@@ -9,6 +10,7 @@ import path from 'node:path';
 import { MessageChannel } from 'node:worker_threads';
 import { PROJECT_ROOT } from '../../config.js';
 import type { EspeakLiveMessage, EspeakTask } from './espeak-worker.js';
+import { programPackageFiles } from './espeak-program.js';
 import type { EnginePool } from '../pool.js';
 import { EngineError, type SpeechStyle, type SynthesisRequest, type SynthesisResult, type TtsEngine } from '../engine.js';
 
@@ -42,16 +44,22 @@ export function espeakLanguageMap(): Map<string, string> {
 
 let packageChecked: { problem: string | null } | null = null;
 
-/** Null when the eSpeak NG package and its data file are installed; else why not. */
+/** Null when both eSpeak NG packages and their data are installed; else why not. */
 function packageProblem(): string | null {
   if (!packageChecked) {
+    const problems: string[] = [];
     try {
       const main = createRequire(import.meta.url).resolve('@echogarden/espeak-ng-emscripten');
       if (!statSync(path.join(path.dirname(main), 'espeak-ng.data')).isFile()) throw new Error('no data file');
-      packageChecked = { problem: null };
     } catch {
-      packageChecked = { problem: 'the npm package @echogarden/espeak-ng-emscripten (with espeak-ng.data) is not installed' };
+      problems.push('the npm package @echogarden/espeak-ng-emscripten (with espeak-ng.data) is not installed');
     }
+    try {
+      if (!statSync(programPackageFiles().wasm).isFile()) throw new Error('no wasm file');
+    } catch {
+      problems.push('the npm package espeak-ng (with espeak-ng.wasm) is not installed');
+    }
+    packageChecked = { problem: problems.length ? problems.join('; ') : null };
   }
   return packageChecked.problem;
 }
@@ -59,6 +67,8 @@ function packageProblem(): string | null {
 export class EspeakEngine implements TtsEngine {
   readonly id = 'espeak';
   readonly nativeStyles: readonly SpeechStyle[] = ['normal', 'whisper', 'emphasis'];
+  /** The program build says ~3,000 characters in ~0.25 s on one core (bench/tts-engines.ts). */
+  readonly chunkChars = 3000;
   private readonly languageVoices: ReadonlyMap<string, string>;
 
   /**
@@ -135,20 +145,22 @@ export class EspeakEngine implements TtsEngine {
       basePitch: Number(pitchBase),
       semitones: req.pitch,
       emphasis: req.style === 'emphasis',
+      ...(req.wordTimings ? { wordTimings: true } : {}),
     };
   }
 }
 
-/** About 300 characters: long enough that the engine's hot code is compiled by the warm-up. */
-const WARM_UP_TEXT =
+/** About 300 characters, said four times: enough for V8 to compile the engine's hot code optimized. */
+const WARM_UP_TEXT = (
   'Parla is starting. The speech engine is being prepared in every worker, so that the first ' +
   'request does not wait for it. This sentence, and the one before it, are never heard by anyone; ' +
-  'they only make sure that the synthesizer has run once, on text of a typical length, before work arrives.';
+  'they only make sure that the synthesizer has run once, on text of a typical length, before work arrives. '
+).repeat(4);
 
 /**
- * Creates eSpeak's instance in each of `workers` idle pool workers (one concurrent task each, and
- * an idle pool hands concurrent tasks to distinct workers), so no request pays the 0.4-3 s start
- * and the JIT warm-up. Meant for server start, before any request.
+ * Starts eSpeak's program in each of `workers` idle pool workers (one concurrent task each, and
+ * an idle pool hands concurrent tasks to distinct workers), so no request pays its start (~0.3 s)
+ * and the JIT warm-up (the first long texts run ~1.5x slower). Meant for server start, before any request.
  */
 export async function warmUpEspeak(engine: EspeakEngine, workers: number): Promise<void> {
   const req: SynthesisRequest = { text: WARM_UP_TEXT, engineVoice: '', language: 'en-US', speed: 1, pitch: 0, style: 'normal' };

@@ -1,5 +1,9 @@
-// eSpeak NG inside a worker thread: one emscripten instance per worker, created on first use
-// (~0.4 s) and reused. Its input is always SSML, so plain text is escaped, and the word events
+// eSpeak NG inside a worker thread. Audio comes from eSpeak's program compiled to WebAssembly
+// (espeak-program.ts: about native speed). Word timings need eSpeak's callbacks, which only the
+// library build has (@echogarden/espeak-ng-emscripten, wasm2js, 3-5x slower): a request that asks
+// for them is synthesized there, as are the few voices only that build has (Catalan dialects,
+// Faroese, Karakalpak, Tigrinya), with one instance per worker created on first use (~0.4 s) and
+// reused. The library build's input is always SSML, so plain text is escaped, and the word events
 // (positions in that SSML) are mapped back to the caller's text.
 
 import type { MessagePort } from 'node:worker_threads';
@@ -8,6 +12,7 @@ import { pitchShift } from '../../audio/dsp/time-pitch.js';
 import { float32ToInt16, int16ToFloat32 } from '../../audio/pcm.js';
 import { StreamResampler } from '../../audio/resample.js';
 import type { WordTiming } from '../engine.js';
+import { programHasVoice, programStartedInThisThread, speakWithProgram } from './espeak-program.js';
 
 interface EspeakEvent {
   type: string;
@@ -39,9 +44,9 @@ function engine(): Promise<EspeakInstance> {
   return instance;
 }
 
-/** Whether this thread has created its eSpeak instance (tests check the main thread never does). */
+/** Whether this thread has started either eSpeak build (tests check the main thread never does). */
 export function espeakLoadedInThisThread(): boolean {
-  return instance !== null;
+  return instance !== null || programStartedInThisThread();
 }
 
 const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;' };
@@ -104,11 +109,14 @@ export interface EspeakTask {
   /** Semitones applied to the audio afterwards (exact, duration unchanged). */
   semitones: number;
   emphasis: boolean;
+  /** Word timings wanted: synthesized by the (slower) library build, which reports them. */
+  wordTimings?: boolean;
   /**
-   * Live delivery (for /tts/stream): the audio is resampled to outputRate and posted on the port as
-   * it is synthesized (`{ pcm }` messages, then `{ end: true }`), about 100 ms of audio at a time;
-   * the task's own result then carries no samples. With a pitch shift (which needs the whole
-   * utterance) everything is posted at once at the end.
+   * Live delivery (for /tts/stream): the audio is resampled to outputRate and posted on the port
+   * (`{ pcm }` messages, then `{ end: true }`) ~100 ms at a time; the task's own result then
+   * carries no samples. The program build posts once the whole text is synthesized (a sentence
+   * takes it ~10-20 ms); the library build, with word timings, posts as it synthesizes unless a
+   * pitch shift needs the whole utterance first.
    */
   live?: { port: MessagePort; outputRate: number };
 }
@@ -148,14 +156,43 @@ export interface EspeakOutput {
   words: WordTiming[];
 }
 
+function ssmlFor(task: EspeakTask, escaped: string): { open: string; ssml: string } {
+  const open = `<speak>${task.emphasis ? '<emphasis level="strong">' : ''}`;
+  return { open, ssml: `${open}${escaped}${task.emphasis ? '</emphasis>' : ''}</speak>` };
+}
+
 export async function synthesizeEspeak(task: EspeakTask): Promise<EspeakOutput> {
+  if (!task.wordTimings && (await programHasVoice(task.voice))) return synthesizeWithProgram(task);
+  return synthesizeWithLibrary(task);
+}
+
+async function synthesizeWithProgram(task: EspeakTask): Promise<EspeakOutput> {
+  const input = task.emphasis ? ssmlFor(task, escapeSsml(task.text)).ssml : task.text;
+  const audio = await speakWithProgram({ input, ssml: task.emphasis, voice: task.voice, wpm: clampWpm(task.wpm), pitch: clampPitch(task.basePitch) });
+  let samples = audio.samples;
+  if (task.semitones !== 0 && samples.length > 0) samples = pitchShift(samples, audio.sampleRate, task.semitones);
+  if (task.live) {
+    const live = new LiveSender(task.live.port, audio.sampleRate, task.live.outputRate);
+    // Resampled and posted ~100 ms at a time: the first piece is on its way while the rest of the
+    // sentence is resampled (~5 ms per audio second).
+    const slice = Math.round(audio.sampleRate / 10);
+    for (let at = 0; at < samples.length; at += slice) live.push(samples.subarray(at, at + slice));
+    live.end();
+    return { samples: new Int16Array(0), sampleRate: task.live.outputRate, words: [] };
+  }
+  return { samples, sampleRate: audio.sampleRate, words: [] };
+}
+
+const clampWpm = (wpm: number) => Math.max(80, Math.min(450, Math.round(wpm)));
+const clampPitch = (pitch: number) => Math.max(0, Math.min(99, Math.round(pitch)));
+
+async function synthesizeWithLibrary(task: EspeakTask): Promise<EspeakOutput> {
   const tts = await engine();
   selectVoice(tts, task.voice);
-  tts.rate = Math.max(80, Math.min(450, Math.round(task.wpm)));
-  tts.pitch = Math.max(0, Math.min(99, Math.round(task.basePitch)));
+  tts.rate = clampWpm(task.wpm);
+  tts.pitch = clampPitch(task.basePitch);
   const { escaped, origin } = escapeWithOrigins(task.text);
-  const open = `<speak>${task.emphasis ? '<emphasis level="strong">' : ''}`;
-  const ssml = `${open}${escaped}${task.emphasis ? '</emphasis>' : ''}</speak>`;
+  const { open, ssml } = ssmlFor(task, escaped);
   const chunks: Int16Array[] = [];
   // Event objects are views on emscripten memory that the next callback overwrites: copy now.
   const events: EspeakEvent[] = [];

@@ -1,0 +1,280 @@
+// eSpeak NG's own command-line program compiled to WebAssembly (npm `espeak-ng`, GPL-3.0-or-later,
+// eSpeak NG 1.52-dev with its data embedded), run inside a worker thread. Why a second build of
+// the same engine: the library build (@echogarden/espeak-ng-emscripten) is emscripten's wasm2js,
+// 3-5x slower per core than native, while this one runs at about the native CLI's speed
+// (docs/engines.md, bench/tts-engines.ts). It has no callbacks, so word timings still come from
+// the library build (espeak-worker.ts).
+//
+// The program is written for one run per process: getopt's position, eSpeak's static state and
+// stdio buffers all live in its linear memory. So the memory is copied right after the module
+// starts, and every run begins by copying it back (32 MB, ~2 ms) instead of instantiating a new
+// module (~250 ms). Files go through the module's in-memory file system.
+
+import { createRequire } from 'node:module';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+
+// The project's TypeScript libs (ES2022 + @types/node) do not declare WebAssembly; what is used here:
+interface WasmInstance {
+  exports: unknown;
+}
+declare const WebAssembly: {
+  compile(bytes: Uint8Array): Promise<object>;
+  instantiate(module: object, imports: object): Promise<WasmInstance>;
+};
+
+interface ProgramModule {
+  FS: {
+    writeFile(p: string, data: string | Uint8Array): void;
+    readFile(p: string): Uint8Array;
+    unlink(p: string): void;
+    readdir(p: string): string[];
+    isDir(mode: number): boolean;
+    stat(p: string): { mode: number };
+    symlink(target: string, p: string): void;
+  };
+}
+
+/** Where the package embeds eSpeak's data (its build's install prefix). */
+const DATA_DIR = '/usr/local/share/espeak-ng-data';
+
+interface ProgramExports {
+  memory: { buffer: ArrayBuffer };
+  malloc(n: number): number;
+  stackSave(): number;
+  stackRestore(p: number): void;
+  __main_argc_argv(argc: number, argv: number): number;
+}
+
+interface Program {
+  module: ProgramModule;
+  exports: ProgramExports;
+  /** Linear memory right after start-up, before the program ever ran. */
+  pristine: Uint8Array;
+  stackTop: number;
+  /** stdout and stderr lines of the current run. */
+  out: string[];
+  err: string[];
+}
+
+let compiled: Promise<object> | null = null;
+let program: Promise<Program> | null = null;
+
+function packageFile(name: string): string {
+  return path.join(path.dirname(createRequire(import.meta.url).resolve('espeak-ng')), name);
+}
+
+/** Where the package's files are, or an error when it is not installed. */
+export function programPackageFiles(): { js: string; wasm: string } {
+  return { js: packageFile('espeak-ng.js'), wasm: packageFile('espeak-ng.wasm') };
+}
+
+async function start(): Promise<Program> {
+  const files = programPackageFiles();
+  compiled ??= WebAssembly.compile(readFileSync(files.wasm));
+  const wasm = await compiled;
+  const factory = (await import(files.js)).default as (opts: object) => Promise<ProgramModule>;
+  let exports: ProgramExports | null = null;
+  const p = { out: [] as string[], err: [] as string[] };
+  const module = await factory({
+    noInitialRun: true,
+    print: (line: string) => p.out.push(line),
+    printErr: (line: string) => p.err.push(line),
+    instantiateWasm(imports: object, done: (i: WasmInstance) => void) {
+      void WebAssembly.instantiate(wasm, imports).then((instance) => {
+        exports = instance.exports as unknown as ProgramExports;
+        done(instance);
+      });
+      return {};
+    },
+  });
+  if (!exports) throw new Error('the espeak-ng program did not instantiate');
+  const ex: ProgramExports = exports;
+  addLowercaseVoiceNames(module.FS, `${DATA_DIR}/lang`);
+  return { module, exports: ex, pristine: new Uint8Array(ex.memory.buffer).slice(), stackTop: ex.stackSave(), ...p };
+}
+
+/**
+ * eSpeak lowercases the voice name it is given ("gmw/en-US" -> "gmw/en-us") before it opens the
+ * file; on a case-sensitive file system that misses, and it falls back to reading every voice
+ * and variant file (~1,600 file operations, ~6 ms of each run). A lowercase link per voice file
+ * lets it open the file directly.
+ */
+function addLowercaseVoiceNames(fs: ProgramModule['FS'], dir: string): void {
+  let names: string[];
+  try {
+    names = fs.readdir(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (name === '.' || name === '..') continue;
+    const full = `${dir}/${name}`;
+    if (fs.isDir(fs.stat(full).mode)) addLowercaseVoiceNames(fs, full);
+    else if (name !== name.toLowerCase() && !names.includes(name.toLowerCase())) fs.symlink(full, `${dir}/${name.toLowerCase()}`);
+  }
+}
+
+function instance(): Promise<Program> {
+  program ??= start();
+  program.catch(() => (program = null));
+  return program;
+}
+
+/** Whether this thread has started the program (tests check the main thread never does). */
+export function programStartedInThisThread(): boolean {
+  return program !== null;
+}
+
+export class ProgramError extends Error {}
+
+const encoder = new TextEncoder();
+
+/**
+ * One run of `espeak-ng args...` from a fresh memory, after writing `files`; throws ProgramError on
+ * a non-zero exit. Synchronous once the program is started, so runs never interleave.
+ */
+async function run(args: string[], files: Record<string, string> = {}): Promise<{ out: string[]; p: Program }> {
+  const p = await instance();
+  for (const [name, data] of Object.entries(files)) p.module.FS.writeFile(name, data);
+  const ex = p.exports;
+  new Uint8Array(ex.memory.buffer).set(p.pristine);
+  ex.stackRestore(p.stackTop);
+  p.out.length = 0;
+  p.err.length = 0;
+  const argv = ['espeak-ng', ...args].map((a) => {
+    const bytes = encoder.encode(`${a}\0`);
+    const at = ex.malloc(bytes.length);
+    new Uint8Array(ex.memory.buffer).set(bytes, at);
+    return at;
+  });
+  const table = ex.malloc(4 * (argv.length + 1));
+  const view = new Uint32Array(ex.memory.buffer, table, argv.length + 1);
+  argv.forEach((at, i) => (view[i] = at));
+  view[argv.length] = 0;
+  let status: number;
+  try {
+    status = ex.__main_argc_argv(argv.length, table);
+  } catch (err) {
+    // exit() inside the program throws emscripten's ExitStatus; anything else (a trap) leaves the
+    // module unusable, so the next run starts a new one.
+    const exitStatus = (err as { status?: unknown })?.status;
+    if (typeof exitStatus !== 'number') {
+      program = null;
+      throw err;
+    }
+    status = exitStatus;
+  }
+  if (status !== 0) {
+    const message = p.err.find((l) => !l.startsWith('program exited')) ?? `exit status ${status}`;
+    throw new ProgramError(message);
+  }
+  return { out: [...p.out], p };
+}
+
+export interface ProgramVoice {
+  /** Voice file, e.g. "gmw/en-US". */
+  file: string;
+  /** Language names with their priority (lower is preferred). */
+  languages: Array<{ name: string; priority: number }>;
+}
+
+let voiceList: Promise<ProgramVoice[]> | null = null;
+
+/** The program's language voices (`espeak-ng --voices`), variants excluded. */
+export function programVoices(): Promise<ProgramVoice[]> {
+  voiceList ??= run(['--voices']).then(({ out }) => {
+    const voices = new Map<string, ProgramVoice>();
+    // " 5  en-gb           --/M      English_(Great_Britain) gmw/en               (en 2)"
+    for (const line of out.slice(1)) {
+      const fields = line.trim().split(/\s+/);
+      if (fields.length < 5) continue;
+      const [pty, name, , , file] = fields as [string, string, string, string, string];
+      const v = voices.get(file) ?? { file, languages: [] };
+      v.languages.push({ name, priority: Number(pty) });
+      for (const m of fields.slice(5).join(' ').matchAll(/\((\S+) (\d+)\)/g)) v.languages.push({ name: m[1]!, priority: Number(m[2]) });
+      voices.set(file, v);
+    }
+    return [...voices.values()];
+  });
+  voiceList.catch(() => (voiceList = null));
+  return voiceList;
+}
+
+const resolved = new Map<string, string | null>();
+
+/**
+ * The program selects a voice by file name ("en", "en-US", "gmw/en"); a language name a voice
+ * declares ("en-gb", "fr-fr", "no") goes to its best-priority voice file, keeping the variant.
+ */
+async function resolveVoice(voice: string): Promise<string | null> {
+  const [name = '', variant] = voice.split('+');
+  const wanted = name.toLowerCase();
+  let file = resolved.get(wanted);
+  if (file === undefined) {
+    const voices = await programVoices();
+    const byFile = voices.find((v) => v.file.toLowerCase() === wanted || v.file.split('/').pop()!.toLowerCase() === wanted);
+    let best: { file: string; priority: number } | null = byFile ? { file: byFile.file, priority: -1 } : null;
+    for (const v of voices) {
+      for (const l of v.languages) {
+        if (l.name.toLowerCase() === wanted && (!best || l.priority < best.priority)) best = { file: v.file, priority: l.priority };
+      }
+    }
+    file = best?.file ?? null;
+    resolved.set(wanted, file);
+  }
+  if (!file) return null;
+  return variant ? `${file}+${variant}` : file;
+}
+
+/** Whether the program has this voice (the library build has a few more, e.g. Faroese). */
+export async function programHasVoice(voice: string): Promise<boolean> {
+  return (await resolveVoice(voice)) !== null;
+}
+
+/** 16-bit mono PCM from the WAV file eSpeak wrote (22,050 Hz). */
+function wavSamples(bytes: Uint8Array): { samples: Int16Array; sampleRate: number } {
+  const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const sampleRate = dv.getUint32(24, true);
+  let at = 12;
+  while (at + 8 <= bytes.length) {
+    const id = String.fromCharCode(bytes[at]!, bytes[at + 1]!, bytes[at + 2]!, bytes[at + 3]!);
+    const size = dv.getUint32(at + 4, true);
+    if (id === 'data') {
+      // eSpeak may leave the size unset when it cannot seek back: take what is there.
+      const end = Math.min(bytes.length, at + 8 + size) & ~1;
+      const samples = new Int16Array((end - at - 8) / 2);
+      new Uint8Array(samples.buffer).set(bytes.subarray(at + 8, end));
+      return { samples, sampleRate };
+    }
+    at += 8 + size + (size & 1);
+  }
+  throw new ProgramError('eSpeak wrote no audio data');
+}
+
+export interface ProgramSpeech {
+  /** Plain text, or SSML when `ssml` is set (plain text in it must already be escaped). */
+  input: string;
+  /**
+   * SSML input (eSpeak's -m), only where markup is needed: in SSML mode eSpeak selects voices
+   * through its whole voice list, ~10 ms more per run. Plain text is read as text, never as markup.
+   */
+  ssml: boolean;
+  /** Voice file or language name, with an optional variant ("en-us+f3"). */
+  voice: string;
+  /** Words per minute, 80-450. */
+  wpm: number;
+  /** eSpeak's pitch base, 0-99. */
+  pitch: number;
+}
+
+/** Synthesizes with the program: 22,050 Hz mono PCM. */
+export async function speakWithProgram(s: ProgramSpeech): Promise<{ samples: Int16Array; sampleRate: number }> {
+  const voice = await resolveVoice(s.voice);
+  if (!voice) throw new ProgramError(`the eSpeak program has no voice ${s.voice}`);
+  const args = [...(s.ssml ? ['-m'] : []), '-b', '1', '-v', voice, '-s', String(s.wpm), '-p', String(s.pitch), '-w', '/out.wav', '-f', '/in.txt'];
+  const { p } = await run(args, { '/in.txt': s.input });
+  const wav = p.module.FS.readFile('/out.wav');
+  p.module.FS.unlink('/out.wav');
+  return wavSamples(wav);
+}
