@@ -70,3 +70,13 @@ test('the program build has every library voice but a few, which the library bui
   const faroese = await synthesizeEspeak({ text: 'Góðan dag', voice: 'fo', wpm: 175, basePitch: 50, semitones: 0, emphasis: false });
   assert.ok(faroese.samples.length > 5000);
 });
+
+test('every program run starts from the same memory: same input, same samples, also after a failed run', async () => {
+  const { runProgram, speakWithProgram, ProgramError } = await import('../../src/engines/espeak/espeak-program.js');
+  const say = () => speakWithProgram({ input: 'One two three.', ssml: false, voice: 'en-us+f3', wpm: 175, pitch: 50 });
+  const first = await say();
+  await assert.rejects(runProgram(['-v', 'xx-nothing', '-w', '/out.wav', 'text']), (err: Error) => err instanceof ProgramError && /voice does not exist/.test(err.message));
+  const again = await say();
+  assert.ok(first.samples.length > 10000);
+  assert.deepEqual(Buffer.from(again.samples.buffer), Buffer.from(first.samples.buffer));
+});

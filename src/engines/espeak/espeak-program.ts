@@ -131,10 +131,11 @@ export class ProgramError extends Error {}
 const encoder = new TextEncoder();
 
 /**
- * One run of `espeak-ng args...` from a fresh memory, after writing `files`; throws ProgramError on
- * a non-zero exit. Synchronous once the program is started, so runs never interleave.
+ * One run of `espeak-ng args...` from a fresh memory: writes `files`, runs, reads and removes the
+ * `output` file; throws ProgramError on a non-zero exit. Synchronous once the program is started,
+ * so two runs never interleave.
  */
-async function run(args: string[], files: Record<string, string> = {}): Promise<{ out: string[]; p: Program }> {
+export async function runProgram(args: string[], files: Record<string, string> = {}, output?: string): Promise<{ out: string[]; file: Uint8Array | null }> {
   const p = await instance();
   for (const [name, data] of Object.entries(files)) p.module.FS.writeFile(name, data);
   const ex = p.exports;
@@ -153,9 +154,12 @@ async function run(args: string[], files: Record<string, string> = {}): Promise<
   argv.forEach((at, i) => (view[i] = at));
   view[argv.length] = 0;
   let status: number;
+  // emscripten's exit() sets the thread's process.exitCode as well as throwing: keep ours.
+  const exitCode = process.exitCode;
   try {
     status = ex.__main_argc_argv(argv.length, table);
   } catch (err) {
+    process.exitCode = exitCode;
     // exit() inside the program throws emscripten's ExitStatus; anything else (a trap) leaves the
     // module unusable, so the next run starts a new one.
     const exitStatus = (err as { status?: unknown })?.status;
@@ -169,7 +173,12 @@ async function run(args: string[], files: Record<string, string> = {}): Promise<
     const message = p.err.find((l) => !l.startsWith('program exited')) ?? `exit status ${status}`;
     throw new ProgramError(message);
   }
-  return { out: [...p.out], p };
+  let file: Uint8Array | null = null;
+  if (output) {
+    file = p.module.FS.readFile(output);
+    p.module.FS.unlink(output);
+  }
+  return { out: [...p.out], file };
 }
 
 export interface ProgramVoice {
@@ -183,7 +192,7 @@ let voiceList: Promise<ProgramVoice[]> | null = null;
 
 /** The program's language voices (`espeak-ng --voices`), variants excluded. */
 export function programVoices(): Promise<ProgramVoice[]> {
-  voiceList ??= run(['--voices']).then(({ out }) => {
+  voiceList ??= runProgram(['--voices']).then(({ out }) => {
     const voices = new Map<string, ProgramVoice>();
     // " 5  en-gb           --/M      English_(Great_Britain) gmw/en               (en 2)"
     for (const line of out.slice(1)) {
@@ -273,8 +282,6 @@ export async function speakWithProgram(s: ProgramSpeech): Promise<{ samples: Int
   const voice = await resolveVoice(s.voice);
   if (!voice) throw new ProgramError(`the eSpeak program has no voice ${s.voice}`);
   const args = [...(s.ssml ? ['-m'] : []), '-b', '1', '-v', voice, '-s', String(s.wpm), '-p', String(s.pitch), '-w', '/out.wav', '-f', '/in.txt'];
-  const { p } = await run(args, { '/in.txt': s.input });
-  const wav = p.module.FS.readFile('/out.wav');
-  p.module.FS.unlink('/out.wav');
-  return wavSamples(wav);
+  const { file } = await runProgram(args, { '/in.txt': s.input }, '/out.wav');
+  return wavSamples(file!);
 }
