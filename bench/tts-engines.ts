@@ -1,6 +1,11 @@
 // TTS engines on their own (no HTTP): milliseconds to synthesize 330 and 3,000 characters of
-// English per engine, warm (eSpeak's per-worker init excluded and reported apart), medians of 5.
+// English per engine, warm (eSpeak's per-worker init excluded and reported apart), medians of 5,
+// next to the native espeak-ng CLI on the same text. eSpeak is measured in both its builds: the
+// program (audio) and the library (what a request with word timings pays).
 // Run: node --import tsx bench/tts-engines.ts
+import { execFileSync } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { EnginePool } from '../src/engines/pool.js';
 import { EspeakEngine } from '../src/engines/espeak/espeak-engine.js';
 import { FliteEngine } from '../src/engines/flite/flite-engine.js';
@@ -21,29 +26,37 @@ function text(chars: number): string {
 }
 
 const pool = new EnginePool({ threads: 1, maxQueue: 16 });
-const engines: Array<[TtsEngine, string]> = [
-  [new EspeakEngine(pool), ''],
-  [new FliteEngine(pool), 'slt'],
-  [new FliteEngine(pool), 'kal16'],
+const engines: Array<[TtsEngine, string, boolean]> = [
+  [new EspeakEngine(pool), '', false],
+  [new EspeakEngine(pool), '', true],
+  [new FliteEngine(pool), 'slt', false],
+  [new FliteEngine(pool), 'kal16', false],
 ];
-const req = (t: string, engineVoice: string, pitch = 0): SynthesisRequest => ({ text: t, engineVoice, language: 'en-US', speed: 1, pitch, style: 'normal' });
+const req = (t: string, engineVoice: string, pitch = 0, wordTimings = false): SynthesisRequest => ({ text: t, engineVoice, language: 'en-US', speed: 1, pitch, style: 'normal', ...(wordTimings ? { wordTimings } : {}) });
 
 const first = await timeIt(() => engines[0]![0].synthesize(req('Hello.', '')));
 console.log(`eSpeak first call on a fresh worker (module init + synthesis): ${first.ms.toFixed(0)} ms`);
+await engines[1]![0].synthesize(req('Hello.', '', 0, true));
 console.log('| engine | voice | characters | pitch | median ms | audio s | real-time factor |');
 console.log('|---|---|---|---|---|---|---|');
-for (const [engine, voice] of engines) {
+for (const [chars] of [[330], [3000]] as const) {
+  const t = text(chars);
+  const runs: number[] = [];
+  for (let i = 0; i < 5; i++) runs.push((await timeIt(async () => execFileSync('espeak-ng', ['-w', path.join(tmpdir(), 'parla-bench-cli.wav'), t]))).ms);
+  console.log(`| espeak-ng CLI (native) | en-us | ${t.length} | 0 | ${median(runs).toFixed(0)} | - | - |`);
+}
+for (const [engine, voice, wordTimings] of engines) {
   for (const [chars, pitch] of [[330, 0], [3000, 0], [330, 12]] as const) {
     const t = text(chars);
     const runs: number[] = [];
     let audio = 0;
     for (let i = 0; i < 5; i++) {
-      const r = await timeIt(() => engine.synthesize(req(t, voice, pitch)));
+      const r = await timeIt(() => engine.synthesize(req(t, voice, pitch, wordTimings)));
       runs.push(r.ms);
       audio = r.value.samples.length / r.value.sampleRate;
     }
     const ms = median(runs);
-    console.log(`| ${engine.id} | ${voice || 'en-us'} | ${t.length} | ${pitch} | ${ms.toFixed(0)} | ${audio.toFixed(1)} | ${(ms / 1000 / audio).toFixed(3)} |`);
+    console.log(`| ${engine.id}${engine.id === 'espeak' ? (wordTimings ? ' (library, word timings)' : ' (program)') : ''} | ${voice || 'en-us'} | ${t.length} | ${pitch} | ${ms.toFixed(0)} | ${audio.toFixed(1)} | ${(ms / 1000 / audio).toFixed(3)} |`);
   }
 }
 await pool.close();
