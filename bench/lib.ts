@@ -150,17 +150,25 @@ const keepAlive = new http.Agent({ keepAlive: true });
  * for the load generator than fetch, which on this 2-core machine took ~23 ms of CPU to read a
  * 2.3 MB WAV, CPU the server under test then lacked.
  */
-export function postDrain(url: string, headers: Record<string, string>, json: object): Promise<number> {
+export async function postDrain(url: string, headers: Record<string, string>, json: object): Promise<number> {
+  return (await postTimed(url, headers, json)).bytes;
+}
+
+/** postDrain, also timing the first byte of the body and the whole answer (ms from the call). */
+export function postTimed(url: string, headers: Record<string, string>, json: object): Promise<{ bytes: number; firstByteMs: number; totalMs: number }> {
+  const start = performance.now();
   const body = Buffer.from(JSON.stringify(json));
   return new Promise((resolve, reject) => {
     const req = http.request(url, { method: 'POST', agent: keepAlive, headers: { ...headers, 'content-type': 'application/json', 'content-length': String(body.byteLength) } }, (res) => {
       let bytes = 0;
+      let firstByteMs = 0;
       let error = '';
       res.on('data', (c: Buffer) => {
+        if (bytes === 0) firstByteMs = performance.now() - start;
         bytes += c.length;
         if (res.statusCode !== 200 && error.length < 2000) error += c.toString('utf8');
       });
-      res.on('end', () => (res.statusCode === 200 ? resolve(bytes) : reject(new Error(`${res.statusCode}: ${error}`))));
+      res.on('end', () => (res.statusCode === 200 ? resolve({ bytes, firstByteMs, totalMs: performance.now() - start }) : reject(new Error(`${res.statusCode}: ${error}`))));
       res.on('error', reject);
     });
     req.on('error', reject);

@@ -3,7 +3,8 @@
 //     CLI writing the same text to a WAV in the same eSpeak voice (and, for the Flite-backed model,
 //     the native flite CLI with the same Flite voice, for context)
 //  2. /tts/stream time to first byte vs the full /tts/generate time, same text
-//  3. four segments split by break tags vs the same four synthesized one after another
+//  3. four segments split by break tags vs the same four synthesized one after another (three
+//     pairs per run)
 //  4. two concurrent clients vs one: aggregate characters per second, each client sending
 //     CLIENT_REQUESTS requests back to back, with the CPU cores the server used in each case
 //  5. fairness: a one-sentence request while a 3,000-character request is running vs alone
@@ -14,7 +15,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
-import { median, postDrain, startBenchServer, table, timeIt } from './lib.js';
+import { median, postDrain, postTimed, startBenchServer, table, timeIt } from './lib.js';
 
 const RUNS = Math.max(5, Number(process.env.RUNS ?? 5));
 const ONLY = process.env.ONLY ? new Set(process.env.ONLY.split(',').map(Number)) : null;
@@ -32,8 +33,6 @@ const ESPEAK_CLI_ARGS = ['-v', 'en-us+f3', '-p', '55'];
 const FLITE_CLI_VOICE = 'slt';
 
 const server = await startBenchServer({ PARLA_WORKERS: process.env.PARLA_WORKERS ?? '2' });
-const headers = { 'x-api-key': server.apiKey, 'content-type': 'application/json' };
-const post = (pathName: string, body: object) => fetch(`${server.url}${pathName}`, { method: 'POST', headers, body: JSON.stringify(body) });
 const generate = async (text: string, model = 'aura-lite') => {
   await postDrain(`${server.url}/api/v1/tts/generate`, { 'x-api-key': server.apiKey }, { text, voice: VOICE, model, format: 'wav' });
 };
@@ -112,12 +111,8 @@ try {
     const ttfb: number[] = [];
     const full: number[] = [];
     for (let i = 0; i < RUNS; i++) {
-      const t = performance.now();
-      const res = await post('/api/v1/tts/stream', { text: TEXT, voice: VOICE, model: 'aura-lite', sample_rate: 24000 });
-      const reader = res.body!.getReader();
-      await reader.read();
-      ttfb.push(performance.now() - t);
-      while (!(await reader.read()).done);
+      const streamed = await postTimed(`${server.url}/api/v1/tts/stream`, { 'x-api-key': server.apiKey }, { text: TEXT, voice: VOICE, model: 'aura-lite', sample_rate: 24000 });
+      ttfb.push(streamed.firstByteMs);
       full.push((await timeIt(() => generate(TEXT))).ms);
     }
     const r = median(ttfb) / median(full);
@@ -129,7 +124,8 @@ try {
     const withBreaks = SEGMENTS.join('<break time="100ms"/>');
     const par: number[] = [];
     const seq: number[] = [];
-    for (let i = 0; i < RUNS; i++) {
+    // Three pairs per run: each side is only ~0.1 s, so one pair per run is mostly noise.
+    for (let i = 0; i < RUNS * 3; i++) {
       par.push((await timeIt(() => generate(withBreaks))).ms);
       seq.push((await timeIt(async () => { for (const s of SEGMENTS) await generate(s); })).ms);
     }

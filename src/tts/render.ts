@@ -58,6 +58,8 @@ function applyGain(samples: Int16Array, gain: number): Int16Array {
 }
 
 export function concatPcm(parts: PcmAudio[], sampleRate: number): PcmAudio {
+  // One part (most requests): no copy of what can be megabytes of PCM.
+  if (parts.length === 1 && parts[0]!.sampleRate === sampleRate) return { samples: parts[0]!.samples, sampleRate };
   const total = parts.reduce((n, p) => n + p.samples.length, 0);
   const out = new Int16Array(total);
   let o = 0;

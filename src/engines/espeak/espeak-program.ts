@@ -32,6 +32,7 @@ interface ProgramModule {
     isDir(mode: number): boolean;
     stat(p: string): { mode: number };
     symlink(target: string, p: string): void;
+    filesystems: { MEMFS?: { expandFileStorage?: (node: { contents: Uint8Array | null }, capacity: number) => void } };
   };
 }
 
@@ -91,6 +92,7 @@ async function start(): Promise<Program> {
   if (!exports) throw new Error('the espeak-ng program did not instantiate');
   const ex: ProgramExports = exports;
   addLowercaseVoiceNames(module.FS, `${DATA_DIR}/lang`);
+  growFilesByDoubling(module.FS);
   return { module, exports: ex, pristine: new Uint8Array(ex.memory.buffer).slice(), stackTop: ex.stackSave(), ...p };
 }
 
@@ -113,6 +115,21 @@ function addLowercaseVoiceNames(fs: ProgramModule['FS'], dir: string): void {
     if (fs.isDir(fs.stat(full).mode)) addLowercaseVoiceNames(fs, full);
     else if (name !== name.toLowerCase() && !names.includes(name.toLowerCase())) fs.symlink(full, `${dir}/${name.toLowerCase()}`);
   }
+}
+
+/**
+ * emscripten's in-memory file system grows a file by 1.125x once it is past 1 MB, so the 7 MB WAV
+ * of a 3,000-character text took ~17 reallocations past 1 MB (~55 MB allocated and copied); by
+ * doubling throughout it takes 3 past 1 MB.
+ */
+function growFilesByDoubling(fs: ProgramModule['FS']): void {
+  const memfs = fs.filesystems.MEMFS;
+  const grow = memfs?.expandFileStorage;
+  if (!memfs || !grow) return;
+  memfs.expandFileStorage = (node, capacity) => {
+    const now = node.contents?.length ?? 0;
+    if (capacity > now) grow.call(memfs, node, Math.max(capacity, now * 2));
+  };
 }
 
 function instance(): Promise<Program> {
