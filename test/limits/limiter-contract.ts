@@ -213,6 +213,27 @@ export function runLimiterContract(name: string, open: () => Promise<LimiterHand
       assert.equal((await l.hit(acct, [{ windowSeconds: 3600, limit: 100 }])).remaining, 96, 'admit and hit count in the same windows; the refusal was not counted');
     });
 
+    test('a burst of admits decides in order: slots to the first, windows refuse the last, and releases go first', async () => {
+      const acct = `acc_${randomUUID()}`;
+      const w = [{ windowSeconds: 60, limit: 6 }, { windowSeconds: 3600, limit: 100 }];
+      const held = await l.admit(acct, w, 3, 10_000);
+      assert.ok(held.slot?.ok);
+      // Released in the same turn as the burst is admitted: the release happened first.
+      const release = l.releaseSlot(acct, held.slot.slotId);
+      const burst = await Promise.all(Array.from({ length: 9 }, () => l.admit(acct, w, 3, 10_000)));
+      await release;
+      // Five more fit the minute window (6), three of them get the three slots; the last four are refused by the window.
+      assert.deepEqual(burst.map((a) => a.rate.allowed), [true, true, true, true, true, false, false, false, false]);
+      assert.deepEqual(burst.map((a) => (a.slot === null ? null : a.slot.ok)), [true, true, true, false, false, null, null, null, null]);
+      assert.deepEqual(burst.slice(0, 5).map((a) => a.rate.windows[0]!.remaining), [4, 3, 2, 1, 0]);
+      assert.deepEqual(burst.slice(0, 5).map((a) => a.slot!.inUse), [1, 2, 3, 3, 3]);
+      assert.ok(burst.slice(5).every((a) => a.rate.retryAfter > 0));
+      assert.equal(await l.slotsInUse(acct), 3);
+      for (const a of burst) if (a.slot?.ok) await l.releaseSlot(acct, a.slot.slotId);
+      assert.equal(await l.slotsInUse(acct), 0);
+      assert.equal((await l.hit(acct, [{ windowSeconds: 3600, limit: 100 }])).remaining, 93, 'six counted in the hour, refusals not');
+    });
+
     test('two nodes share counters and slots', async (t) => {
       if (!h.peer) return t.skip('single-node implementation');
       const acct = `acc_${randomUUID()}`;
