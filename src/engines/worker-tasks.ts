@@ -11,7 +11,7 @@ export interface TaskMap {
   'pool.echo': { payload: { value: number }; result: { value: number } };
   /** Whisper transform of a voice's own audio (src/tts/dsp/whisper.ts). */
   'tts.whisper': { payload: { samples: Int16Array; sampleRate: number; seed?: number }; result: Int16Array };
-  /** eSpeak NG synthesis (one emscripten instance per worker). */
+  /** eSpeak NG synthesis (the program build per worker; the library build for word timings). */
   'tts.espeak': { payload: EspeakTask; result: EspeakOutput };
   /** sherpa-onnx neural TTS (Piper / Kokoro) when model files exist (src/engines/sherpa/). */
   'tts.sherpa': { payload: SherpaTtsTask; result: { samples: Int16Array; sampleRate: number } };

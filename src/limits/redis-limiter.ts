@@ -32,39 +32,6 @@ const EXPIRE_WITH_LAST_LEASE = `local last = redis.call('ZRANGE', KEYS[1], -1, -
 if last[2] then redis.call('PEXPIREAT', KEYS[1], tonumber(last[2])) end`;
 
 /**
- * Takes a slot of the sorted set `key` -> {1, inUse, 0} | {0, inUse, ms until the first lease ends}.
- * Expired leases are swept only when the set looks full (below the maximum they cannot change the
- * answer), and the key's expiry is only ever pushed later (PEXPIRE ... GT, Redis 7), to its
- * newest lease: three commands for a slot taken, where sweeping and reading the last lease each
- * time took five.
- */
-const TAKE_SLOT = `local function take_slot(key, max, lease, id)
-  local n = redis.call('ZCARD', key)
-  if n >= max then
-    redis.call('ZREMRANGEBYSCORE', key, '-inf', now)
-    n = redis.call('ZCARD', key)
-  end
-  if n >= max then
-    local first = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
-    local wait = 1000
-    if first[2] then wait = tonumber(first[2]) - now end
-    return {0, n, wait}
-  end
-  redis.call('ZADD', key, now + lease, id)
-  if n == 0 then
-    redis.call('PEXPIRE', key, lease)
-  else
-    redis.call('PEXPIRE', key, lease, 'GT')
-  end
-  return {1, n + 1, 0}
-end`;
-
-/** KEYS[1] slots; ARGV max, leaseMs, slotId -> take_slot's answer. */
-const ACQUIRE = `${NOW_MS}
-${TAKE_SLOT}
-return take_slot(KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3])`;
-
-/**
  * The admissions this node has queued during one event-loop turn, with any slot releases queued
  * since the last call, in one script call (see AdmitBatcher). KEYS and ARGV are read in order:
  *   ARGV: r, then r slot ids (KEYS: their r slot keys): releases, done first (they happened first);
@@ -79,8 +46,9 @@ return take_slot(KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3])`;
  * read once and written once per call: under load most admissions of a turn are one account's, so
  * a batch of four costs ~11 Redis commands instead of ~40 (Redis's CPU is shared with the nodes).
  * Expired leases are swept only when a set looks full (below the maximum they cannot change the
- * answer); a slot key's expiry is only ever pushed later (PEXPIRE ... GT, Redis 7), to its newest
- * lease, so idle accounts leave nothing behind.
+ * answer); a slot key's expiry is only ever pushed later (PEXPIREAT ... GT, Redis 7), to its newest
+ * lease, so idle accounts leave nothing behind. A slot asked for alone (acquireSlot) is an
+ * admission with no windows.
  */
 const BATCH = `${NOW_MS}
 local ki, ai = 1, 1
@@ -211,7 +179,6 @@ return redis.call('ZCARD', KEYS[1])`;
 
 interface SlotCommands {
   parlaBatch(numKeys: number, ...keysAndArgs: Array<string | number>): Promise<number[][]>;
-  parlaSlotAcquire(key: string, max: number, leaseMs: number, slotId: string): Promise<[number, number, number]>;
   parlaSlotRenew(key: string, slotId: string, leaseMs: number): Promise<number>;
   parlaSlotCount(key: string): Promise<number>;
 }
@@ -321,7 +288,6 @@ export class RedisLimiter implements Limiter {
     private readonly log?: FastifyBaseLogger,
   ) {
     redis.defineCommand('parlaBatch', { lua: BATCH });
-    redis.defineCommand('parlaSlotAcquire', { numberOfKeys: 1, lua: ACQUIRE });
     redis.defineCommand('parlaSlotRenew', { numberOfKeys: 1, lua: RENEW });
     redis.defineCommand('parlaSlotCount', { numberOfKeys: 1, lua: COUNT });
     this.cmd = redis as unknown as SlotCommands;
@@ -349,7 +315,7 @@ export class RedisLimiter implements Limiter {
       redis.disconnect();
       throw new Error(`Redis at ${redact(url)} is unreachable: ${(err as Error).message}`);
     }
-    // The slot script extends expiries with PEXPIRE ... GT (Redis 7.0): say so at start rather
+    // The slot script extends expiries with PEXPIREAT ... GT (Redis 7.0): say so at start rather
     // than fail every admission later.
     const version = /redis_version:(\d+)/.exec(await redis.info('server'))?.[1];
     if (version !== undefined && Number(version) < 7) {
@@ -433,7 +399,7 @@ export class RedisLimiter implements Limiter {
     const heldLocally = await this.local.slotsInUse(accountId);
     const slotId = randomUUID();
     try {
-      const answer = await this.cmd.parlaSlotAcquire(this.slotKey(accountId), max - heldLocally, Math.ceil(leaseMs), slotId);
+      const answer = await this.batch.admit([this.slotKey(accountId)], [0, 1, max - heldLocally, Math.ceil(leaseMs), slotId]);
       this.isBack();
       return this.slotAnswer(answer, slotId, heldLocally);
     } catch (err) {

@@ -57,26 +57,3 @@ test('language names eSpeak declares (en-gb, fr-fr, no) select their voice file,
   assert.ok(ratio > 1.4, `f3 variant F0 ratio ${ratio}`);
   await assert.rejects(speak('xx-nothing'), /no voice xx-nothing/);
 });
-
-test('the program build has every library voice but a few, which the library build then speaks', async () => {
-  const { programVoices, programHasVoice } = await import('../../src/engines/espeak/espeak-program.js');
-  const program = new Set((await programVoices()).map((v) => v.file.toLowerCase()));
-  const library = (await listEspeakVoices()).filter((v) => !v.identifier.startsWith('variant/')).map((v) => v.identifier.toLowerCase());
-  assert.ok(program.size >= 130, `${program.size} program voices`);
-  const onlyLibrary = library.filter((f) => !program.has(f)).sort();
-  assert.deepEqual(onlyLibrary, ['art/xex', 'gmq/fo', 'roa/ca-ba', 'roa/ca-nw', 'roa/ca-va', 'sem/ti', 'trk/kaa']);
-  assert.equal(await programHasVoice('fo'), false);
-  assert.equal(await programHasVoice('en-gb+f3'), true);
-  const faroese = await synthesizeEspeak({ text: 'Góðan dag', voice: 'fo', wpm: 175, basePitch: 50, semitones: 0, emphasis: false });
-  assert.ok(faroese.samples.length > 5000);
-});
-
-test('every program run starts from the same memory: same input, same samples, also after a failed run', async () => {
-  const { runProgram, speakWithProgram, ProgramError } = await import('../../src/engines/espeak/espeak-program.js');
-  const say = () => speakWithProgram({ input: 'One two three.', ssml: false, voice: 'en-us+f3', wpm: 175, pitch: 50 });
-  const first = await say();
-  await assert.rejects(runProgram(['-v', 'xx-nothing', '-w', '/out.wav', 'text']), (err: Error) => err instanceof ProgramError && /voice does not exist/.test(err.message));
-  const again = await say();
-  assert.ok(first.samples.length > 10000);
-  assert.deepEqual(Buffer.from(again.samples.buffer), Buffer.from(first.samples.buffer));
-});

@@ -114,10 +114,8 @@ describe('EspeakEngine', () => {
       const total = pieces.reduce((n, p) => n + p.length, 0);
       const expected = (whole.samples.length * rate) / whole.sampleRate;
       assert.ok(Math.abs(total - expected) / expected < 0.02, `${rate} Hz, ${pitch} st: ${total} samples, expected ~${expected}`);
-      // ~100 ms pieces; the library build posts them while synthesizing, except with a pitch
-      // shift, which needs the whole sentence first and is then posted at once.
-      if (wordTimings && pitch !== 0) assert.ok(pieces.length <= 2, `${pieces.length} pieces`);
-      else assert.ok(pieces.length > 10, `${pieces.length} pieces`);
+      // ~100 ms pieces (the first sentence of audio is ~6 s).
+      assert.ok(pieces.length > 30, `${pieces.length} pieces`);
     }
   });
 

@@ -13,6 +13,8 @@
 import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { decodePcm16MonoWav } from '../../audio/wav.js';
+import { voiceFileFor, type VoiceFile } from './voice-files.js';
 
 // The project's TypeScript libs (ES2022 + @types/node) do not declare WebAssembly; what is used here:
 interface WasmInstance {
@@ -198,19 +200,12 @@ export async function runProgram(args: string[], files: Record<string, string> =
   return { out: [...p.out], file };
 }
 
-export interface ProgramVoice {
-  /** Voice file, e.g. "gmw/en-US". */
-  file: string;
-  /** Language names with their priority (lower is preferred). */
-  languages: Array<{ name: string; priority: number }>;
-}
-
-let voiceList: Promise<ProgramVoice[]> | null = null;
+let voiceList: Promise<VoiceFile[]> | null = null;
 
 /** The program's language voices (`espeak-ng --voices`), variants excluded. */
-export function programVoices(): Promise<ProgramVoice[]> {
+export function programVoices(): Promise<VoiceFile[]> {
   voiceList ??= runProgram(['--voices']).then(({ out }) => {
-    const voices = new Map<string, ProgramVoice>();
+    const voices = new Map<string, { file: string; languages: Array<{ name: string; priority: number }> }>();
     // " 5  en-gb           --/M      English_(Great_Britain) gmw/en               (en 2)"
     for (const line of out.slice(1)) {
       const fields = line.trim().split(/\s+/);
@@ -229,25 +224,13 @@ export function programVoices(): Promise<ProgramVoice[]> {
 
 const resolved = new Map<string, string | null>();
 
-/**
- * The program selects a voice by file name ("en", "en-US", "gmw/en"); a language name a voice
- * declares ("en-gb", "fr-fr", "no") goes to its best-priority voice file, keeping the variant.
- */
+/** The program's voice for "name+variant" ("en-gb+f3" -> "gmw/en+f3"), or null. */
 async function resolveVoice(voice: string): Promise<string | null> {
   const [name = '', variant] = voice.split('+');
-  const wanted = name.toLowerCase();
-  let file = resolved.get(wanted);
+  let file = resolved.get(name.toLowerCase());
   if (file === undefined) {
-    const voices = await programVoices();
-    const byFile = voices.find((v) => v.file.toLowerCase() === wanted || v.file.split('/').pop()!.toLowerCase() === wanted);
-    let best: { file: string; priority: number } | null = byFile ? { file: byFile.file, priority: -1 } : null;
-    for (const v of voices) {
-      for (const l of v.languages) {
-        if (l.name.toLowerCase() === wanted && (!best || l.priority < best.priority)) best = { file: v.file, priority: l.priority };
-      }
-    }
-    file = best?.file ?? null;
-    resolved.set(wanted, file);
+    file = voiceFileFor(await programVoices(), name);
+    resolved.set(name.toLowerCase(), file);
   }
   if (!file) return null;
   return variant ? `${file}+${variant}` : file;
@@ -256,26 +239,6 @@ async function resolveVoice(voice: string): Promise<string | null> {
 /** Whether the program has this voice (the library build has a few more, e.g. Faroese). */
 export async function programHasVoice(voice: string): Promise<boolean> {
   return (await resolveVoice(voice)) !== null;
-}
-
-/** 16-bit mono PCM from the WAV file eSpeak wrote (22,050 Hz). */
-function wavSamples(bytes: Uint8Array): { samples: Int16Array; sampleRate: number } {
-  const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const sampleRate = dv.getUint32(24, true);
-  let at = 12;
-  while (at + 8 <= bytes.length) {
-    const id = String.fromCharCode(bytes[at]!, bytes[at + 1]!, bytes[at + 2]!, bytes[at + 3]!);
-    const size = dv.getUint32(at + 4, true);
-    if (id === 'data') {
-      // eSpeak may leave the size unset when it cannot seek back: take what is there.
-      const end = Math.min(bytes.length, at + 8 + size) & ~1;
-      const samples = new Int16Array((end - at - 8) / 2);
-      new Uint8Array(samples.buffer).set(bytes.subarray(at + 8, end));
-      return { samples, sampleRate };
-    }
-    at += 8 + size + (size & 1);
-  }
-  throw new ProgramError('eSpeak wrote no audio data');
 }
 
 export interface ProgramSpeech {
@@ -300,5 +263,7 @@ export async function speakWithProgram(s: ProgramSpeech): Promise<{ samples: Int
   if (!voice) throw new ProgramError(`the eSpeak program has no voice ${s.voice}`);
   const args = [...(s.ssml ? ['-m'] : []), '-b', '1', '-v', voice, '-s', String(s.wpm), '-p', String(s.pitch), '-w', '/out.wav', '-f', '/in.txt'];
   const { file } = await runProgram(args, { '/in.txt': s.input }, '/out.wav');
-  return wavSamples(file!);
+  const audio = decodePcm16MonoWav(file!);
+  if (!audio) throw new ProgramError('eSpeak wrote no 16-bit mono WAV');
+  return audio;
 }

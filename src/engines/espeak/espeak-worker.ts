@@ -13,6 +13,7 @@ import { float32ToInt16, int16ToFloat32 } from '../../audio/pcm.js';
 import { StreamResampler } from '../../audio/resample.js';
 import type { WordTiming } from '../engine.js';
 import { programHasVoice, programStartedInThisThread, speakWithProgram } from './espeak-program.js';
+import { voiceFileFor } from './voice-files.js';
 
 interface EspeakEvent {
   type: string;
@@ -44,6 +45,11 @@ function engine(): Promise<EspeakInstance> {
   return instance;
 }
 
+/** Whether this thread has created the library build's instance (word timings, a few voices). */
+export function libraryStartedInThisThread(): boolean {
+  return instance !== null;
+}
+
 /** Whether this thread has started either eSpeak build (tests check the main thread never does). */
 export function espeakLoadedInThisThread(): boolean {
   return instance !== null || programStartedInThisThread();
@@ -72,25 +78,17 @@ export function escapeWithOrigins(text: string): { escaped: string; origin: Int3
 const voiceFiles = new Map<string, string | null>();
 
 /**
- * eSpeak selects a voice by its file name ("en", "fr", "en-us"), not by the language names the
- * voice declares ("en-gb", "fr-fr", "no"): those are looked up in the voice list, best priority
- * first. A variant eSpeak lacks falls back to the bare language voice rather than failing.
+ * The library selects a voice by its file name; a language name goes to its voice file
+ * (voice-files.ts). A variant eSpeak lacks falls back to the bare language voice rather than failing.
  */
 function selectVoice(tts: EspeakInstance, voice: string): void {
   if (tts.set_voice(voice) === 0) return;
   const [name = '', variant] = voice.split('+');
   let file = voiceFiles.get(name.toLowerCase());
   if (file === undefined) {
-    const wanted = name.toLowerCase();
-    let best: { file: string; priority: number } | null = null;
-    for (const v of tts.list_voices()) {
-      if (v.identifier.startsWith('variant/')) continue;
-      for (const l of v.languages) {
-        if (l.name.toLowerCase() === wanted && (!best || l.priority < best.priority)) best = { file: v.identifier.split('/').pop()!, priority: l.priority };
-      }
-    }
-    file = best?.file ?? null;
-    voiceFiles.set(wanted, file);
+    const voices = tts.list_voices().filter((v) => !v.identifier.startsWith('variant/'));
+    file = voiceFileFor(voices.map((v) => ({ file: v.identifier, languages: v.languages })), name)?.split('/').pop() ?? null;
+    voiceFiles.set(name.toLowerCase(), file);
   }
   if (file && variant && tts.set_voice(`${file}+${variant}`) === 0) return;
   if (file && tts.set_voice(file) === 0) return;
@@ -116,7 +114,7 @@ export interface EspeakTask {
    * (`{ pcm }` messages, then `{ end: true }`) ~100 ms at a time; the task's own result then
    * carries no samples. The program build posts once the whole text is synthesized (a sentence
    * takes it ~10-20 ms); the library build, with word timings, posts as it synthesizes unless a
-   * pitch shift needs the whole utterance first.
+   * pitch shift needs the whole utterance first (then it too posts the whole, in pieces).
    */
   live?: { port: MessagePort; outputRate: number };
 }
@@ -150,6 +148,17 @@ class LiveSender {
   }
 }
 
+/**
+ * Posts audio synthesized as a whole on a live task's port, resampled ~100 ms at a time: the first
+ * piece is on its way while the rest is resampled (~5 ms per audio second).
+ */
+function postWhole(live: NonNullable<EspeakTask['live']>, samples: Int16Array, sampleRate: number): void {
+  const sender = new LiveSender(live.port, sampleRate, live.outputRate);
+  const slice = Math.round(sampleRate / 10);
+  for (let at = 0; at < samples.length; at += slice) sender.push(samples.subarray(at, at + slice));
+  sender.end();
+}
+
 export interface EspeakOutput {
   samples: Int16Array;
   sampleRate: number;
@@ -172,12 +181,7 @@ async function synthesizeWithProgram(task: EspeakTask): Promise<EspeakOutput> {
   let samples = audio.samples;
   if (task.semitones !== 0 && samples.length > 0) samples = pitchShift(samples, audio.sampleRate, task.semitones);
   if (task.live) {
-    const live = new LiveSender(task.live.port, audio.sampleRate, task.live.outputRate);
-    // Resampled and posted ~100 ms at a time: the first piece is on its way while the rest of the
-    // sentence is resampled (~5 ms per audio second).
-    const slice = Math.round(audio.sampleRate / 10);
-    for (let at = 0; at < samples.length; at += slice) live.push(samples.subarray(at, at + slice));
-    live.end();
+    postWhole(task.live, samples, audio.sampleRate);
     return { samples: new Int16Array(0), sampleRate: task.live.outputRate, words: [] };
   }
   return { samples, sampleRate: audio.sampleRate, words: [] };
@@ -219,11 +223,7 @@ async function synthesizeWithLibrary(task: EspeakTask): Promise<EspeakOutput> {
   if (task.semitones !== 0 && samples.length > 0) samples = pitchShift(samples, tts.samplerate, task.semitones);
   if (task.live) {
     if (live) live.end();
-    else {
-      const whole = new LiveSender(task.live.port, tts.samplerate, task.live.outputRate);
-      if (samples.length > 0) whole.push(samples);
-      whole.end();
-    }
+    else postWhole(task.live, samples, tts.samplerate);
     return { samples: new Int16Array(0), sampleRate: task.live.outputRate, words: [] };
   }
   return { samples, sampleRate: tts.samplerate, words: wordTimings(events, task.text, origin, open.length, total / tts.samplerate) };
