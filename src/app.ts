@@ -10,6 +10,7 @@ import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { Services } from './services.js';
 import { newRequestId, requestIdPlugin } from './http/request-id.js';
+import { lazyChildLoggerFactory } from './http/lazy-child-logger.js';
 import { errorHandlerPlugin } from './http/error-handler.js';
 import { authPlugin } from './http/auth.js';
 import { rateLimitPlugin } from './http/rate-limit.js';
@@ -67,6 +68,7 @@ export async function buildApp(services: Services, opts: BuildAppOptions = {}): 
   const app = Fastify({
     ...loggerOpts,
     genReqId: newRequestId,
+    childLoggerFactory: lazyChildLoggerFactory,
     bodyLimit: 2 * 1024 * 1024,
     // Clients may stop reading a stream; never let a stuck connection hold resources forever.
     connectionTimeout: 0,

@@ -36,8 +36,12 @@ export class KeyAuthenticator {
    * the HTTP hook then takes no promise.
    */
   authenticate(rawKey: string | undefined | null): AuthContext | Promise<AuthContext> {
-    if (rawKey === undefined || rawKey === null || rawKey.trim() === '') throw new ApiError('AUTH_MISSING_API_KEY');
+    if (rawKey === undefined || rawKey === null) throw new ApiError('AUTH_MISSING_API_KEY');
+    // Only well-formed keys are cached: a hit needs neither the trim nor the format check.
+    const fast = this.cached(rawKey);
+    if (fast !== undefined) return this.accept(fast);
     const key = rawKey.trim();
+    if (key === '') throw new ApiError('AUTH_MISSING_API_KEY');
     const mode = keyMode(key);
     if (mode === null) {
       throw new ApiError('AUTH_INVALID_API_KEY', {

@@ -15,7 +15,7 @@
 // the outage free themselves when their lease ends. Credits never depend on Redis.
 // At startup an unreachable Redis is an error: a wrong REDIS_URL must not silently become per-node limits.
 
-import { randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Admission, Limiter, RateDecision, RateWindow, SlotDecision } from './limiter.js';
@@ -325,6 +325,18 @@ export class RedisLimiter implements Limiter {
     return new RedisLimiter(redis, prefix, log);
   }
 
+  /**
+   * Slot ids are unique across nodes and restarts: this process's random prefix (96 bits) and a
+   * counter. A UUID per request cost ~0.9 us; this is one string concatenation, and shorter ids
+   * are fewer bytes for Redis to store and hash.
+   */
+  private readonly slotIdPrefix = randomBytes(12).toString('base64url');
+  private slotSeq = 0;
+
+  private nextSlotId(): string {
+    return `${this.slotIdPrefix}${(++this.slotSeq).toString(36)}`;
+  }
+
   private slotKey(accountId: string): string {
     return `${this.prefix}slots:${accountId}`;
   }
@@ -377,7 +389,7 @@ export class RedisLimiter implements Limiter {
     if (windows.length === 0) throw new Error('RedisLimiter.admit needs at least one window');
     // Fallback slots still held from an outage count against the same maximum.
     const heldLocally = this.local.slotsHeld(accountId);
-    const slotId = randomUUID();
+    const slotId = this.nextSlotId();
     try {
       const r = await this.runAdmit(accountId, windows, { max: maxSlots - heldLocally, leaseMs, slotId });
       const rate = rateDecision(windows, r.counted);
@@ -397,7 +409,7 @@ export class RedisLimiter implements Limiter {
   async acquireSlot(accountId: string, max: number, leaseMs: number): Promise<SlotDecision> {
     // Fallback slots still held from an outage count against the same maximum.
     const heldLocally = await this.local.slotsInUse(accountId);
-    const slotId = randomUUID();
+    const slotId = this.nextSlotId();
     try {
       const answer = await this.batch.admit([this.slotKey(accountId)], [0, 1, max - heldLocally, Math.ceil(leaseMs), slotId]);
       this.isBack();
