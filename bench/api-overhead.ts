@@ -5,73 +5,18 @@
 // CPU per request is read from /proc for Parla, the bare server and Redis, and for the load generator (this process).
 // Run: node --import tsx bench/api-overhead.ts   (Redis at 127.0.0.1:6379 for the second row)
 // RUNS (default 3) runs of SECONDS (default 5) each, CONNECTIONS (default 20).
-import { execFileSync, spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
-import path from 'node:path';
-import autocannon from 'autocannon';
+import { cpus, loadavg } from 'node:os';
+import { highLimitsConfig, load as loadOnce, redisPid, startBare, warmUp, type Load } from './api-load.js';
 import { median, startBenchServer, table } from './lib.js';
 
 const RUNS = Number(process.env.RUNS ?? 3);
 const SECONDS = Number(process.env.SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.CONNECTIONS ?? 20);
 
-interface Load { rps: number; p50: number; p99: number; non2xx: number; cpuUsPerRequest: number; redisUsPerRequest: number; loadGenUsPerRequest: number }
-
-/** CPU time (user + system) the process has used, ms (Linux /proc; clock ticks of 10 ms). */
-function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
-
-/** The local Redis server's pid, to read its CPU time too (null when there is none to see). */
-function redisPid(): number | null {
-  try {
-    return Number(execFileSync('pidof', ['redis-server']).toString().trim().split(' ')[0]) || null;
-  } catch {
-    return null;
-  }
-}
-
-async function load(url: string, pid: number, headers: Record<string, string> = {}, redis: number | null = null): Promise<Load> {
-  const before = cpuMs(pid);
-  const redisBefore = redis ? cpuMs(redis) : 0;
-  const mine = process.cpuUsage();
-  const r = await autocannon({ url, connections: CONNECTIONS, duration: SECONDS, headers });
-  const n = Math.max(1, r.requests.total);
-  const gen = process.cpuUsage(mine);
-  return {
-    rps: r.requests.average,
-    p50: r.latency.p50,
-    p99: r.latency.p99,
-    non2xx: r.non2xx + r.errors + r.timeouts,
-    cpuUsPerRequest: ((cpuMs(pid) - before) * 1000) / n,
-    redisUsPerRequest: redis ? ((cpuMs(redis) - redisBefore) * 1000) / n : 0,
-    // The load generator runs in this process.
-    loadGenUsPerRequest: (gen.user + gen.system) / n,
-  };
-}
-
-async function startBare(body: string): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
-  const dir = mkdtempSync(path.join(tmpdir(), 'bench-bare-'));
-  const file = path.join(dir, 'models.json');
-  writeFileSync(file, body);
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'bench/bare-models-server.ts', file], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const [chunk] = (await once(proc.stdout!, 'data')) as [Buffer];
-  return {
-    url: `http://127.0.0.1:${chunk.toString().trim()}/api/v1/models`,
-    pid: proc.pid!,
-    async stop() {
-      proc.kill('SIGTERM');
-      await once(proc, 'close');
-    },
-  };
-}
+const load = (url: string, pid: number, headers: Record<string, string> = {}, redis: number | null = null) => loadOnce(url, pid, { connections: CONNECTIONS, seconds: SECONDS, headers, redis });
 
 // Limits high enough that every request passes: the point is the cost of the accounting itself.
-const override = path.join(mkdtempSync(path.join(tmpdir(), 'bench-api-')), 'parla.json');
-writeFileSync(override, JSON.stringify({ plans: { enterprise: { requestsPerMinute: 100_000_000, requestsPerHour: 100_000_000, concurrent: 1000 } } }));
+const override = highLimitsConfig();
 const rows: Array<Record<string, string | number>> = [];
 const loads: number[] = [];
 for (const limiter of (process.env.LIMITERS ?? 'memory,redis').split(',') as Array<'memory' | 'redis'>) {
@@ -83,8 +28,8 @@ for (const limiter of (process.env.LIMITERS ?? 'memory,redis').split(',') as Arr
   const base: Load[] = [];
   try {
     // Warm both up (JIT, connection pools) before measuring.
-    await autocannon({ url: bare.url, connections: CONNECTIONS, duration: 1 });
-    await autocannon({ url: `${server.url}/api/v1/models`, connections: CONNECTIONS, duration: 1, headers: { 'x-api-key': server.apiKey } });
+    await warmUp(bare.url, CONNECTIONS);
+    await warmUp(`${server.url}/api/v1/models`, CONNECTIONS, { 'x-api-key': server.apiKey });
     for (let i = 0; i < RUNS; i++) {
       loads.push(loadavg()[0]!);
       base.push(await load(bare.url, bare.pid));

@@ -30,20 +30,20 @@ export interface BenchServer {
 /** How long a bench server may take to answer /health (decoders warm at start; a loaded machine is slow). */
 const START_TIMEOUT_MS = Number(process.env.BENCH_START_TIMEOUT_MS ?? 180_000);
 
-let built = false;
+const built = new Set<string>();
 
 /**
  * The compiled CLI, as `npm start` and the `parla` command run it: built (scripts/build.sh) once
- * per benchmark process, so a benchmark measures the current sources as users run them, not
- * through tsx's on-the-fly transform (which, among other things, wraps every function created per
- * request in a naming helper).
+ * per benchmark process and checkout, so a benchmark measures the current sources as users run
+ * them, not through tsx's on-the-fly transform (which, among other things, wraps every function
+ * created per request in a naming helper). `root` is the checkout (another one for A/B benches).
  */
-function compiledCli(): string {
-  if (!built) {
-    execFileSync('bash', ['scripts/build.sh'], { stdio: ['ignore', 'ignore', 'inherit'] });
-    built = true;
+function compiledCli(root: string): string {
+  if (!built.has(root)) {
+    execFileSync('bash', [path.join(root, 'scripts/build.sh')], { stdio: ['ignore', 'ignore', 'inherit'] });
+    built.add(root);
   }
-  return 'dist/src/cli/run.js';
+  return path.join(root, 'dist/src/cli/run.js');
 }
 
 /**
@@ -52,12 +52,12 @@ function compiledCli(): string {
  * exits or does not answer /health within START_TIMEOUT_MS: a benchmark must never measure (or
  * wait forever for) a server that is not there.
  */
-export async function startBenchServer(env: Record<string, string> = {}): Promise<BenchServer> {
+export async function startBenchServer(env: Record<string, string> = {}, root = process.cwd()): Promise<BenchServer> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'parla-bench-'));
   const baseEnv = { ...process.env, PARLA_DATA_DIR: dataDir, LOG_LEVEL: 'warn', PARLA_SEED_DEMO: 'false', PORT: env.PORT ?? '0', REALTIME_PORT: env.REALTIME_PORT ?? '0', ...env };
   const cli = (args: string[]) =>
     new Promise<string>((resolve, reject) => {
-      const p = spawn(process.execPath, [compiledCli(), ...args], { env: baseEnv, stdio: ['ignore', 'pipe', 'inherit'] });
+      const p = spawn(process.execPath, [compiledCli(root), ...args], { cwd: root, env: baseEnv, stdio: ['ignore', 'pipe', 'inherit'] });
       let out = '';
       p.stdout.on('data', (d) => (out += d));
       p.on('error', reject);
@@ -74,7 +74,7 @@ export async function startBenchServer(env: Record<string, string> = {}): Promis
   // BENCH_SERVER_NODE_ARGS profiles the server, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"
   // (not allowed in NODE_OPTIONS).
   const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
-  const proc = spawn(process.execPath, [...nodeArgs, compiledCli(), 'serve'], { env: { ...baseEnv, PORT: port }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const proc = spawn(process.execPath, [...nodeArgs, compiledCli(root), 'serve'], { cwd: root, env: { ...baseEnv, PORT: port }, stdio: ['ignore', 'pipe', 'inherit'] });
   // Kept as a promise from the start: an exit before anyone waits for it must not be missed.
   const exited = new Promise<string>((resolve) => {
     proc.once('error', (err) => resolve(`could not be started: ${err.message}`));
