@@ -2,7 +2,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import type { Limiter } from '../../src/limits/limiter.js';
+import type { Admission, Limiter, RateDecision, SlotDecision } from '../../src/limits/limiter.js';
 
 export interface LimiterHandle {
   limiter: Limiter;
@@ -232,6 +232,40 @@ export function runLimiterContract(name: string, open: () => Promise<LimiterHand
       for (const a of burst) if (a.slot?.ok) await l.releaseSlot(acct, a.slot.slotId);
       assert.equal(await l.slotsInUse(acct), 0);
       assert.equal((await l.hit(acct, [{ windowSeconds: 3600, limit: 100 }])).remaining, 93, 'six counted in the hour, refusals not');
+    });
+
+    test('one turn of mixed plans, plain hits and lone slots decides each by its own terms', async () => {
+      const a = `acc_${randomUUID()}`;
+      const b = `acc_${randomUUID()}`;
+      const small = [{ windowSeconds: 60, limit: 2 }];
+      const large = [{ windowSeconds: 60, limit: 5 }, { windowSeconds: 3600, limit: 50 }];
+      // Interleaved in one turn: runs of the same terms and changes between them.
+      const turn = await Promise.all([
+        l.admit(a, small, 1, 10_000),
+        l.admit(a, small, 1, 10_000),
+        l.admit(b, large, 2, 10_000),
+        l.admit(a, small, 1, 10_000),
+        l.hit(b, large),
+        l.admit(b, large, 2, 10_000),
+        l.admit(b, large, 2, 10_000),
+        l.acquireSlot(b, 3, 10_000),
+        l.admit(b, large, 2, 10_000),
+      ]);
+      const [a1, a2, b1, a3, bHit, b2, b3, bLone, b4] = turn as [Admission, Admission, Admission, Admission, RateDecision, Admission, Admission, SlotDecision, Admission];
+      // a: small plan, limit 2 a minute, one slot: the first gets it, the second is counted but has no slot, the third is refused.
+      assert.deepEqual([a1, a2, a3].map((x) => [x.rate.allowed, x.slot?.ok ?? null]), [[true, true], [true, false], [false, null]]);
+      assert.equal(a2.slot!.inUse, 1);
+      // b: large plan, limit 5 a minute, two slots; the plain hit counts but takes none.
+      assert.equal(bHit.allowed, true);
+      assert.deepEqual([b1, b2, b3, b4].map((x) => [x.rate.allowed, x.slot?.ok ?? null]), [[true, true], [true, true], [true, false], [true, false]]);
+      assert.deepEqual([b1, b2, b3, b4].map((x) => x.rate.windows.map((w) => w.remaining)), [[4, 49], [2, 47], [1, 46], [0, 45]]);
+      // Alone, with a maximum of three, the lone slot finds the two taken by the admissions before it.
+      assert.ok(bLone.ok);
+      assert.equal(bLone.inUse, 3);
+      for (const x of [a1, b1, b2]) if (x.slot?.ok) await l.releaseSlot(x === a1 ? a : b, x.slot.slotId);
+      if (bLone.ok) await l.releaseSlot(b, bLone.slotId);
+      assert.equal(await l.slotsInUse(a), 0);
+      assert.equal(await l.slotsInUse(b), 0);
     });
 
     test('two nodes share counters and slots', async (t) => {
