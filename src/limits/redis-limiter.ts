@@ -2,8 +2,8 @@
 // (fixed windows from an account's first request, the key layout of rate-limiter-flexible's
 // RateLimiterRedis); concurrency slots are a sorted set per account (slot id -> lease expiry).
 // Both change only inside Lua scripts, so a decision is atomic across nodes, and a request's
-// windows and slot are decided in one script. The admissions of one event-loop turn go to Redis
-// together with its slot releases, in one script call (AdmitBatcher). A crashed node's
+// windows and slot are decided in one script. Admissions and slot releases go to Redis together,
+// one script call at a time per node (AdmitBatcher). A crashed node's
 // slots disappear when their lease runs out. Lease times come from the Redis clock (TIME),
 // so nodes whose clocks disagree still agree on when a lease ends.
 //
@@ -32,8 +32,8 @@ const EXPIRE_WITH_LAST_LEASE = `local last = redis.call('ZRANGE', KEYS[1], -1, -
 if last[2] then redis.call('PEXPIREAT', KEYS[1], tonumber(last[2])) end`;
 
 /**
- * The admissions this node has queued during one event-loop turn, with any slot releases queued
- * since the last call, in one script call (see AdmitBatcher). KEYS and ARGV are read in order:
+ * The admissions and slot releases this node has queued since its last call (see AdmitBatcher),
+ * in one script call. KEYS and ARGV are read in order:
  *   ARGV: r, then r slot ids (KEYS: their r slot keys): releases, done first (they happened first);
  *   ARGV: a, then for each of the a admissions its spec: n, each window's seconds and limit, then
  *   1 with max and leaseMs or 0; or -1 for the previous admission's spec (under load most
