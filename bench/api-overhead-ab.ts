@@ -51,7 +51,7 @@ try {
   await bare.stop();
   await servers.base.stop();
   await servers.head.stop();
-  rmSync(baseDir, { recursive: true, force: true });
+  rmSync(path.dirname(baseDir), { recursive: true, force: true });
   execFileSync('git', ['worktree', 'prune']);
 }
 const m = (xs: Load[], k: keyof Load) => median(xs.map((x) => x[k]));
