@@ -17,7 +17,10 @@ async function appLogging(level: string) {
   const s = sink();
   const t = await createTestApp({}, {
     logger: pino(loggerOptions(level), s.stream),
-    beforeReady: (app) => app.get('/boom', { config: { public: true } }, async () => { throw new Error('kaboom'); }),
+    beforeReady: (app) => {
+      app.get('/boom', { config: { public: true } }, async () => { throw new Error('kaboom'); });
+      app.get('/logger-kind', { config: { public: true } }, async (request) => ({ lazy: request.log instanceof LazyChildLogger }));
+    },
   });
   return { t, lines: s.lines };
 }
@@ -27,6 +30,7 @@ test('at warn: a failing request logs its error with its request id, and an ordi
   try {
     const ok = await t.app.inject({ method: 'GET', url: '/health' });
     assert.equal(ok.statusCode, 200);
+    assert.deepEqual((await t.app.inject({ method: 'GET', url: '/logger-kind' })).json(), { lazy: true }, 'the app builds request loggers lazily');
     const refused = await t.app.inject({ method: 'GET', url: '/api/v1/models', headers: { 'x-api-key': 'not-a-key' } });
     assert.equal(refused.statusCode, 401);
     assert.equal(lines.length, 0, 'no request lines below warn');

@@ -35,6 +35,33 @@ runLimiterContract('RedisLimiter', async () => {
   return { limiter, peer, cleanup: async () => { await limiter.close(); await peer.close(); } };
 });
 
+test('admissions that arrive while a script call is in flight go together in the next call', async () => {
+  const relay = new RedisRelay();
+  const url = await relay.start();
+  const limiter = await RedisLimiter.connect(url, undefined, testPrefix());
+  try {
+    const acct = `acc_${randomUUID()}`;
+    const w = [{ windowSeconds: 60, limit: 100 }];
+    await limiter.admit(acct, w, 10, 10_000); // the script is loaded and cached from here on
+    relay.scriptCalls = 0;
+    relay.replyDelayMs = 100;
+    const first = limiter.admit(acct, w, 10, 10_000);
+    // Three more, each in a turn of its own, while the first call waits for its reply.
+    const more: Array<ReturnType<RedisLimiter['admit']>> = [];
+    for (let i = 0; i < 3; i++) {
+      await new Promise((r) => setTimeout(r, 10));
+      more.push(limiter.admit(acct, w, 10, 10_000));
+    }
+    const all = await Promise.all([first, ...more]);
+    assert.equal(relay.scriptCalls, 2, 'one call for the first admission, one for the three that waited');
+    assert.deepEqual(all.map((a) => a.rate.windows[0]!.remaining), [98, 97, 96, 95]);
+    assert.deepEqual(all.map((a) => a.slot?.ok && a.slot.inUse), [2, 3, 4, 5]);
+  } finally {
+    await limiter.close();
+    await relay.stop();
+  }
+});
+
 describe('RedisLimiter without Redis', () => {
   test('an unreachable Redis at startup is a clear error', async () => {
     const relay = new RedisRelay();

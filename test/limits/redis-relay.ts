@@ -1,4 +1,5 @@
-// A TCP relay to the test Redis that tests can cut (Redis down) or freeze (connected but silent).
+// A TCP relay to the test Redis that tests can cut (Redis down) or freeze (connected but silent);
+// it can also hold Redis's replies back (a slow network) and counts the script calls sent through it.
 import net from 'node:net';
 
 export class RedisRelay {
@@ -6,6 +7,10 @@ export class RedisRelay {
   private readonly sockets = new Set<net.Socket>();
   frozen = false;
   port = 0;
+  /** Replies reach the client this much later. */
+  replyDelayMs = 0;
+  /** EVALSHA and EVAL commands relayed to Redis. */
+  scriptCalls = 0;
 
   constructor() {
     this.server = net.createServer((client) => {
@@ -14,8 +19,17 @@ export class RedisRelay {
       const drop = () => { client.destroy(); upstream.destroy(); };
       client.on('error', drop).on('close', drop);
       upstream.on('error', drop).on('close', drop);
-      client.on('data', (d) => { if (!this.frozen) upstream.write(d); });
-      upstream.on('data', (d) => { if (!this.frozen) client.write(d); });
+      client.on('data', (d: Buffer) => {
+        if (this.frozen) return;
+        // RESP: each command's name is a bulk string, e.g. "$7\r\nevalsha\r\n".
+        this.scriptCalls += d.toString('latin1').match(/\$(7\r\nevalsha|4\r\neval)\r\n/gi)?.length ?? 0;
+        upstream.write(d);
+      });
+      upstream.on('data', (d) => {
+        if (this.frozen) return;
+        if (this.replyDelayMs > 0) setTimeout(() => client.write(d), this.replyDelayMs);
+        else client.write(d);
+      });
     });
   }
 
