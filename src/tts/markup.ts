@@ -4,6 +4,7 @@
 // plain "<" or ">" that does not form a tag is spoken as text.
 
 import { ApiError } from '../errors.js';
+import { isAsciiLetter, isSpace } from './text-scan.js';
 
 export const VOCALIZATIONS = ['chuckle', 'laugh', 'sigh', 'gasp', 'yawn', 'cough'] as const;
 export type Vocalization = (typeof VOCALIZATIONS)[number];
@@ -26,12 +27,85 @@ export interface ParsedMarkup {
   hasExpressions: boolean;
 }
 
-// A tag is "<", an optional "/", a letter, then name characters, optional attributes, optional "/", ">".
-const TAG = /<(\/?)([A-Za-z][A-Za-z0-9_-]*)((?:\s+[^<>]*?)?)\s*(\/?)>/g;
+// Tags are found by the hand-written scanner below, not a regular expression: the earlier tag
+// regex had overlapping quantifiers (whitespace, attributes, whitespace) and took cubic time on "<a"
+// followed by spaces, on the event loop. The scanner looks at each character a bounded number of
+// times. Small anchored regexes remain only where they are linear (no overlapping quantifiers).
 const BREAK_TIME = /^\s+time\s*=\s*(?:"([^"]*)"|'([^']*)')\s*$/;
+
+function isNameChar(c: number): boolean {
+  return isAsciiLetter(c) || (c >= 0x30 && c <= 0x39) || c === 0x5f || c === 0x2d;
+}
+
+export interface Tag {
+  /** Where the tag's "<" is. */
+  start: number;
+  /** The tag as written, "<" to ">". */
+  text: string;
+  closing: boolean;
+  name: string;
+  /** What follows the name up to the optional "/" (begins with whitespace; trailing space removed). */
+  attrs: string;
+  selfClosing: boolean;
+  end: number;
+}
+
+/**
+ * The tag starting at input[start] (a "<"), or null when none starts there: "<", an optional "/",
+ * a letter, name characters [A-Za-z0-9_-], then ">" or "/>" or whitespace and anything but "<" up to
+ * the first ">". A candidate that fails stops at the next "<" (where the caller looks next), so the
+ * whole input is scanned in linear time.
+ */
+function tagAt(input: string, start: number): Tag | null {
+  const n = input.length;
+  let i = start + 1;
+  const closing = input.charCodeAt(i) === 0x2f;
+  if (closing) i++;
+  if (i >= n || !isAsciiLetter(input.charCodeAt(i))) return null;
+  const nameStart = i;
+  while (i < n && isNameChar(input.charCodeAt(i))) i++;
+  const name = input.slice(nameStart, i);
+  const c = input.charCodeAt(i);
+  if (c === 0x3e) return { start, text: input.slice(start, i + 1), closing, name, attrs: '', selfClosing: false, end: i + 1 };
+  if (c === 0x2f) {
+    if (input.charCodeAt(i + 1) !== 0x3e) return null;
+    return { start, text: input.slice(start, i + 2), closing, name, attrs: '', selfClosing: true, end: i + 2 };
+  }
+  if (i >= n || !isSpace(c)) return null;
+  const bodyStart = i;
+  while (i < n) {
+    const d = input.charCodeAt(i);
+    if (d === 0x3c) return null;
+    if (d === 0x3e) break;
+    i++;
+  }
+  if (i >= n) return null;
+  // Body is bodyStart..i: leading whitespace, attributes, trailing whitespace, an optional "/".
+  let bodyEnd = i;
+  let selfClosing = false;
+  if (input.charCodeAt(bodyEnd - 1) === 0x2f) {
+    selfClosing = true;
+    bodyEnd--;
+  }
+  let attrEnd = bodyEnd;
+  while (attrEnd > bodyStart && isSpace(input.charCodeAt(attrEnd - 1))) attrEnd--;
+  // All whitespace: the whitespace itself (the attributes are empty either way).
+  const attrs = attrEnd === bodyStart ? input.slice(bodyStart, bodyEnd) : input.slice(bodyStart, attrEnd);
+  return { start, text: input.slice(start, i + 1), closing, name, attrs, selfClosing, end: i + 1 };
+}
 
 function invalid(tag: string, why: string): ApiError {
   return new ApiError('INVALID_MARKUP', { message: `Invalid markup ${tag}: ${why}.`, details: { provided: tag } });
+}
+
+/** The tags of the input in order, whatever their names; everything between them is text. */
+export function* findTags(input: string): Generator<Tag> {
+  for (let lt = input.indexOf('<'); lt !== -1; lt = input.indexOf('<', lt + 1)) {
+    const found = tagAt(input, lt);
+    if (!found) continue;
+    yield found;
+    lt = found.end - 1;
+  }
 }
 
 export function parseBreakTime(value: string, tag: string): number {
@@ -60,11 +134,11 @@ export function parseMarkup(input: string): ParsedMarkup {
     else items.push({ type: 'text', text: raw, whisper, emphasis });
   };
 
-  for (const m of input.matchAll(TAG)) {
-    const [tag, slash, rawName, attrs, selfClose] = m as unknown as [string, string, string, string, string];
-    const name = rawName.toLowerCase();
-    pushText(input.slice(last, m.index));
-    last = m.index + tag.length;
+  for (const found of findTags(input)) {
+    const { text: tag, closing: slash, attrs, selfClosing: selfClose } = found;
+    const name = found.name.toLowerCase();
+    pushText(input.slice(last, found.start));
+    last = found.end;
 
     if (name === 'break') {
       if (slash) throw invalid(tag, 'break is a self-closing tag: <break time="1s"/>');

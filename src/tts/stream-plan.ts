@@ -4,6 +4,15 @@
 import { countCharacters } from '../accounts/pricing.js';
 import type { MarkupItem } from './markup.js';
 import { splitSentences } from './sentences.js';
+import { isCloser, isSentenceEnd, isSpace } from './text-scan.js';
+
+/** Whether s ends a sentence: an end mark, then closing quotes or brackets and whitespace. */
+function endsWithSentenceEnd(s: string): boolean {
+  let i = s.length;
+  while (i > 0 && isSpace(s.charCodeAt(i - 1))) i--;
+  while (i > 0 && isCloser(s.charCodeAt(i - 1))) i--;
+  return i > 0 && isSentenceEnd(s.charCodeAt(i - 1));
+}
 
 export interface SentenceGroup {
   items: MarkupItem[];
@@ -31,7 +40,7 @@ export function groupIntoSentences(items: MarkupItem[]): SentenceGroup[] {
       current.push({ ...item, text: s });
       chars += countCharacters(s);
       // Every piece but the last ends a sentence; the last may continue in the next item.
-      const endsSentence = i < sentences.length - 1 || /[.!?。！？…]["'”’)\]]*\s*$/.test(s);
+      const endsSentence = i < sentences.length - 1 || endsWithSentenceEnd(s);
       if (endsSentence) flush();
     });
   }
