@@ -45,6 +45,10 @@ Choices where the interface is silent (decisions.md #25 and our own):
 - An unreachable database: 503 \`CREDIT_CHECK_FAILED\` for every authenticated request, since neither
   the key nor the balance can be verified (decisions #34).
 - A speech engine that fails after retries: 500 \`ENGINE_ERROR\`; no partial audio is returned.
+- TTS output over the per-request limits (20 minutes of audio on \`/tts/generate\`, of which 5
+  minutes of break silence; 3 hours on \`/tts/stream\`; docs/operations.md "Billing"): 400
+  \`AUDIO_TOO_LONG\` with \`details.limit_seconds\`, before synthesis when the markup shows it, else
+  as soon as the audio produced passes the limit (a stream already under way ends early instead).
 - The account dashboard (\`/dashboard/api\`, docs/dashboard.md) uses the same body: a wrong email or
   password is 401 \`SIGN_IN_FAILED\` (the same answer for an unknown email), a missing or expired
   session 401 \`SESSION_REQUIRED\`, a state-changing request without the session's

@@ -49,6 +49,7 @@ export const ERRORS = {
   MISSING_FILE: { status: 400, category: 'validation', message: 'No audio file was uploaded.', resolution: 'Send the audio in the multipart field "file".' },
   FILE_TOO_LARGE: { status: 413, category: 'validation', message: 'The uploaded file is larger than 25 MB.', resolution: 'Compress or split the audio into files of at most 25 MB.' },
   REQUEST_TOO_LARGE: { status: 413, category: 'validation', message: 'The request body is too large.', resolution: 'Send a smaller request body.' },
+  AUDIO_TOO_LONG: { status: 400, category: 'validation', message: 'The requested audio is longer than one request may produce.', resolution: 'Use fewer or shorter break and expression tags, or split the text across several requests.' },
   INVALID_AUDIO: { status: 422, category: 'validation', message: 'The audio file could not be decoded.', resolution: 'Send WAV, MP3, FLAC, Ogg (Vorbis/Opus), WebM/Opus or M4A/AAC audio.' },
 
   // Credits and quota (decisions #27, #29, #34).

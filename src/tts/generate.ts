@@ -10,6 +10,7 @@ import { splitAtBreaks } from './markup.js';
 import type { TtsJob } from './prepare.js';
 import { renderItems } from './render.js';
 import { encodeWavParts } from '../audio/wav.js';
+import { AudioBudget } from './audio-limits.js';
 
 export const OUTPUT_FORMATS = ['wav', 'mp3', 'ogg', 'flac'] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
@@ -21,7 +22,10 @@ export async function generateAudio(pool: EnginePool, job: TtsJob, format: Outpu
 
 async function generateInFlow(pool: EnginePool, job: TtsJob, format: OutputFormat, signal?: AbortSignal): Promise<{ bytes: Uint8Array; seconds: number }> {
   const { segments, silences } = splitAtBreaks(job.items);
-  const rendered = await Promise.all(segments.map((seg) => renderItems(pool, job.voice, seg, signal)));
+  // The silences count first: the speech may then fill what is left of the request's ceiling.
+  const budget = new AudioBudget(job.maxAudioSeconds);
+  budget.take(silences.reduce((a, b) => a + b, 0));
+  const rendered = await Promise.all(segments.map((seg) => renderItems(pool, job.voice, seg, signal, budget)));
   const seconds = rendered.reduce((n, r) => n + (r ? r.samples.length / r.sampleRate : 0), 0) + silences.reduce((a, b) => a + b, 0);
   // Files keep the engine's own rate (Flite 16 kHz, eSpeak 22.05 kHz): resampling up would cost
   // time and add nothing; /tts/stream resamples to the rate the client asks for.

@@ -3,12 +3,13 @@
 
 import type { AuthContext } from '../accounts/auth-context.js';
 import { requireFeature } from '../accounts/auth-context.js';
-import { countCharacters, ttsCredits } from '../accounts/pricing.js';
+import { countCharacters, ttsCharacters, ttsCredits } from '../accounts/pricing.js';
 import type { Config } from '../config.js';
 import { EngineError } from '../engines/engine.js';
 import { ApiError } from '../errors.js';
 import { parseMarkup, withoutBreaks, type MarkupItem } from './markup.js';
 import type { TtsCatalogPort, TtsEnginePort } from './ports.js';
+import { audioTooLong, breakSeconds, estimateSeconds } from './audio-limits.js';
 import type { VoiceParams } from './render.js';
 
 export type TtsEndpoint = 'generate' | 'stream';
@@ -30,8 +31,11 @@ export interface TtsJob {
   voiceName: string;
   voice: VoiceParams;
   items: MarkupItem[];
+  /** Billable characters: text without tags, plus vocalizations and break silence (pricing.ts). */
   characters: number;
   credits: number;
+  /** Most audio this request may produce, seconds (checked on the real samples as they come). */
+  maxAudioSeconds: number;
 }
 
 const AURA = /^aura-/;
@@ -74,14 +78,28 @@ export function prepareTts(config: Config, catalog: TtsCatalogPort, engines: Tts
   if (engineVoice === undefined) throw new EngineError(engine.id, `voice ${voice.id} has no ${engine.id} mapping`, false);
 
   const items = endpoint === 'stream' ? withoutBreaks(parsed.items) : parsed.items;
-  const characters = countCharacters(parsed.plainText);
+  const limits = config.ttsLimits;
+  const maxAudioSeconds = endpoint === 'stream' ? limits.maxStreamAudioSeconds : limits.maxAudioSeconds;
+  const silence = breakSeconds(items);
+  if (silence > limits.maxBreakSeconds) {
+    throw new ApiError('AUDIO_TOO_LONG', {
+      message: `The break tags add up to ${Math.ceil(silence)} s of silence; one request may have at most ${limits.maxBreakSeconds} s.`,
+      details: { provided: String(Math.ceil(silence)), limit_seconds: limits.maxBreakSeconds },
+    });
+  }
+  const speed = voice.baseRate * req.speed;
+  const estimate = estimateSeconds(items, speed);
+  if (estimate > maxAudioSeconds) throw audioTooLong('The audio', estimate, maxAudioSeconds);
+  const vocalizations = items.reduce((n, i) => n + (i.type === 'vocal' ? 1 : 0), 0);
+  const characters = ttsCharacters(countCharacters(parsed.plainText), vocalizations, silence);
   return {
     model: req.model,
     language,
     voiceName: voice.name,
-    voice: { engine, engineVoice, language, speed: voice.baseRate * req.speed, pitch: voice.basePitch + (req.pitch ?? 0) },
+    voice: { engine, engineVoice, language, speed, pitch: voice.basePitch + (req.pitch ?? 0) },
     items,
     characters,
     credits: ttsCredits(config.product, req.model, characters),
+    maxAudioSeconds,
   };
 }

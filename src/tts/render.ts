@@ -9,6 +9,7 @@ import type { MarkupItem } from './markup.js';
 import { VOCAL_REALIZATIONS } from './vocalizations.js';
 import { splitSentences } from './sentences.js';
 import { resampleForOutput } from './finish.js';
+import type { AudioBudget } from './audio-limits.js';
 
 /** Text longer than an engine's chunkChars (default this) is synthesized as parallel chunks. */
 const CHUNK_CHARS = 300;
@@ -124,18 +125,28 @@ async function renderRun(pool: EnginePool, voice: VoiceParams, text: string, sty
 async function runLimited<T>(jobs: Array<() => Promise<T>>, limit: number): Promise<T[]> {
   const out = new Array<T>(jobs.length);
   let next = 0;
+  // One failure fails the whole run: the other lanes start nothing more.
+  let failed = false;
   const lane = async () => {
-    while (next < jobs.length) {
+    while (!failed && next < jobs.length) {
       const i = next++;
-      out[i] = await jobs[i]!();
+      try {
+        out[i] = await jobs[i]!();
+      } catch (err) {
+        failed = true;
+        throw err;
+      }
     }
   };
   await Promise.all(Array.from({ length: Math.min(limit, jobs.length) }, lane));
   return out;
 }
 
-/** Renders a run of items (no breaks) in order. Empty or whitespace-only text renders nothing. */
-export async function renderItems(pool: EnginePool, voice: VoiceParams, items: MarkupItem[], signal?: AbortSignal): Promise<PcmAudio | null> {
+/**
+ * Renders a run of items (no breaks) in order. Empty or whitespace-only text renders nothing. Each
+ * rendered piece is taken from `budget`: past the request's ceiling, rendering stops (AUDIO_TOO_LONG).
+ */
+export async function renderItems(pool: EnginePool, voice: VoiceParams, items: MarkupItem[], signal?: AbortSignal, budget?: AudioBudget): Promise<PcmAudio | null> {
   // Thunks, run at most `threads` at a time: one long request uses every worker without flooding
   // the shared queue (which would answer other requests 503).
   const jobs: Array<() => Promise<PcmAudio>> = [];
@@ -154,7 +165,15 @@ export async function renderItems(pool: EnginePool, voice: VoiceParams, items: M
     }
   }
   if (jobs.length === 0) return null;
-  const parts = await runLimited(jobs, Math.max(1, pool.stats().threads));
+  const counted = budget
+    ? jobs.map((job) => async () => {
+        budget.check();
+        const pcm = await job();
+        budget.take(pcm.samples.length / pcm.sampleRate);
+        return pcm;
+      })
+    : jobs;
+  const parts = await runLimited(counted, Math.max(1, pool.stats().threads));
   return concatPcm(parts, parts[0]!.sampleRate);
 }
 

@@ -1,7 +1,7 @@
 // Groups markup items into sentences for /tts/stream: each group is synthesized and sent as soon
 // as it is ready, and billed only if its audio was sent (decisions #30).
 
-import { countCharacters } from '../accounts/pricing.js';
+import { countCharacters, VOCALIZATION_CHARACTERS } from '../accounts/pricing.js';
 import type { MarkupItem } from './markup.js';
 import { splitSentences } from './sentences.js';
 import { isCloser, isSentenceEnd, isSpace } from './text-scan.js';
@@ -16,9 +16,15 @@ function endsWithSentenceEnd(s: string): boolean {
 
 export interface SentenceGroup {
   items: MarkupItem[];
-  /** Billable characters of this group (text without tags). */
+  /** Billable characters of this group (text without tags, plus its vocalizations as pricing.ts counts them). */
   characters: number;
 }
+
+/**
+ * A group is rendered whole before it is sent: text between tags without a sentence end ("a<laugh>"
+ * repeated) would otherwise make one group of the whole request, all of it in memory at once.
+ */
+const MAX_GROUP_ITEMS = 16;
 
 export function groupIntoSentences(items: MarkupItem[]): SentenceGroup[] {
   const groups: SentenceGroup[] = [];
@@ -31,8 +37,10 @@ export function groupIntoSentences(items: MarkupItem[]): SentenceGroup[] {
   };
   for (const item of items) {
     if (item.type === 'break') continue;
+    if (current.length >= MAX_GROUP_ITEMS) flush();
     if (item.type === 'vocal') {
       current.push(item);
+      chars += VOCALIZATION_CHARACTERS;
       continue;
     }
     const sentences = splitSentences(item.text);

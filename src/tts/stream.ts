@@ -9,6 +9,7 @@ import { EnginePool } from '../engines/pool.js';
 import { streamItems } from './render.js';
 import type { TtsJob } from './prepare.js';
 import { groupIntoSentences } from './stream-plan.js';
+import { AudioBudget } from './audio-limits.js';
 
 export const STREAM_SAMPLE_RATES = [8000, 16000, 22050, 24000, 44100, 48000] as const;
 
@@ -87,6 +88,8 @@ export function streamAudio(pool: EnginePool, job: TtsJob, sampleRate: number, o
 
   const start = (i: number): SentenceAudio => new SentenceAudio((onAudio) => streamItems(pool, job.voice, groups[i]!.items, sampleRate, onAudio, signal));
 
+  // The request's ceiling on audio, counted on what is written (AUDIO_TOO_LONG ends the stream).
+  const budget = new AudioBudget(job.maxAudioSeconds);
   // One flow for the pool's fair queue (see EnginePool.inFlow).
   const done = EnginePool.inFlow(async () => {
     try {
@@ -98,6 +101,7 @@ export function streamAudio(pool: EnginePool, job: TtsJob, sampleRate: number, o
         upcoming.catch(() => undefined);
         for (let piece = await current.next(); piece; piece = await current.next()) {
           if (signal.aborted) throw signal.reason ?? new Error('aborted');
+          budget.take(piece.length / sampleRate);
           // The response starts with the first audio; only then is anyone reading `out`.
           markFirst();
           await write(out, Buffer.from(piece.buffer, piece.byteOffset, piece.byteLength), signal);

@@ -61,11 +61,11 @@ describe('formats and headers', () => {
 });
 
 describe('billing', () => {
-  test('credits per character after markup removal; aura-max costs 2 per character; balance header', async () => {
+  test('credits per character after markup removal, plus 10 per vocalization and 10 per second of break; aura-max costs 2 per character; balance header', async () => {
     const before = await t.services.store.getBalance(accountId, 'live');
-    const res = await generate({ text: 'Hi <break time="300ms"/> there <laugh>!', voice: 'Aria', model: 'aura-max' });
+    const res = await generate({ text: 'Hi <break time="300ms"/> there <laugh>!<break time="1s"/>', voice: 'Aria', model: 'aura-max' });
     assert.equal(res.statusCode, 200, res.body);
-    const chars = [...'Hi  there !'].length;
+    const chars = [...'Hi  there !'].length + 10 + Math.ceil(1.3 * 10);
     assert.equal(res.headers['x-credits-used'], String(2 * chars));
     assert.equal(res.headers['x-credits-remaining'], String(before - 2 * chars));
     assert.equal(await t.services.store.getBalance(accountId, 'live'), before - 2 * chars);

@@ -26,14 +26,22 @@ test('text without punctuation is one sentence; empty text none', () => {
 import { groupIntoSentences } from '../../src/tts/stream-plan.js';
 import { parseMarkup } from '../../src/tts/markup.js';
 
-test('stream groups follow sentences across styled runs and carry their characters', () => {
+test('stream groups follow sentences across styled runs and carry their characters (a vocalization counts as 10)', () => {
   const p = parseMarkup('Hi there. This is <emphasis>very</emphasis> important! <laugh> Bye<break time="1s"/> now.');
   const groups = groupIntoSentences(p.items);
   assert.equal(groups.length, 3);
-  assert.equal(groups.reduce((n, g) => n + g.characters, 0), [...p.plainText].length);
+  assert.equal(groups.reduce((n, g) => n + g.characters, 0), [...p.plainText].length + 10);
   assert.deepEqual(groups[1]!.items.map((i) => (i.type === 'text' ? i.text : i.type)), ['This is ', 'very', ' important! ']);
   assert.ok(groups[2]!.items.some((i) => i.type === 'vocal'));
   assert.ok(groups.every((g) => g.items.every((i) => i.type !== 'break')));
+});
+
+test('a stream group holds at most 16 items, so tags without sentence ends do not make one huge group', () => {
+  const p = parseMarkup('a<laugh/>'.repeat(100));
+  const groups = groupIntoSentences(p.items);
+  assert.ok(groups.every((g) => g.items.length <= 16));
+  assert.equal(groups.reduce((n, g) => n + g.items.length, 0), 200);
+  assert.equal(groups.reduce((n, g) => n + g.characters, 0), 100 + 100 * 10);
 });
 
 // The regex splitter the scanner replaced (quadratic on runs of dots): an oracle for short inputs.
