@@ -49,6 +49,8 @@ Choices where the interface is silent (decisions.md #25 and our own):
   minutes of break silence; 3 hours on \`/tts/stream\`; docs/operations.md "Billing"): 400
   \`AUDIO_TOO_LONG\` with \`details.limit_seconds\`, before synthesis when the markup shows it, else
   as soon as the audio produced passes the limit (a stream already under way ends early instead).
+- Control characters (except tab and line breaks), lone surrogates and Unicode noncharacters in TTS
+  text are removed, not refused; text left empty is 400 \`MISSING_TEXT\`.
 - The account dashboard (\`/dashboard/api\`, docs/dashboard.md) uses the same body: a wrong email or
   password is 401 \`SIGN_IN_FAILED\` (the same answer for an unknown email), a missing or expired
   session 401 \`SESSION_REQUIRED\`, a state-changing request without the session's

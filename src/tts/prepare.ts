@@ -9,6 +9,7 @@ import { EngineError } from '../engines/engine.js';
 import { ApiError } from '../errors.js';
 import { parseMarkup, withoutBreaks, type MarkupItem } from './markup.js';
 import type { TtsCatalogPort, TtsEnginePort } from './ports.js';
+import { cleanTtsText } from './clean-text.js';
 import { audioTooLong, breakSeconds, estimateSeconds } from './audio-limits.js';
 import type { VoiceParams } from './render.js';
 
@@ -50,9 +51,11 @@ export function prepareTts(config: Config, catalog: TtsCatalogPort, engines: Tts
       details: { provided: req.model, suggestions: plan.ttsModels },
     });
   }
-  if (req.text.trim() === '') throw new ApiError('MISSING_TEXT');
+  // Before anything reads the text: what no engine can take is removed (clean-text.ts).
+  const text = cleanTtsText(req.text);
+  if (text.trim() === '') throw new ApiError('MISSING_TEXT');
 
-  const parsed = parseMarkup(req.text);
+  const parsed = parseMarkup(text);
   if ((parsed.hasBreaks || parsed.hasExpressions) && !AURA.test(req.model)) {
     throw new ApiError('EXPRESSION_NOT_SUPPORTED', {
       message: `Expression and break tags are supported by Aura models only, not ${req.model}.`,
