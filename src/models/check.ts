@@ -33,8 +33,7 @@ function childEntry(): string {
 export function checkModelInChild(dir: string, model: Pick<ProbedModel, 'format' | 'files'>, opts: { timeoutMs?: number; seconds?: number } = {}): Promise<CheckResult> {
   const task = JSON.stringify({ dir, format: model.format, files: model.files, seconds: opts.seconds ?? 2 });
   return new Promise((resolve) => {
-    // execArgv carries the TypeScript loader when this runs under tsx (tests, development).
-    const child = spawn(process.execPath, [...process.execArgv, childEntry(), task], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...loaderArgs(), childEntry(), task], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout = (stdout + d).slice(-65536)));
@@ -62,6 +61,21 @@ export function checkModelInChild(dir: string, model: Pick<ProbedModel, 'format'
       resolve({ ok: false, reason: diagnostics ? `${how} (${diagnostics})` : how });
     });
   });
+}
+
+/**
+ * The module loaders this process runs with (tsx in tests and development), and nothing else of
+ * execArgv: flags such as --test or --inspect must not pass to the loader child.
+ */
+function loaderArgs(): string[] {
+  const out: string[] = [];
+  const argv = process.execArgv;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if ((a === '--import' || a === '--loader' || a === '--require' || a === '-r') && i + 1 < argv.length) out.push(a, argv[++i]!);
+    else if (/^--(import|loader|require)=/.test(a)) out.push(a);
+  }
+  return out;
 }
 
 function lastLines(text: string, n: number): string {
