@@ -24,7 +24,7 @@ function servesOf(config: Config, name: string): string[] {
 function checkLine(r: ModelRecord): string {
   const c = r.check;
   if (!c) return '';
-  return `load ${c.loadMs} ms, resident ${c.rssLoadedMB} MB after load (peak ${c.peakRssMB} MB), real-time factor ${c.rtf ?? '?'} on ${c.audioSeconds} s`;
+  return `load ${c.loadMs} ms, the model adds ${(c.rssLoadedMB - c.rssBeforeMB).toFixed(1)} MB resident (${c.rssLoadedMB} MB after load, peak ${c.peakRssMB} MB), real-time factor ${c.rtf ?? '?'} on ${c.audioSeconds} s`;
 }
 
 export async function modelsCommand(config: Config, args: string[]): Promise<number> {

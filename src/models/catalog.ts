@@ -51,15 +51,16 @@ export const CATALOG: readonly CatalogEntry[] = [
     published: { figure: '244M parameters', source: 'github.com/openai/whisper README, "Available models"' },
   }),
   entry({
-    name: 'whisper-tiny', format: 'whisper', languages: ['multilingual (99 languages; detected when no language is given)'], archiveMB: null, unpackedMB: 257,
+    name: 'whisper-tiny', format: 'whisper', languages: ['multilingual'], archiveMB: null, unpackedMB: 257,
     url: `${ASR}sherpa-onnx-whisper-tiny.tar.bz2`, sha256: null, licence: 'MIT (OpenAI Whisper)',
     published: { figure: '39M parameters', source: 'github.com/openai/whisper README, "Available models"' },
-    notes: 'unpacked size from the file list of huggingface.co/csukuangfj/sherpa-onnx-whisper-tiny',
+    notes: '99 languages, detected when a request names none; unpacked size from the file list of huggingface.co/csukuangfj/sherpa-onnx-whisper-tiny',
   }),
   entry({
-    name: 'whisper-base', format: 'whisper', languages: ['multilingual (99 languages; detected when no language is given)'], archiveMB: null, unpackedMB: null,
+    name: 'whisper-base', format: 'whisper', languages: ['multilingual'], archiveMB: null, unpackedMB: null,
     url: `${ASR}sherpa-onnx-whisper-base.tar.bz2`, sha256: null, licence: 'MIT (OpenAI Whisper)',
     published: { figure: '74M parameters', source: 'github.com/openai/whisper README, "Available models"' },
+    notes: '99 languages, detected when a request names none',
   }),
   entry({
     name: 'nemo-ctc-en-conformer-small', format: 'nemo-ctc', languages: ['en'], archiveMB: null, unpackedMB: null,

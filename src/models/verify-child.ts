@@ -67,7 +67,8 @@ function run(task: ChildTask): Record<string, unknown> {
     loadMs: Math.round(loadMs),
     runMs: Math.round(runMs),
     audioSeconds: Math.round(audioSeconds * 100) / 100,
-    rtf: audioSeconds > 0 ? Math.round((runMs / 1000 / audioSeconds) * 1000) / 1000 : null,
+    // Three significant digits: tiny test models run at a few ten-thousandths of real time.
+    rtf: audioSeconds > 0 ? Number((runMs / 1000 / audioSeconds).toPrecision(3)) : null,
     rssBeforeMB: mb(rssBefore),
     rssLoadedMB: mb(rssLoaded),
     peakRssMB: mb(process.resourceUsage().maxRSS * 1024),

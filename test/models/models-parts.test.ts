@@ -1,6 +1,6 @@
 // The model manager's parts that the CLI test cannot reach one by one: the operator settings reader
 // (what the server will use), the ONNX metadata reader on files that are not ONNX, the archive entry
-// check, and the format probe's refusals.
+// check, the format probe's refusals, and how bindings resolve at start.
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -11,6 +11,8 @@ import { OnnxReadError, readOnnxMetadata } from '../../src/models/onnx-metadata.
 import { entryProblem, unpackArchive, UnsafeArchiveError } from '../../src/models/unpack.js';
 import { probeModel, ProbeError } from '../../src/models/probe.js';
 import { speechLikeSamples } from '../../src/models/sample.js';
+import { saveRecord } from '../../src/models/store.js';
+import { resolveModelBindings } from '../../src/models/bindings.js';
 
 const tmp = tempDir('parla-model-parts-');
 after(() => tmp.cleanup());
@@ -111,4 +113,29 @@ test('the built-in sample is bounded, non-silent audio of the asked length', () 
   }
   assert.ok(peak <= 1 && peak > 0.05, `peak ${peak}`);
   assert.ok(Math.sqrt(energy / s.length) > 0.01);
+});
+
+test('bindings at start: verified models of the right kind serve; the rest are problems, not crashes', () => {
+  const dataDir = path.join(tmp.dir, 'bind-data');
+  const modelsDir = path.join(dataDir, 'models');
+  const record = (name: string, kind: 'stt' | 'tts', status: 'ok' | 'failed') => ({
+    name, kind, format: kind === 'stt' ? ('whisper' as const) : ('piper' as const), languages: ['en'], files: { tokens: 'tokens.txt' }, sizeBytes: 1,
+    source: { url: null, archive: null, sha256: null, catalog: null }, status, ...(status === 'failed' ? { reason: 'exit 255' } : {}), check: null, installedAt: '', verifiedAt: null,
+  });
+  for (const [name, kind, status] of [['w', 'stt', 'ok'], ['p', 'tts', 'ok'], ['bad', 'stt', 'failed'], ['gone', 'stt', 'ok']] as const) {
+    saveRecord(modelsDir, record(name, kind, status));
+    if (name !== 'gone' && name !== 'bad') mkdirSync(path.join(modelsDir, kind, name), { recursive: true });
+  }
+  writeOperatorSettings(dataDir, { modelBindings: { 'cipher-max': 'w', 'aura-max': 'p', 'lucid-mono': 'bad', 'lucid-lite': 'gone', 'cipher-fast': 'p', 'nope-x': 'w' } });
+  const { bindings, problems } = resolveModelBindings(dataDir, modelsDir, { stt: ['cipher-fast', 'cipher-max', 'lucid-mono', 'lucid-lite'], tts: ['aura-max'] });
+  assert.deepEqual(bindings.map((b) => [b.productModel, b.model, b.kind, b.dir]), [
+    ['aura-max', 'p', 'tts', path.join(modelsDir, 'tts', 'p')],
+    ['cipher-max', 'w', 'stt', path.join(modelsDir, 'stt', 'w')],
+  ]);
+  assert.deepEqual(problems.map((p) => [p.productModel, p.problem]), [
+    ['cipher-fast', 'a tts model cannot serve a stt product model'],
+    ['lucid-lite', 'not installed (or its folder is gone)'],
+    ['lucid-mono', 'failed its loading check: exit 255'],
+    ['nope-x', 'unknown product model'],
+  ]);
 });
