@@ -38,7 +38,8 @@ const isDir = (p: string) => existsSync(p) && statSync(p).isDirectory();
 
 export function probeModel(dir: string): ProbedModel {
   if (!isDir(dir)) throw new ProbeError(`${dir} is not a folder`);
-  const names = readdirSync(dir).sort();
+  // macOS resource-fork twins (`._model.onnx`) are not model files.
+  const names = readdirSync(dir).filter((f) => !f.startsWith('._')).sort();
   const onnx = names.filter((f) => f.endsWith('.onnx') && isFile(path.join(dir, f)));
   if (onnx.length === 0) throw new ProbeError('no .onnx file in the archive');
   const tokens = tokensFile(dir, names);

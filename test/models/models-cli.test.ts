@@ -261,6 +261,7 @@ describe('parla models', () => {
     assert.equal((await parla('bind', 'cipher-max', 'whisper-gen')).code, 0);
     assert.equal((await parla('bind', 'aura-max', 'piper-gen', '--json')).json().model, 'piper-gen');
     assert.deepEqual(readOperatorSettings(dataDir).modelBindings, { 'cipher-max': 'whisper-gen', 'aura-max': 'piper-gen' });
+    const refusals: Promise<void>[] = [];
     for (const [args, why] of [
       [['bind', 'aura-max', 'whisper-gen'], /whisper-gen is a speech recognition model; aura-max is a synthesis product model/],
       [['bind', 'cipher-ultra', 'whisper-gen'], /unknown product model "cipher-ultra"/],
@@ -268,10 +269,13 @@ describe('parla models', () => {
       [['remove', 'whisper-gen'], /whisper-gen serves cipher-max; unbind it first/],
       [['unbind', 'lucid-mono'], /lucid-mono has no model bound/],
     ] as const) {
-      const r = await parla(...args);
-      assert.equal(r.code, 2, args.join(' '));
-      assert.match(r.err, why);
+      refusals.push(parla(...args).then((r) => {
+        assert.equal(r.code, 2, args.join(' '));
+        assert.match(r.err, why);
+      }));
     }
+    // Refusals write nothing, so they run side by side.
+    await Promise.all(refusals);
     const rows = await listJson();
     assert.deepEqual(rows.find((x) => x.name === 'whisper-gen')?.serves, ['cipher-max']);
     assert.match((await parla('list')).out, /whisper-gen {2}stt {2}whisper {2}en,de {2}\d+ KB {2}ok {2}serves cipher-max/);
