@@ -99,7 +99,6 @@ export const CATALOG: readonly CatalogEntry[] = [
   entry({
     name: 'kokoro-en-v0_19', format: 'kokoro', languages: ['en-US', 'en-GB'], archiveMB: null, unpackedMB: null,
     url: `${TTS}kokoro-en-v0_19.tar.bz2`, sha256: null, licence: 'Apache-2.0 (Kokoro-82M); espeak-ng-data GPL-3.0-or-later', published: null,
-    notes: 'Kokoro folders are recognised and load-checked like the others, but no generated Kokoro model exercises that path in the tests yet',
   }),
 ];
 

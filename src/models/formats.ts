@@ -1,7 +1,6 @@
 // The model formats the manager recognises, each exercised with a generated model of that format in
-// the tests (load, one run) - except Kokoro, whose folders the TTS engine already serves but for
-// which no generated model exists yet: it is probed and loaded like the others, and not claimed as
-// tested.
+// the tests (pulled, loaded, run once). Kokoro means the English v0.19 layout (espeak-ng frontend);
+// the multi-language Kokoro v1.0 needs a lexicon and dict folder that are not handled yet.
 
 export const MODEL_FORMATS = ['whisper', 'nemo-ctc', 'zipformer-transducer', 'zipformer2-ctc', 'piper', 'vits', 'kokoro'] as const;
 export type ModelFormat = (typeof MODEL_FORMATS)[number];

@@ -63,6 +63,7 @@ export function probeModel(dir: string): ProbedModel {
   if (names.includes('voices.bin')) {
     const model = preferInt8(onnx.filter((f) => /^model/.test(f)));
     if (!model || !tokens || !espeak) throw new ProbeError('Kokoro needs model.onnx, voices.bin, tokens.txt and espeak-ng-data/');
+    if (Number(meta(model).version ?? '1') >= 2) throw new ProbeError('a multi-language Kokoro model (v1.0 and later) is not supported yet: only the English v0.19 layout');
     const lexicons = names.filter((f) => /^lexicon.*\.txt$/.test(f));
     return done('kokoro', { model, voices: 'voices.bin', tokens, dataDir: espeak, ...(lexicons.length ? { lexicon: lexicons.join(',') } : {}) }, ['en-US', 'en-GB']);
   }

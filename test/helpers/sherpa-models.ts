@@ -17,6 +17,7 @@ export interface GeneratedModels {
   zipformerTransducer: string;
   piper: string;
   vitsLexicon: string;
+  kokoro: string;
 }
 
 /** The interpreter that has the onnx module: Debian's python3 unless PARLA_TEST_PYTHON names one. */
@@ -43,6 +44,7 @@ export function generateSherpaModels(outDir: string): GeneratedModels {
     zipformerTransducer: path.join(outDir, 'zipformer-transducer'),
     piper: path.join(outDir, 'piper'),
     vitsLexicon: path.join(outDir, 'vits-lexicon'),
+    kokoro: path.join(outDir, 'kokoro'),
   };
   run('gen_whisper.py', out.whisper);
   run('gen_nemo_ctc.py', out.nemoCtc);
@@ -50,11 +52,13 @@ export function generateSherpaModels(outDir: string): GeneratedModels {
   run('gen_zipformer2_streaming.py', out.zipformerTransducer, 'transducer');
   run('gen_vits.py', out.piper, 'piper');
   run('gen_vits.py', out.vitsLexicon, 'lexicon');
+  run('gen_kokoro.py', out.kokoro);
   copyEspeakSubset(path.join(out.piper, 'espeak-ng-data'));
+  copyEspeakSubset(path.join(out.kokoro, 'espeak-ng-data'));
   return out;
 }
 
-/** The espeak-ng-data files the en-us Piper frontend needs (about 0.8 MB), from Debian's espeak-ng-data. */
+/** The espeak-ng-data files the en-us Piper and Kokoro frontends need (about 0.8 MB), from Debian's espeak-ng-data. */
 export function copyEspeakSubset(dest: string): void {
   const src = ESPEAK_DATA.find((d) => existsSync(path.join(d, 'phontab')));
   if (!src) throw new Error(`no espeak-ng-data in ${ESPEAK_DATA.join(', ')}: install espeak-ng-data`);

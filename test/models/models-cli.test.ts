@@ -1,5 +1,5 @@
 // The model manager as an operator uses it: `parla models ...` run as a child process against
-// archives of generated models (every supported format but Kokoro) served by a local HTTP server.
+// archives of generated models (every supported format) served by a local HTTP server.
 // Covers the three archive types, the checksum, a resumed download, unsafe archives, a model the
 // native loader rejects, verify, bind/unbind (and the settings reader the server will use), remove.
 import { after, before, describe, test } from 'node:test';
@@ -78,6 +78,7 @@ before(async () => {
   served.set('zipformer-transducer-gen.tar.gz', pack(models.zipformerTransducer, 'zipformer-transducer-gen', 'tar.gz'));
   served.set('vits-piper-en_US-gen.tar.bz2', pack(models.piper, 'vits-piper-en_US-gen', 'tar.bz2'));
   served.set('vits-lexicon-gen.zip', pack(models.vitsLexicon, 'vits-lexicon-gen', 'zip'));
+  served.set('kokoro-gen.tar.gz', pack(models.kokoro, 'kokoro-gen', 'tar.gz'));
   // NeMo CTC whose tokens.txt lacks the blank symbol: sherpa-onnx ends the loading process (exit 255).
   const broken = path.join(tmp.dir, 'broken');
   cpSync(models.nemoCtc, broken, { recursive: true });
@@ -160,6 +161,7 @@ describe('parla models', () => {
       ['zipformer-transducer-gen.tar.gz', '', 'zipformer-transducer-gen', 'zipformer-transducer', []],
       ['vits-piper-en_US-gen.tar.bz2', 'piper-gen', 'piper-gen', 'piper', ['en-US']],
       ['vits-lexicon-gen.zip', '', 'vits-lexicon-gen', 'vits', []],
+      ['kokoro-gen.tar.gz', '', 'kokoro-gen', 'kokoro', ['en-US', 'en-GB']],
     ];
     for (const [archive, name, expected, format, languages] of cases) {
       const args = ['pull', `${base}/files/${archive}`, '--json', ...(name ? ['--name', name] : []), ...(archive === 'sherpa-onnx-whisper-gen.tar.bz2' ? ['--sha256', sha256(whisper).toUpperCase()] : [])];
@@ -177,6 +179,7 @@ describe('parla models', () => {
     }
     const rows = await listJson();
     assert.deepEqual(rows.map((x) => [x.name, x.kind, x.status]), [
+      ['kokoro-gen', 'tts', 'ok'],
       ['nemo-ctc-gen', 'stt', 'ok'],
       ['piper-gen', 'tts', 'ok'],
       ['vits-lexicon-gen', 'tts', 'ok'],
