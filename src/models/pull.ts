@@ -5,11 +5,12 @@
 // recorded ("failed" and why) so `parla models list` shows it.
 
 import { createHash } from 'node:crypto';
-import { createReadStream, existsSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { createReadStream, existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { catalogEntry, type CatalogEntry } from './catalog.js';
-import { checkModelInChild } from './check.js';
+import { checkModelInChild, type CheckFigures } from './check.js';
 import { downloadFile, stderrProgress } from './download.js';
 import { MODEL_NAME } from './formats.js';
 import { probeModel, ProbeError } from './probe.js';
@@ -46,7 +47,7 @@ function resolveSource(source: string): Source {
     }
     return { url: url.href, file: null, archiveName: decodeURIComponent(path.basename(url.pathname)), entry: null };
   }
-  const file = source.startsWith('file://') ? new URL(source).pathname : path.resolve(source);
+  const file = source.startsWith('file://') ? fileURLToPath(source) : path.resolve(source);
   if (existsSync(file) && statSync(file).isFile()) return { url: null, file, archiveName: path.basename(file), entry: null };
   throw new PullError(`"${source}" is neither a catalog model (parla models catalog), an http(s) URL, nor an archive file`);
 }
@@ -80,17 +81,31 @@ export async function pullModel(modelsDir: string, opts: PullOptions): Promise<M
     downloaded = true;
   } else archive = src.file!;
 
+  try {
+    return await installArchive(modelsDir, { archive, downloaded, name, expected, src, log, ...(opts.checkTimeoutMs ? { checkTimeoutMs: opts.checkTimeoutMs } : {}) });
+  } finally {
+    // A downloaded archive is only kept while it downloads (.part); installed, refused or failed, it goes.
+    if (downloaded) rmSync(archive, { force: true });
+  }
+}
+
+async function installArchive(
+  modelsDir: string,
+  job: { archive: string; downloaded: boolean; name: string; expected: string | null; src: Source; log: (line: string) => void; checkTimeoutMs?: number },
+): Promise<ModelRecord> {
+  const { archive, downloaded, name, expected, src, log } = job;
   // 2. Its checksum.
   const actual = await sha256File(archive);
   if (expected !== null && actual !== expected) {
-    if (downloaded) rmSync(archive, { force: true });
     throw new PullError(`checksum mismatch for ${src.archiveName}: expected sha256 ${expected}, got ${actual}${downloaded ? '; the download was deleted' : ''}`);
   }
   log(expected ? `sha256 ok: ${actual}` : `sha256 of ${src.archiveName}: ${actual} (no checksum was given to compare; pass --sha256 to check one)`);
 
-  // 3. Unpacked into staging, never straight into stt/ or tts/.
-  const staging = path.join(modelsDir, '.staging', `${name}.${process.pid}`);
-  rmSync(staging, { recursive: true, force: true });
+  // 3. Unpacked into staging, never straight into stt/ or tts/. Staging left by an interrupted
+  // pull of the same name goes first.
+  const stagingRoot = path.join(modelsDir, '.staging');
+  if (existsSync(stagingRoot)) for (const old of readdirSync(stagingRoot).filter((d) => d.startsWith(`${name}.`))) rmSync(path.join(stagingRoot, old), { recursive: true, force: true });
+  const staging = path.join(stagingRoot, `${name}.${process.pid}`);
   try {
     const root = await unpackArchive(archive, staging);
     let probed;
@@ -104,7 +119,7 @@ export async function pullModel(modelsDir: string, opts: PullOptions): Promise<M
     log(`${name}: ${probed.format} (${probed.kind}${languages.length ? `, ${languages.join(', ')}` : ''}); loading it once in a child process`);
 
     // 4. Loaded once where a crash cannot hurt.
-    const check = await checkModelInChild(root, probed, { ...(opts.checkTimeoutMs ? { timeoutMs: opts.checkTimeoutMs } : {}) });
+    const check = await checkModelInChild(root, probed, { ...(job.checkTimeoutMs ? { timeoutMs: job.checkTimeoutMs } : {}) });
     const now = new Date().toISOString();
     const record: ModelRecord = {
       name,
@@ -116,7 +131,7 @@ export async function pullModel(modelsDir: string, opts: PullOptions): Promise<M
       source: { url: src.url, archive: src.archiveName, sha256: actual, catalog: src.entry?.name ?? null },
       status: check.ok ? 'ok' : 'failed',
       ...(check.ok ? {} : { reason: check.reason }),
-      check: check.ok ? { loadMs: check.loadMs, runMs: check.runMs, audioSeconds: check.audioSeconds, rtf: check.rtf, rssBeforeMB: check.rssBeforeMB, rssLoadedMB: check.rssLoadedMB, peakRssMB: check.peakRssMB, sherpaVersion: check.sherpaVersion } : null,
+      check: check.ok ? figures(check) : null,
       installedAt: now,
       verifiedAt: now,
     };
@@ -128,11 +143,14 @@ export async function pullModel(modelsDir: string, opts: PullOptions): Promise<M
     mkdirSync(path.dirname(dest), { recursive: true });
     renameSync(root, dest);
     saveRecord(modelsDir, record);
-    if (downloaded) rmSync(archive, { force: true });
     return record;
   } finally {
     rmSync(staging, { recursive: true, force: true });
   }
+}
+
+function figures(c: CheckFigures): CheckFigures {
+  return { loadMs: c.loadMs, runMs: c.runMs, audioSeconds: c.audioSeconds, rtf: c.rtf, rssBeforeMB: c.rssBeforeMB, rssLoadedMB: c.rssLoadedMB, peakRssMB: c.peakRssMB, sherpaVersion: c.sherpaVersion };
 }
 
 /** `parla models verify`: the loading check again on an installed folder; the manifest is updated. */
@@ -161,7 +179,7 @@ export async function verifyModel(modelsDir: string, name: string, opts: { check
     source: existing?.source ?? { url: null, archive: null, sha256: null, catalog: null },
     status: check.ok ? 'ok' : 'failed',
     ...(check.ok ? {} : { reason: check.reason }),
-    check: check.ok ? { loadMs: check.loadMs, runMs: check.runMs, audioSeconds: check.audioSeconds, rtf: check.rtf, rssBeforeMB: check.rssBeforeMB, rssLoadedMB: check.rssLoadedMB, peakRssMB: check.peakRssMB, sherpaVersion: check.sherpaVersion } : null,
+    check: check.ok ? figures(check) : null,
     installedAt: existing?.installedAt ?? now,
     verifiedAt: now,
   };

@@ -235,6 +235,7 @@ describe('parla models', () => {
     assert.ok(!existsSync(path.join(modelsDir, 'escaped.txt')) && !existsSync(path.join(modelsDir, '.staging', 'escaped.txt')) && !existsSync('/tmp/parla-absolute-escape.txt'));
     assert.ok(!existsSync(path.join(modelsDir, 'stt', 'evil')) && !existsSync(path.join(modelsDir, 'tts', 'evil')));
     assert.deepEqual(readdirSync(path.join(modelsDir, '.staging')), []);
+    assert.deepEqual(readdirSync(path.join(modelsDir, '.downloads')), [], 'refused downloads are deleted');
     const notModel = await parla('pull', `${base}/files/not-a-model.tar.gz`, '--name', 'junk');
     assert.equal(notModel.code, 1);
     assert.match(notModel.err, /holds no supported model: model\.onnx is not an ONNX model/);
