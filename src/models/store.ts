@@ -2,9 +2,10 @@
 // manifest (`manifest.json` there) that records, for each model the manager installed or verified,
 // its format, the archive's checksum and the result of the loading check. Only models recorded with
 // status "ok" passed that check; `verifiedModels()` is what a server should load. The manifest is
-// replaced atomically (write, then rename), so a reader never sees half a file.
+// replaced atomically (write, then rename), so a reader never sees half a file, and changed under a
+// lock file, so two `parla models` commands at once do not lose each other's entries.
 
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { CheckFigures } from './check.js';
 import { MODEL_FORMATS, type ModelFormat, type ModelKind } from './formats.js';
@@ -71,16 +72,50 @@ function writeManifest(modelsDir: string, manifest: Manifest): void {
   renameSync(tmp, file);
 }
 
+const LOCK_WAIT_MS = 10_000;
+/** A lock older than this was left by a process that died holding it. */
+const LOCK_STALE_MS = 30_000;
+
+/** Read-modify-write of the manifest under `manifest.json.lock` (created exclusively). */
+function updateManifest(modelsDir: string, change: (m: Manifest) => void): void {
+  mkdirSync(modelsDir, { recursive: true });
+  const lock = `${manifestPath(modelsDir)}.lock`;
+  const deadline = Date.now() + LOCK_WAIT_MS;
+  for (;;) {
+    try {
+      closeSync(openSync(lock, 'wx'));
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      try {
+        if (Date.now() - statSync(lock).mtimeMs > LOCK_STALE_MS) unlinkSync(lock);
+      } catch {
+        // it went away meanwhile
+      }
+      if (Date.now() > deadline) throw new ManifestError(`${lock} is held by another \`parla models\` command; try again (or delete it if none runs)`);
+      // A short synchronous pause: the commands are one-shot CLI processes.
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 25);
+    }
+  }
+  try {
+    const m = readManifest(modelsDir);
+    change(m);
+    writeManifest(modelsDir, m);
+  } finally {
+    rmSync(lock, { force: true });
+  }
+}
+
 export function saveRecord(modelsDir: string, record: ModelRecord): void {
-  const m = readManifest(modelsDir);
-  m.models[record.name] = record;
-  writeManifest(modelsDir, m);
+  updateManifest(modelsDir, (m) => {
+    m.models[record.name] = record;
+  });
 }
 
 export function deleteRecord(modelsDir: string, name: string): void {
-  const m = readManifest(modelsDir);
-  delete m.models[name];
-  writeManifest(modelsDir, m);
+  updateManifest(modelsDir, (m) => {
+    delete m.models[name];
+  });
 }
 
 /** Models that passed the loading check and whose folder is still there: what a server may load. */

@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -23,6 +23,7 @@ const modelsDir = path.join(dataDir, 'models');
 const served = new Map<string, Buffer>();
 const ranges: string[] = [];
 let cutNext = false;
+let heldOpen: import('node:net').Socket | null = null;
 let server: http.Server;
 let base = '';
 let models: GeneratedModels;
@@ -111,9 +112,10 @@ before(async () => {
     }
     res.writeHead(200, { 'content-length': body.length, 'accept-ranges': 'bytes' });
     if (cutNext) {
-      // The connection drops half-way through the body.
+      // Half the body, then the connection is held open until the test drops it.
       cutNext = false;
-      res.write(body.subarray(0, Math.floor(body.length / 2)), () => setTimeout(() => res.socket?.destroy(), 20));
+      heldOpen = res.socket;
+      res.write(body.subarray(0, Math.floor(body.length / 2)));
       return;
     }
     res.end(body);
@@ -163,9 +165,10 @@ describe('parla models', () => {
       ['vits-lexicon-gen.zip', '', 'vits-lexicon-gen', 'vits', []],
       ['kokoro-gen.tar.gz', '', 'kokoro-gen', 'kokoro', ['en-US', 'en-GB']],
     ];
-    for (const [archive, name, expected, format, languages] of cases) {
-      const args = ['pull', `${base}/files/${archive}`, '--json', ...(name ? ['--name', name] : []), ...(archive === 'sherpa-onnx-whisper-gen.tar.bz2' ? ['--sha256', sha256(whisper).toUpperCase()] : [])];
-      const r = await parla(...args);
+    // All at once: each pull records its model in the one manifest (under its lock).
+    const runs = await Promise.all(cases.map(([archive, name]) => parla('pull', `${base}/files/${archive}`, '--json', ...(name ? ['--name', name] : []), ...(archive === 'sherpa-onnx-whisper-gen.tar.bz2' ? ['--sha256', sha256(whisper).toUpperCase()] : []))));
+    for (const [i, [archive, , expected, format, languages]] of cases.entries()) {
+      const r = runs[i]!;
       assert.equal(r.code, 0, `${archive}: ${r.err}`);
       const rec = r.json();
       assert.equal(rec.name, expected);
@@ -207,13 +210,21 @@ describe('parla models', () => {
     const archive = 'zipformer-transducer-gen.tar.gz';
     const size = served.get(archive)!.length;
     cutNext = true;
-    const first = await parla('pull', `${base}/files/${archive}`, '--name', 'zt-resumed');
+    const pulling = parla('pull', `${base}/files/${archive}`, '--name', 'zt-resumed');
+    // The connection drops once the first half is on disk.
+    const partFile = path.join(modelsDir, '.downloads', `zt-resumed--${archive}.part`);
+    for (let waited = 0; !(existsSync(partFile) && statSync(partFile).size === Math.floor(size / 2)); waited += 50) {
+      assert.ok(waited < 60_000, 'the first half never reached the .part file');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    heldOpen!.destroy();
+    const first = await pulling;
     assert.equal(first.code, 1);
     assert.match(first.err, /download interrupted after \d+ of \d+ bytes.*run the same command again to resume/);
     const part = readdirSync(path.join(modelsDir, '.downloads')).find((f) => f.endsWith('.part'));
     assert.ok(part, 'the partial download is kept');
     const partSize = readFileSync(path.join(modelsDir, '.downloads', part)).length;
-    assert.ok(partSize > 0 && partSize < size, `part ${partSize} of ${size}`);
+    assert.equal(partSize, Math.floor(size / 2));
     const second = await parla('pull', `${base}/files/${archive}`, '--name', 'zt-resumed', '--sha256', sha256(served.get(archive)!), '--json');
     assert.equal(second.code, 0, second.err);
     assert.match(second.err, /resuming at/);
