@@ -16,14 +16,32 @@ export interface DownloadResult {
   resumedFrom: number;
 }
 
-export async function downloadFile(url: string, dest: string, progress: Progress = stderrProgress(url)): Promise<DownloadResult> {
+/** A connection that delivers nothing for this long is given up (the .part file stays). */
+const IDLE_MS = 60_000;
+
+export async function downloadFile(url: string, dest: string, progress: Progress = stderrProgress(url), idleMs = IDLE_MS): Promise<DownloadResult> {
   const part = `${dest}.part`;
   const have = existsSync(part) ? statSync(part).size : 0;
+  const abort = new AbortController();
+  let idle = setTimeout(() => abort.abort(new Error(`nothing received for ${idleMs / 1000} s`)), idleMs);
+  const alive = () => {
+    clearTimeout(idle);
+    idle = setTimeout(() => abort.abort(new Error(`nothing received for ${idleMs / 1000} s`)), idleMs);
+  };
+  try {
+    return await fetchInto(url, dest, part, have, progress, abort.signal, alive);
+  } finally {
+    clearTimeout(idle);
+  }
+}
+
+async function fetchInto(url: string, dest: string, part: string, have: number, progress: Progress, signal: AbortSignal, alive: () => void): Promise<DownloadResult> {
   let res: Response;
   try {
-    res = await fetch(url, { headers: have > 0 ? { range: `bytes=${have}-` } : {}, redirect: 'follow' });
+    res = await fetch(url, { headers: have > 0 ? { range: `bytes=${have}-` } : {}, redirect: 'follow', signal });
   } catch (err) {
-    throw new DownloadError(`cannot reach ${url}: ${(err as Error & { cause?: Error }).cause?.message ?? (err as Error).message}`);
+    const why = signal.aborted ? (signal.reason as Error).message : ((err as Error & { cause?: Error }).cause?.message ?? (err as Error).message);
+    throw new DownloadError(`cannot reach ${url}: ${why}`);
   }
   let start = 0;
   let total: number | null = null;
@@ -55,6 +73,7 @@ export async function downloadFile(url: string, dest: string, progress: Progress
   progress.start(start, total);
   const counter = new Transform({
     transform(chunk: Buffer, _enc, done) {
+      alive();
       received += chunk.length;
       progress.update(received);
       done(null, chunk);
@@ -64,7 +83,8 @@ export async function downloadFile(url: string, dest: string, progress: Progress
     await pipeline(Readable.fromWeb(res.body as WebReadableStream<Uint8Array>), counter, createWriteStream(part, { flags: start > 0 ? 'a' : 'w' }));
   } catch (err) {
     progress.end(false);
-    throw new DownloadError(`download interrupted after ${received} of ${total ?? '?'} bytes (${(err as Error).message}); run the same command again to resume`);
+    const why = signal.aborted ? (signal.reason as Error).message : (err as Error).message;
+    throw new DownloadError(`download interrupted after ${received} of ${total ?? '?'} bytes (${why}); run the same command again to resume`);
   }
   if (total !== null && received !== total) {
     progress.end(false);

@@ -1,9 +1,11 @@
 // The model manager's parts that the CLI test cannot reach one by one: the operator settings reader
 // (what the server will use), the ONNX metadata reader on files that are not ONNX, the archive entry
-// check, the format probe's refusals, and how bindings resolve at start.
+// check, the format probe's refusals, how bindings resolve at start, a stalled download.
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { tempDir } from '../helpers/env.js';
 import { operatorSettingsPath, OperatorSettingsError, readOperatorSettings, writeOperatorSettings } from '../../src/models/operator-settings.js';
@@ -13,6 +15,7 @@ import { probeModel, ProbeError } from '../../src/models/probe.js';
 import { speechLikeSamples } from '../../src/models/sample.js';
 import { saveRecord } from '../../src/models/store.js';
 import { resolveModelBindings } from '../../src/models/bindings.js';
+import { downloadFile, DownloadError } from '../../src/models/download.js';
 
 const tmp = tempDir('parla-model-parts-');
 after(() => tmp.cleanup());
@@ -138,4 +141,25 @@ test('bindings at start: verified models of the right kind serve; the rest are p
     ['lucid-mono', 'failed its loading check: exit 255'],
     ['nope-x', 'unknown product model'],
   ]);
+});
+
+test('a download that stalls is given up after the idle time, keeping its .part file', async () => {
+  const body = Buffer.alloc(64 * 1024, 7);
+  const server = http.createServer((_req, res) => {
+    res.writeHead(200, { 'content-length': body.length });
+    res.write(body.subarray(0, 1000)); // then nothing more
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const quiet = { start() {}, update() {}, end() {} };
+  const dest = path.join(tmp.dir, 'stalled.bin');
+  try {
+    await assert.rejects(
+      downloadFile(`http://127.0.0.1:${(server.address() as AddressInfo).port}/x.tar.gz`, dest, quiet, 300),
+      (e: unknown) => e instanceof DownloadError && /download interrupted after \d+ of 65536 bytes \(nothing received for 0\.3 s\); run the same command again to resume/.test((e as Error).message),
+    );
+    assert.ok(existsSync(`${dest}.part`) && !existsSync(dest));
+  } finally {
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+  }
 });
