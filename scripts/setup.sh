@@ -5,8 +5,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 DEBS=(flite libpocketsphinx-dev libsphinxbase-dev pocketsphinx-en-us pkg-config)
-# Test-only: recordings and tools that make test speech, and Chromium for the dashboard's browser tests.
-[ "${PARLA_SETUP_TEST_DEPS:-0}" = 1 ] && DEBS+=(pocketsphinx-testdata pocketsphinx espeak-ng sox ffmpeg chromium)
+# Test-only: recordings and tools that make test speech, Chromium for the dashboard's browser tests,
+# python3-onnx/numpy to generate small random-weight sherpa-onnx models, bzip2/zip to pack them.
+[ "${PARLA_SETUP_TEST_DEPS:-0}" = 1 ] && DEBS+=(pocketsphinx-testdata pocketsphinx espeak-ng sox ffmpeg chromium python3-onnx python3-numpy bzip2 zip)
 missing=()
 for p in "${DEBS[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if [ ${#missing[@]} -gt 0 ]; then

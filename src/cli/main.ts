@@ -1,9 +1,10 @@
-// `parla`: operator commands (serve, accounts, keys, credits) and, on top of the client SDK,
+// `parla`: operator commands (serve, accounts, keys, credits, models) and, on top of the client SDK,
 // the client commands. Exit codes: 0 ok, 1 failure, 2 bad arguments.
 
 import { ConfigError, loadConfig } from '../config.js';
 import { UsageError } from './args.js';
 import { accountsCommand, creditsCommand, keysCommand } from './operator.js';
+import { modelsCommand } from './models.js';
 import { describeClientError, listenCommand, sayCommand, transcribeCommand } from './client-commands.js';
 
 const HELP = `parla: self-hosted speech service
@@ -20,6 +21,10 @@ Operator commands (read DATABASE_URL / PARLA_DATA_DIR like the server):
   parla keys list --account ID
   parla keys revoke|disable|enable KEY_ID
   parla credits add --account ID --amount N [--test]
+  parla models catalog                              upstream models pull knows (sherpa-onnx release archives)
+  parla models pull NAME|URL|ARCHIVE [--sha256 HEX] [--name DIR]   download, check, unpack, load once in a child
+  parla models list | verify NAME | remove NAME     installed models (PARLA_MODELS_DIR), with their loading check
+  parla models bind PRODUCT_MODEL NAME | unbind PRODUCT_MODEL      serve a product model with an installed model
 
 Client commands (read --api-key / --url or PARLA_API_KEY / PARLA_URL, default http://127.0.0.1:8080):
   parla say "text" -o out.mp3 [--voice NAME] [--model M] [--language L] [--speed X] [--pitch N]
@@ -59,6 +64,8 @@ export async function main(argv: string[]): Promise<number> {
         return await keysCommand(config, rest);
       case 'credits':
         return await creditsCommand(config, rest);
+      case 'models':
+        return await modelsCommand(config, rest);
       default:
         throw new UsageError(`unknown command "${command}" (parla help)`);
     }

@@ -1,0 +1,68 @@
+// Writes small random-weight sherpa-onnx models of every format the model manager supports, with
+// the generators in test/fixtures/sherpa-models (Debian's python3-onnx; scripts/setup.sh installs it
+// with the test dependencies). The models load in sherpa-onnx and run; their output is noise.
+
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const GENERATORS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'sherpa-models');
+const ESPEAK_DATA = ['/usr/lib/x86_64-linux-gnu/espeak-ng-data', '/usr/lib/aarch64-linux-gnu/espeak-ng-data', '/usr/share/espeak-ng-data'];
+
+export interface GeneratedModels {
+  whisper: string;
+  nemoCtc: string;
+  zipformerCtc: string;
+  zipformerTransducer: string;
+  piper: string;
+  vitsLexicon: string;
+  kokoro: string;
+}
+
+/** The interpreter that has the onnx module: Debian's python3 unless PARLA_TEST_PYTHON names one. */
+function python(): string {
+  const candidates = [process.env.PARLA_TEST_PYTHON, '/usr/bin/python3', 'python3'].filter((p): p is string => !!p);
+  for (const p of candidates) {
+    try {
+      execFileSync(p, ['-c', 'import onnx, numpy'], { stdio: 'ignore' });
+      return p;
+    } catch {
+      // try the next one
+    }
+  }
+  throw new Error('no python3 with the onnx and numpy modules: install python3-onnx and python3-numpy (PARLA_SETUP_TEST_DEPS=1 npm run setup)');
+}
+
+export function generateSherpaModels(outDir: string): GeneratedModels {
+  const py = python();
+  const run = (script: string, ...args: string[]) => execFileSync(py, [path.join(GENERATORS, script), ...args], { cwd: GENERATORS, stdio: 'ignore' });
+  const out: GeneratedModels = {
+    whisper: path.join(outDir, 'whisper'),
+    nemoCtc: path.join(outDir, 'nemo-ctc'),
+    zipformerCtc: path.join(outDir, 'zipformer2-ctc'),
+    zipformerTransducer: path.join(outDir, 'zipformer-transducer'),
+    piper: path.join(outDir, 'piper'),
+    vitsLexicon: path.join(outDir, 'vits-lexicon'),
+    kokoro: path.join(outDir, 'kokoro'),
+  };
+  run('gen_whisper.py', out.whisper);
+  run('gen_nemo_ctc.py', out.nemoCtc);
+  run('gen_zipformer2_streaming.py', out.zipformerCtc, 'ctc');
+  run('gen_zipformer2_streaming.py', out.zipformerTransducer, 'transducer');
+  run('gen_vits.py', out.piper, 'piper');
+  run('gen_vits.py', out.vitsLexicon, 'lexicon');
+  run('gen_kokoro.py', out.kokoro);
+  copyEspeakSubset(path.join(out.piper, 'espeak-ng-data'));
+  copyEspeakSubset(path.join(out.kokoro, 'espeak-ng-data'));
+  return out;
+}
+
+/** The espeak-ng-data files the en-us Piper and Kokoro frontends need (about 0.8 MB), from Debian's espeak-ng-data. */
+export function copyEspeakSubset(dest: string): void {
+  const src = ESPEAK_DATA.find((d) => existsSync(path.join(d, 'phontab')));
+  if (!src) throw new Error(`no espeak-ng-data in ${ESPEAK_DATA.join(', ')}: install espeak-ng-data`);
+  mkdirSync(path.join(dest, 'lang', 'gmw'), { recursive: true });
+  for (const f of ['phontab', 'phonindex', 'phondata', 'intonations', 'en_dict']) copyFileSync(path.join(src, f), path.join(dest, f));
+  copyFileSync(path.join(src, 'lang', 'gmw', 'en-US'), path.join(dest, 'lang', 'gmw', 'en-US'));
+}
