@@ -68,3 +68,9 @@ test('bad arguments: a clear message and exit code 2', () => {
     assert.match(r.err, /^parla: \S/);
   }
 });
+
+test('parla help says where listen connects and how to trust a self-signed certificate', () => {
+  const help = parla('help');
+  assert.equal(help.code, 0);
+  for (const needle of ['--realtime-url', 'PARLA_REALTIME_URL', '/api/v1/stt/realtime/info', '--ca FILE', 'data/tls/realtime-cert.pem']) assert.ok(help.out.includes(needle), needle);
+});
