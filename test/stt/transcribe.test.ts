@@ -145,6 +145,7 @@ describe('validation and errors', () => {
     expectError(await post('/api/v1/stt/transcribe', null, { model: 'cipher-fast' }), 400, 'MISSING_FILE');
     const bad = expectError(await post('/api/v1/stt/transcribe', new TextEncoder().encode('this is not audio at all, just text'.repeat(10))), 422, 'INVALID_AUDIO');
     assert.equal(bad.category, 'validation');
+    assert.equal(bad.message.split('could not be decoded').length, 2, `said once: ${bad.message}`);
     expectError(await post('/api/v1/stt/transcribe', new Uint8Array(26 * 1024 * 1024)), 413, 'FILE_TOO_LARGE');
     // Just over the limit: refused while streaming, by the part's size cap.
     expectError(await post('/api/v1/stt/transcribe', new Uint8Array(25 * 1024 * 1024 + 200 * 1024)), 413, 'FILE_TOO_LARGE');
