@@ -16,7 +16,7 @@ Operator commands (read DATABASE_URL / PARLA_DATA_DIR like the server):
   parla accounts list | show ID
   parla accounts plan ID PLAN
   parla accounts features ID --enable|--disable FEATURE   (tts, tts_stream, stt, stt_realtime, diarization)
-  parla keys create --account ID --name N [--test] [--expires-at ISO8601]
+  parla keys create --account ID --name N [--test] [--expires-at ISO8601]   (a future date-time)
   parla keys list --account ID
   parla keys revoke|disable|enable KEY_ID
   parla credits add --account ID --amount N [--test]

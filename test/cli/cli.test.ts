@@ -31,6 +31,9 @@ test('accounts, keys and credits from the command line', () => {
   const k = parla('keys', 'create', '--account', account.id, '--name', 'ci', '--test', '--expires-at', '2099-01-01T00:00:00Z', '--json').json();
   assert.match(k.api_key, /^svc_test_/);
   assert.equal(k.expires_at, '2099-01-01T00:00:00.000Z');
+  const past = parla('keys', 'create', '--account', account.id, '--name', 'old', '--expires-at', '2020-01-01T00:00:00Z');
+  assert.equal(past.code, 2, past.err);
+  assert.match(past.err, /^parla: --expires-at 2020-01-01T00:00:00.000Z is in the past/);
   const keys = parla('keys', 'list', '--account', account.id, '--json').json();
   assert.equal(keys.length, 2);
   assert.ok(keys.every((row: any) => !('api_key' in row) && row.prefix.length === 13));
