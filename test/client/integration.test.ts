@@ -77,6 +77,8 @@ test('stt methods take a path, a Buffer, a Blob or a stream, typed by response_f
   const lucid = await client.stt.lucid(createReadStream(file), { model: 'lucid-mono', diarize: true });
   assert.ok(lucid.words?.every((w) => w.speaker === 0));
   await assert.rejects(client.stt.lucid(file, { model: 'cipher-fast' }), (e: ParlaError) => e.code === 'INVALID_MODEL');
+  const lucidVtt: string = await client.stt.lucid(file, { response_format: 'vtt' });
+  assert.match(lucidVtt, /^WEBVTT\n/);
 });
 
 test('realtime.connect streams audio and delivers typed final results and the summary', async () => {

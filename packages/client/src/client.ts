@@ -187,7 +187,7 @@ export class ParlaClient {
     transcribe: <F extends ResponseFormat | undefined = undefined>(input: AudioInput, opts: TranscribeOptions & { response_format?: F } = {}) => this.transcribeAt<F>('stt/transcribe', input, opts),
     /** POST /stt/cipher/transcribe: cipher-fast, cipher-max. */
     cipher: <F extends ResponseFormat | undefined = undefined>(input: AudioInput, opts: TranscribeOptions & { response_format?: F } = {}) => this.transcribeAt<F>('stt/cipher/transcribe', input, opts),
-    /** POST /stt/lucid/transcribe: lucid-mono, lucid-multi, lucid-agent, lucid-lite. */
+    /** POST /stt/lucid/transcribe: lucid-mono (the default), lucid-multi, lucid-agent, lucid-lite; every response_format. */
     lucid: <F extends ResponseFormat | undefined = undefined>(input: AudioInput, opts: TranscribeOptions & { response_format?: F } = {}) => this.transcribeAt<F>('stt/lucid/transcribe', input, opts),
     /** GET /stt/realtime/info. */
     realtimeInfo: (): Promise<Record<string, unknown>> => this.json({ method: 'GET', path: 'stt/realtime/info' }),
