@@ -53,7 +53,8 @@ export function padded(file: string, before: number, after: number, noise = 0): 
   const noisy = path.join(dir, `p${n++}.wav`);
   const noiseFile = path.join(dir, `p${n++}.wav`);
   const seconds = execFileSync('soxi', ['-D', out], { encoding: 'utf8' }).trim();
-  execFileSync('sox', ['-n', '-r', '16000', '-c', '1', '-b', '16', noiseFile, 'synth', seconds, 'whitenoise', 'vol', String(noise)]);
+  // -R: the same noise on every run (a repeatable seed).
+  execFileSync('sox', ['-R', '-n', '-r', '16000', '-c', '1', '-b', '16', noiseFile, 'synth', seconds, 'whitenoise', 'vol', String(noise)]);
   execFileSync('sox', ['-m', '-v', '1', out, '-v', '1', noiseFile, '-b', '16', noisy]);
   return noisy;
 }
