@@ -3,6 +3,7 @@
 # Idempotent and quick when everything is already there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/lib/step.sh
 
 DEBS=(flite libpocketsphinx-dev libsphinxbase-dev pocketsphinx-en-us pkg-config)
 # Test-only: recordings and tools that make test speech, Chromium for the dashboard's browser tests,
@@ -12,9 +13,8 @@ missing=()
 for p in "${DEBS[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then
-    echo "setup: installing Debian packages: ${missing[*]}"
-    apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+    step "setup: apt-get update" apt-get update -qq
+    step "setup: Debian packages ${missing[*]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}"
   else
     echo "setup: please install these Debian packages first: ${missing[*]}" >&2
     exit 1
@@ -24,7 +24,6 @@ fi
 # node-gyp cannot download Node headers here: build native code against the system's.
 export npm_config_nodedir=/usr
 if [ ! -d node_modules ] || [ package.json -nt node_modules/.package-lock.json ]; then
-  echo "setup: installing npm packages"
-  npm install --no-audit --no-fund --loglevel=error
+  step "setup: npm packages" npm install --no-audit --no-fund --loglevel=error
 fi
 bash scripts/build.sh

@@ -16,6 +16,7 @@ import { authPlugin } from './http/auth.js';
 import { rateLimitPlugin } from './http/rate-limit.js';
 import { metricsPlugin } from './http/metrics.js';
 import { ErrorBodySchema } from './http/schemas.js';
+import { withNullMeansAbsent } from './http/null-means-absent.js';
 import { healthRoutes, VERSION } from './routes/health.js';
 import { accountRoutes } from './routes/v1/account.js';
 import { catalogRoutes } from './routes/v1/catalog.js';
@@ -81,7 +82,7 @@ export async function buildApp(services: Services, opts: BuildAppOptions = {}): 
 
   const bodyAjv = makeAjv(false);
   const queryAjv = makeAjv(true);
-  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? bodyAjv : queryAjv).compile(schema));
+  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? withNullMeansAbsent(schema, bodyAjv.compile(schema)) : queryAjv.compile(schema)));
 
   app.addSchema(ErrorBodySchema);
   // Before any route (the docs' too): metrics attach a hook to each route as it is added.

@@ -92,7 +92,10 @@ function toMono(d: Decoded): Float32Array {
   return mono;
 }
 
-/** Any supported upload -> 16 kHz mono Int16 PCM. Throws AudioDecodeError for anything else. */
+/**
+ * Any supported upload -> 16 kHz mono Int16 PCM. Throws AudioDecodeError for anything else; its
+ * message is the reason alone (the API's INVALID_AUDIO message says "could not be decoded").
+ */
 export async function decodeToMono16k(bytes: Uint8Array, opts: { allowFfmpeg?: boolean } = {}): Promise<Int16Array> {
   if (bytes.length < 16) throw new AudioDecodeError('the file is too short to be audio');
   let mono: Float32Array;
@@ -105,10 +108,10 @@ export async function decodeToMono16k(bytes: Uint8Array, opts: { allowFfmpeg?: b
       try {
         mono = await decodeWithFfmpeg(bytes);
       } catch (ffErr) {
-        throw new AudioDecodeError(`the audio could not be decoded: ${(err as Error).message}`, { cause: ffErr });
+        throw new AudioDecodeError((err as Error).message, { cause: ffErr });
       }
     } else {
-      throw err instanceof AudioDecodeError ? err : new AudioDecodeError(`the audio could not be decoded: ${(err as Error).message}`, { cause: err });
+      throw err instanceof AudioDecodeError ? err : new AudioDecodeError((err as Error).message, { cause: err });
     }
   }
   if (mono.length === 0) throw new AudioDecodeError('the file contains no audio');

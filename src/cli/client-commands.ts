@@ -12,20 +12,23 @@ const COMMON = {
   'api-key': { type: 'string' },
   url: { type: 'string' },
   'realtime-url': { type: 'string' },
+  ca: { type: 'string' },
   insecure: { type: 'boolean' },
   quiet: { type: 'boolean', short: 'q' },
 } as const;
 
 export const DEFAULT_VOICE = 'Aria';
 
-function makeClient(values: Record<string, unknown>): ParlaClient {
+async function makeClient(values: Record<string, unknown>): Promise<ParlaClient> {
   const apiKey = (values['api-key'] as string | undefined) ?? process.env.PARLA_API_KEY;
   if (!apiKey) throw new UsageError('no API key: pass --api-key or set PARLA_API_KEY');
+  const caFile = (values.ca as string | undefined) ?? process.env.PARLA_REALTIME_CA;
+  const ca = caFile ? await readFile(caFile, 'utf8').catch(() => { throw new UsageError(`cannot read the CA certificate ${caFile}`); }) : undefined;
   return new ParlaClient({
     apiKey,
     baseUrl: (values.url as string | undefined) ?? process.env.PARLA_URL ?? 'http://127.0.0.1:8080',
     ...(typeof values['realtime-url'] === 'string' ? { realtimeUrl: values['realtime-url'] } : {}),
-    ...(values.insecure ? { realtimeTls: { rejectUnauthorized: false } } : {}),
+    ...(values.insecure ? { realtimeTls: { rejectUnauthorized: false } } : ca ? { realtimeTls: { ca } } : {}),
   });
 }
 
@@ -78,7 +81,7 @@ export async function sayCommand(args: string[]): Promise<number> {
   };
   const speed = num('speed');
   const pitch = num('pitch');
-  const client = makeClient(values);
+  const client = await makeClient(values);
   const res = await client.tts.generate({
     text,
     voice: (values.voice as string | undefined) ?? DEFAULT_VOICE,
@@ -109,7 +112,7 @@ export async function transcribeCommand(args: string[]): Promise<number> {
   if (!file) throw new UsageError('usage: parla transcribe FILE [--format json|text|verbose_json|srt|vtt] [--model M] [--language L] [--diarize] [--keywords a,b] [-o out]');
   const format = oneOf((values.format as string | undefined) ?? 'text', ['json', 'text', 'verbose_json', 'srt', 'vtt'] as const, '--format') as ResponseFormat;
   const size = (await stat(file).catch(() => { throw new UsageError(`cannot read ${file}`); })).size;
-  const client = makeClient(values);
+  const client = await makeClient(values);
   const p = progress(!!values.quiet);
   p.start(`uploading ${(size / 1e6).toFixed(1)} MB and transcribing…`);
   let result: unknown;
@@ -170,14 +173,26 @@ export async function listenCommand(args: string[]): Promise<number> {
     pcm = wav.data;
   }
   if (!Number.isInteger(sampleRate) || sampleRate < 8000 || sampleRate > 48000) throw new UsageError('--sample-rate must be 8000 to 48000');
-  const client = makeClient(values);
-  const conn = await client.realtime.connect({
-    encoding: 'linear16',
-    sample_rate: sampleRate,
-    interim_results: !values['no-interim'],
-    ...(values.model ? { model: values.model as SttModel } : {}),
-    ...(values.language ? { language: values.language as string } : {}),
-  });
+  const client = await makeClient(values);
+  const conn = await client.realtime
+    .connect({
+      encoding: 'linear16',
+      sample_rate: sampleRate,
+      interim_results: !values['no-interim'],
+      ...(values.model ? { model: values.model as SttModel } : {}),
+      ...(values.language ? { language: values.language as string } : {}),
+    })
+    .catch((err: unknown) => {
+      if (!(err instanceof ParlaError) || err.code !== 'TLS_UNTRUSTED_CERTIFICATE') throw err;
+      throw new ParlaError({
+        status: 0,
+        code: err.code,
+        category: err.category,
+        message: err.message,
+        resolution: "Trust the server's certificate with --ca FILE (or PARLA_REALTIME_CA=FILE): a server without TLS_CERT_PATH writes its self-signed certificate to data/tls/realtime-cert.pem in its data directory. --insecure skips the check (local testing only).",
+        cause: err,
+      });
+    });
   const tty = process.stdout.isTTY;
   conn.on('interim', (r) => {
     if (tty && r.transcript) process.stdout.write(`\r\x1b[K… ${r.transcript}`);

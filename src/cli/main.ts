@@ -17,7 +17,7 @@ Operator commands (read DATABASE_URL / PARLA_DATA_DIR like the server):
   parla accounts list | show ID
   parla accounts plan ID PLAN
   parla accounts features ID --enable|--disable FEATURE   (tts, tts_stream, stt, stt_realtime, diarization)
-  parla keys create --account ID --name N [--test] [--expires-at ISO8601]
+  parla keys create --account ID --name N [--test] [--expires-at ISO8601]   (a future date-time)
   parla keys list --account ID
   parla keys revoke|disable|enable KEY_ID
   parla credits add --account ID --amount N [--test]
@@ -29,7 +29,13 @@ Operator commands (read DATABASE_URL / PARLA_DATA_DIR like the server):
 Client commands (read --api-key / --url or PARLA_API_KEY / PARLA_URL, default http://127.0.0.1:8080):
   parla say "text" -o out.mp3 [--voice NAME] [--model M] [--language L] [--speed X] [--pitch N]
   parla transcribe FILE [--format json|text|verbose_json|srt|vtt] [--model M] [--language L] [--diarize] [--keywords a,b] [-o out]
-  parla listen [FILE.wav | -] [--model M] [--sample-rate N] [--fast] [--insecure]   live transcription over the WebSocket
+  parla listen [FILE.wav | -] [--model M] [--language L] [--sample-rate N] [--fast] [--no-interim]
+                                                    live transcription over the real-time WebSocket:
+      where:  the address the server states (GET /api/v1/stt/realtime/info); to override it,
+              --realtime-url wss://HOST:PORT or PARLA_REALTIME_URL
+      trust:  a server without TLS_CERT_PATH uses a self-signed certificate, written to
+              data/tls/realtime-cert.pem in its data directory: trust it with --ca FILE (or
+              PARLA_REALTIME_CA=FILE); --insecure skips the check (local testing only)
 
 Operator commands take --json for machine-readable output.
 `;

@@ -175,6 +175,8 @@ export async function keysCommand(config: Config, args: string[]): Promise<numbe
       if (typeof values['expires-at'] === 'string') {
         expiresAt = new Date(values['expires-at']);
         if (Number.isNaN(expiresAt.getTime()) || !/^\d{4}-\d{2}-\d{2}/.test(values['expires-at'])) throw new UsageError('--expires-at must be an ISO 8601 date-time');
+        // A key that is expired at birth is never what the operator meant (a typo in the year).
+        if (expiresAt.getTime() <= Date.now()) throw new UsageError(`--expires-at ${expiresAt.toISOString()} is in the past: the key would never work`);
       }
       return withStore(config, async (store) => {
         await getAccountOrFail(store, accountId);

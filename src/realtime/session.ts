@@ -12,6 +12,7 @@ import { buildTranscript } from '../stt/transcript.js';
 import { engineFamily } from '../stt/stt-models.js';
 import type { RealtimeParams } from './params.js';
 import { Vad } from './vad.js';
+import { SpeechOnsets } from './speech-onset.js';
 import { OpusDecoder } from './opus-decoder.js';
 
 export const CLOSE = {
@@ -65,6 +66,7 @@ export class RealtimeSession {
   private readonly resampler: ThreadResampler | null;
   private readonly opus: OpusDecoder | null;
   private vad: Vad | null = null;
+  private readonly onsets = new SpeechOnsets(Vad.frameSeconds());
   private chain: Promise<void> = Promise.resolve();
   private carryByte: number | null = null;
   /** 16 kHz samples fed to the recognizer (the stream's timeline). */
@@ -267,14 +269,12 @@ export class RealtimeSession {
     await this.o.stream.write(pcm);
     const frames = this.vad!.process(pcm);
     const frameSeconds = Vad.frameSeconds();
-    const startOfChunk = this.now();
     this.samples += pcm.length;
+    for (const timestamp of this.onsets.push(frames)) this.t.send({ type: 'SpeechStarted', channel: [0, 1], timestamp });
+    // Endpointing follows the raw frames: a short pause may end an utterance (endpointing=10).
     for (let i = 0; i < frames.length; i++) {
       if (frames[i]) {
-        if (!this.inSpeech) {
-          this.inSpeech = true;
-          this.t.send({ type: 'SpeechStarted', channel: [0, 1], timestamp: +(startOfChunk + i * frameSeconds).toFixed(3) });
-        }
+        this.inSpeech = true;
         this.silenceSeconds = 0;
       } else {
         this.silenceSeconds += frameSeconds;

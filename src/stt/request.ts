@@ -1,13 +1,17 @@
 // Reading and validating the multipart fields of the three batch endpoints (decisions #16):
-// every field of interface.md, typed, with the error code of the field at fault.
+// every field of interface.md, typed, with the error code of the field at fault. Every endpoint
+// takes model, language and response_format; the engine endpoints ignore the other engine's fields.
 
 import { ApiError } from '../errors.js';
 import { RESPONSE_FORMATS, type ResponseFormat } from './render.js';
 import type { SttEndpoint } from './stt-models.js';
 
-export const CIPHER_FIELDS = ['response_format', 'prompt', 'timestamp_granularities'] as const;
+export const CIPHER_FIELDS = ['prompt', 'timestamp_granularities'] as const;
 export const LUCID_FIELDS = ['diarize', 'smart_format', 'punctuate', 'keywords'] as const;
-const COMMON_FIELDS = ['model', 'language'] as const;
+const COMMON_FIELDS = ['model', 'language', 'response_format'] as const;
+
+/** The model used when none is sent: the endpoint's own engine on the Lucid endpoint. */
+export const DEFAULT_MODEL: Record<SttEndpoint, string> = { universal: 'cipher-fast', cipher: 'cipher-fast', lucid: 'lucid-mono' };
 const MAX_FIELD_LENGTH = 4000;
 
 export interface SttRequest {
@@ -77,7 +81,7 @@ export function parseSttFields(raw: Map<string, string>, endpoint: SttEndpoint):
   // The prompt names domain terms: its distinctive words are boosted like keywords.
   const promptWords = prompt ? prompt.split(/[^A-Za-z']+/).filter((w) => w.length >= 4) : [];
   return {
-    model: get('model') ?? 'cipher-fast',
+    model: get('model') ?? DEFAULT_MODEL[endpoint],
     language: get('language'),
     responseFormat: format as ResponseFormat,
     prompt,

@@ -64,7 +64,8 @@ export function prepareTts(config: Config, catalog: TtsCatalogPort, engines: Tts
   }
   if (endpoint === 'stream' && req.pitch !== undefined && req.model !== 'rapid-flash') {
     throw new ApiError('INVALID_PITCH', {
-      message: `Streaming does not support pitch for ${req.model}; only rapid-flash streams with pitch. Remove pitch or use /tts/generate.`,
+      message: `Streaming does not support pitch for ${req.model}; only rapid-flash streams with pitch.`,
+      resolution: 'Remove pitch, stream with model rapid-flash, or use POST /api/v1/tts/generate (every model takes pitch there).',
       details: { field: 'pitch', provided: String(req.pitch) },
     });
   }

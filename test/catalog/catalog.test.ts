@@ -116,6 +116,9 @@ test('GET /languages: per model, rapid-flash exactly its 18 codes, and the doubl
   const alias = await get('/api/api/v1/languages?model=rapid-flash');
   assert.equal(alias.statusCode, 200);
   assert.deepEqual(alias.json(), flash);
+  assert.equal(alias.headers.deprecation, '@1795564800');
+  assert.equal(alias.headers.link, '</api/v1/languages>; rel="successor-version"');
+  assert.equal((await get('/api/v1/languages')).headers.deprecation, undefined);
   assert.equal((await get('/api/v1/languages?model=nope')).json().error.code, 'INVALID_MODEL');
 });
 

@@ -31,6 +31,9 @@ test('accounts, keys and credits from the command line', () => {
   const k = parla('keys', 'create', '--account', account.id, '--name', 'ci', '--test', '--expires-at', '2099-01-01T00:00:00Z', '--json').json();
   assert.match(k.api_key, /^svc_test_/);
   assert.equal(k.expires_at, '2099-01-01T00:00:00.000Z');
+  const past = parla('keys', 'create', '--account', account.id, '--name', 'old', '--expires-at', '2020-01-01T00:00:00Z');
+  assert.equal(past.code, 2, past.err);
+  assert.match(past.err, /^parla: --expires-at 2020-01-01T00:00:00.000Z is in the past/);
   const keys = parla('keys', 'list', '--account', account.id, '--json').json();
   assert.equal(keys.length, 2);
   assert.ok(keys.every((row: any) => !('api_key' in row) && row.prefix.length === 13));
@@ -67,4 +70,10 @@ test('bad arguments: a clear message and exit code 2', () => {
     assert.equal(r.code, 2, `${args.join(' ')} -> ${r.code} ${r.err}`);
     assert.match(r.err, /^parla: \S/);
   }
+});
+
+test('parla help says where listen connects and how to trust a self-signed certificate', () => {
+  const help = parla('help');
+  assert.equal(help.code, 0);
+  for (const needle of ['--realtime-url', 'PARLA_REALTIME_URL', '/api/v1/stt/realtime/info', '--ca FILE', 'data/tls/realtime-cert.pem']) assert.ok(help.out.includes(needle), needle);
 });

@@ -77,6 +77,8 @@ test('stt methods take a path, a Buffer, a Blob or a stream, typed by response_f
   const lucid = await client.stt.lucid(createReadStream(file), { model: 'lucid-mono', diarize: true });
   assert.ok(lucid.words?.every((w) => w.speaker === 0));
   await assert.rejects(client.stt.lucid(file, { model: 'cipher-fast' }), (e: ParlaError) => e.code === 'INVALID_MODEL');
+  const lucidVtt: string = await client.stt.lucid(file, { response_format: 'vtt' });
+  assert.match(lucidVtt, /^WEBVTT\n/);
 });
 
 test('realtime.connect streams audio and delivers typed final results and the summary', async () => {
@@ -90,6 +92,29 @@ test('realtime.connect streams audio and delivers typed final results and the su
   const summary = await live.close();
   assert.ok(summary && (summary.credits_used as number) > 0);
   assert.match(finals.join(' ').toLowerCase(), /connection|live|testing/);
+});
+
+test('realtime.connect finds the socket through GET /stt/realtime/info (not a fixed port 8443)', async () => {
+  const { PARLA_REALTIME_URL: _unset, ...env } = process.env;
+  const saved = process.env;
+  process.env = env;
+  try {
+    const discovering = new ParlaClient({ apiKey, baseUrl: server.url, realtimeTls: { ca: server.realtime.cert } });
+    assert.equal(discovering.realtimeUrl, null);
+    const port = Number(new URL(server.realtimeUrl).port);
+    assert.notEqual(port, 8443);
+    const info = await discovering.stt.realtimeInfo();
+    assert.equal(info.port, port);
+    const live = await discovering.realtime.connect({ sample_rate: 16000 });
+    const summary = await live.close();
+    assert.ok(summary);
+
+    const untrusting = new ParlaClient({ apiKey, baseUrl: server.url });
+    await assert.rejects(untrusting.realtime.connect({ sample_rate: 16000 }), (e: ParlaError) =>
+      e.code === 'TLS_UNTRUSTED_CERTIFICATE' && /self[- ]signed/.test(e.message) && /realtimeTls: \{ ca \}/.test(e.resolution) && /data\/tls\/realtime-cert\.pem/.test(e.resolution));
+  } finally {
+    process.env = saved;
+  }
 });
 
 // The server runs in this process, so the CLI must run asynchronously (a sync spawn would block it).

@@ -42,6 +42,23 @@ export function soxConcat(files: string[], gapSeconds = 0.6): string {
   return out;
 }
 
+/**
+ * `file` (16 kHz mono) with `before`/`after` seconds of silence around it and, with `noise` > 0,
+ * white noise of that peak amplitude (full scale 1) over the whole: a room is never digitally silent.
+ */
+export function padded(file: string, before: number, after: number, noise = 0): string {
+  const out = path.join(dir, `p${n++}.wav`);
+  execFileSync('sox', [file, out, 'pad', String(before), String(after)]);
+  if (noise <= 0) return out;
+  const noisy = path.join(dir, `p${n++}.wav`);
+  const noiseFile = path.join(dir, `p${n++}.wav`);
+  const seconds = execFileSync('soxi', ['-D', out], { encoding: 'utf8' }).trim();
+  // -R: the same noise on every run (a repeatable seed).
+  execFileSync('sox', ['-R', '-n', '-r', '16000', '-c', '1', '-b', '16', noiseFile, 'synth', seconds, 'whitenoise', 'vol', String(noise)]);
+  execFileSync('sox', ['-m', '-v', '1', out, '-v', '1', noiseFile, '-b', '16', noisy]);
+  return noisy;
+}
+
 export function ffmpegConvert(input: string, ext: string, codecArgs: string[] = []): string {
   const out = path.join(dir, `x${n++}.${ext}`);
   execFileSync('ffmpeg', ['-v', 'error', '-y', '-i', input, ...codecArgs, out]);

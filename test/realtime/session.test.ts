@@ -4,7 +4,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createTestAccount, createTestApp, type TestApp } from '../helpers/app.js';
-import { ffmpegConvert, flite, soxConcat } from '../helpers/speech.js';
+import { espeak, ffmpegConvert, flite, padded, soxConcat } from '../helpers/speech.js';
 import { decodeWav } from '../../src/audio/wav.js';
 import { float32ToInt16 } from '../../src/audio/pcm.js';
 import { RealtimeSession, type Transport } from '../../src/realtime/session.js';
@@ -166,4 +166,47 @@ test('the default endpointing (10 ms, as on Deepgram) ends an utterance at the p
   assert.equal(long.meta.endpointing, 1000);
   assert.equal(long.finals.length, 1, `one utterance across the pause: ${long.finals.map((m) => m.channel.alternatives[0].transcript).join(' | ')}`);
   assert.match(long.finals[0].channel.alternatives[0].transcript, /nine.*report/);
+});
+
+/** Seconds to the first sample louder than 2% of full scale: where the speech in a clean file begins. */
+function firstSound(file: string): number {
+  const pcm = decodeWav(readFileSync(file)).channels[0]!;
+  const i = pcm.findIndex((x) => Math.abs(x) > 0.02);
+  assert.ok(i >= 0);
+  return i / 16000;
+}
+
+test('SpeechStarted fires once per onset of speech, at the onset: not at 0 in a quiet room, not again inside or after a sentence', async () => {
+  const sentence = espeak('Good morning, the meeting starts at nine o clock.');
+  const other = espeak('Please bring the quarterly report with you.');
+  const stream = async (file: string, query: Record<string, string> = {}) => {
+    const pcm = float32ToInt16(decodeWav(readFileSync(file)).channels[0]!);
+    const { s, tr } = await session({ interim_results: 'true', ...query });
+    for (let i = 0; i < pcm.length; i += 1600) {
+      const part = pcm.subarray(i, i + 1600);
+      s.onAudio(Buffer.from(part.buffer, part.byteOffset, part.byteLength));
+    }
+    s.onText(JSON.stringify({ type: 'CloseStream' }));
+    await tr.done;
+    return { starts: tr.messages.filter((m) => m.type === 'SpeechStarted').map((m) => m.timestamp as number), finals: finals(tr) };
+  };
+
+  // One sentence after 1.5 s of room noise (-50 dBFS), then 1.5 s more: the default endpointing
+  // (10 ms) splits it into utterances at its short pauses; speech still started once.
+  const onset = 1.5 + firstSound(sentence);
+  const one = await stream(padded(sentence, 1.5, 1.5, 0.003));
+  assert.equal(one.starts.length, 1, `SpeechStarted at ${one.starts.join(', ')}`);
+  assert.ok(Math.abs(one.starts[0]! - onset) <= 0.1, `SpeechStarted at ${one.starts[0]} s, speech begins at ${onset.toFixed(3)} s`);
+  assert.ok(one.finals.length >= 1);
+
+  // Two sentences 1.5 s apart: two onsets, each before the words it starts.
+  const gap = 1.5;
+  const firstLength = decodeWav(readFileSync(sentence)).channels[0]!.length / 16000;
+  const second = 1.0 + firstLength + gap + firstSound(other);
+  const two = await stream(padded(soxConcat([sentence, other], gap), 1.0, 1.0, 0.003), { endpointing: '300' });
+  assert.equal(two.starts.length, 2, `SpeechStarted at ${two.starts.join(', ')}`);
+  assert.ok(Math.abs(two.starts[0]! - (1.0 + firstSound(sentence))) <= 0.1, `first at ${two.starts[0]}`);
+  assert.ok(Math.abs(two.starts[1]! - second) <= 0.1, `second at ${two.starts[1]}, speech at ${second.toFixed(3)}`);
+  const reportWord = two.finals.flatMap((m) => m.channel.alternatives[0].words).find((w: { word: string }) => /report|quarterly|bring/.test(w.word));
+  assert.ok(reportWord && reportWord.start >= two.starts[1]! - 0.1, `the second sentence's words follow its SpeechStarted: ${JSON.stringify(reportWord)}`);
 });

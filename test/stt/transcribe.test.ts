@@ -133,6 +133,26 @@ describe('validation and errors', () => {
     expectError(await post('/api/v1/stt/transcribe', fox, { response_format: 'docx' }), 400, 'INVALID_FORMAT');
   });
 
+  test('the Lucid endpoint: lucid-mono when no model is sent, and response_format like every batch endpoint', async () => {
+    const plain = await post('/api/v1/stt/lucid/transcribe', fox);
+    assert.equal(plain.statusCode, 200, plain.body);
+    assert.equal(plain.json().model, 'lucid-mono');
+    assert.equal(plain.json().provider, 'lucid');
+    const srt = await post('/api/v1/stt/lucid/transcribe', fox, { response_format: 'srt' });
+    assert.equal(srt.statusCode, 200, srt.body);
+    assert.match(String(srt.headers['content-type']), /^text\/plain/);
+    assert.match(srt.body, /^1\n00:00:\d\d,\d{3} --> 00:00:\d\d,\d{3}\n.*fox/i);
+    const text = await post('/api/v1/stt/lucid/transcribe', fox, { response_format: 'text', model: 'lucid-lite' });
+    assert.match(String(text.headers['content-type']), /^text\/plain/);
+    assert.match(text.body, /^[^{].*fox.*\n$/i);
+    const verbose = (await post('/api/v1/stt/lucid/transcribe', fox, { response_format: 'verbose_json', diarize: 'true' })).json();
+    assert.equal(verbose.task, 'transcribe');
+    assert.ok(verbose.segments.length >= 1 && verbose.segments.every((seg: any) => seg.speaker === 0));
+    expectError(await post('/api/v1/stt/lucid/transcribe', fox, { response_format: 'docx' }), 400, 'INVALID_FORMAT');
+    // The Cipher-only fields stay ignored there.
+    assert.equal((await post('/api/v1/stt/lucid/transcribe', fox, { timestamp_granularities: 'sometimes' })).statusCode, 200);
+  });
+
   test('languages: detected when absent; not served is LANGUAGE_NOT_SUPPORTED; nonsense is INVALID_LANGUAGE', async () => {
     assert.equal((await post('/api/v1/stt/transcribe', fox)).json().language, 'en');
     assert.equal((await post('/api/v1/stt/transcribe', fox, { language: 'en-US' })).json().language, 'en-US');
@@ -145,6 +165,7 @@ describe('validation and errors', () => {
     expectError(await post('/api/v1/stt/transcribe', null, { model: 'cipher-fast' }), 400, 'MISSING_FILE');
     const bad = expectError(await post('/api/v1/stt/transcribe', new TextEncoder().encode('this is not audio at all, just text'.repeat(10))), 422, 'INVALID_AUDIO');
     assert.equal(bad.category, 'validation');
+    assert.equal(bad.message.split('could not be decoded').length, 2, `said once: ${bad.message}`);
     expectError(await post('/api/v1/stt/transcribe', new Uint8Array(26 * 1024 * 1024)), 413, 'FILE_TOO_LARGE');
     // Just over the limit: refused while streaming, by the part's size cap.
     expectError(await post('/api/v1/stt/transcribe', new Uint8Array(25 * 1024 * 1024 + 200 * 1024)), 413, 'FILE_TOO_LARGE');

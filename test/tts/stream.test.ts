@@ -56,6 +56,7 @@ test('stream rules: sample rates, pitch only for rapid-flash, 50,000 characters,
   const pitch = await stream({ text: 'Hi.', voice: 'Aria', pitch: 2 });
   assert.equal(pitch.json().error.code, 'INVALID_PITCH');
   assert.match(pitch.json().error.message, /aura-prime/);
+  assert.match(pitch.json().error.resolution, /^Remove pitch, stream with model rapid-flash, or use POST \/api\/v1\/tts\/generate/);
   assert.equal((await stream({ text: 'Hi there.', voice: 'Amelia', model: 'rapid-flash', pitch: 3, speed: 1.2 })).statusCode, 200);
   const long = await stream({ text: 'a'.repeat(50001), voice: 'Aria' });
   assert.equal(long.statusCode, 413);

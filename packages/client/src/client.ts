@@ -17,7 +17,10 @@ export interface ParlaClientOptions {
   apiKey?: string;
   /** Service address; "/api/v1" is appended when missing. Default PARLA_URL or http://127.0.0.1:8080. */
   baseUrl?: string;
-  /** Real-time address (wss://host:8443). Default PARLA_REALTIME_URL or the base URL's host on 8443. */
+  /**
+   * Real-time address (wss://host:port, or the whole .../stt/realtime/stream URL). Default
+   * PARLA_REALTIME_URL, else the address the server states at GET /stt/realtime/info.
+   */
   realtimeUrl?: string;
   /** Per-attempt timeout, ms (default 60 s). */
   timeoutMs?: number;
@@ -25,7 +28,10 @@ export interface ParlaClientOptions {
   /** Clock and random source for retries (tests inject their own). */
   retryEnvironment?: RetryEnvironment;
   fetch?: typeof fetch;
-  /** TLS options for the real-time WebSocket, e.g. { rejectUnauthorized: false } for a self-signed certificate. */
+  /**
+   * TLS options for the real-time WebSocket. For a server with a self-signed certificate pass its
+   * certificate: { ca: readFileSync('data/tls/realtime-cert.pem') } (the file is in the server's data directory).
+   */
   realtimeTls?: { ca?: string | Buffer; rejectUnauthorized?: boolean };
 }
 
@@ -57,7 +63,8 @@ function numberHeader(res: Response, name: string): number | null {
 export class ParlaClient {
   readonly baseUrl: string;
   readonly rootUrl: string;
-  readonly realtimeUrl: string;
+  /** The configured real-time address; null: asked from the server at connect. */
+  readonly realtimeUrl: string | null;
   private readonly transport: TransportOptions;
   private readonly realtimeTls: ParlaClientOptions['realtimeTls'];
 
@@ -66,8 +73,8 @@ export class ParlaClient {
     const { root, api } = withApiPrefix(opts.baseUrl ?? env.PARLA_URL ?? 'http://127.0.0.1:8080');
     this.rootUrl = root;
     this.baseUrl = api;
-    const host = new URL(root).hostname;
-    this.realtimeUrl = (opts.realtimeUrl ?? env.PARLA_REALTIME_URL ?? `wss://${host.includes(':') ? `[${host}]` : host}:8443`).replace(/\/+$/, '');
+    const realtime = opts.realtimeUrl ?? env.PARLA_REALTIME_URL;
+    this.realtimeUrl = realtime ? realtime.replace(/\/+$/, '') : null;
     this.realtimeTls = opts.realtimeTls;
     this.transport = {
       apiKey: opts.apiKey ?? env.PARLA_API_KEY,
@@ -180,17 +187,29 @@ export class ParlaClient {
     transcribe: <F extends ResponseFormat | undefined = undefined>(input: AudioInput, opts: TranscribeOptions & { response_format?: F } = {}) => this.transcribeAt<F>('stt/transcribe', input, opts),
     /** POST /stt/cipher/transcribe: cipher-fast, cipher-max. */
     cipher: <F extends ResponseFormat | undefined = undefined>(input: AudioInput, opts: TranscribeOptions & { response_format?: F } = {}) => this.transcribeAt<F>('stt/cipher/transcribe', input, opts),
-    /** POST /stt/lucid/transcribe: lucid-mono, lucid-multi, lucid-agent, lucid-lite. */
+    /** POST /stt/lucid/transcribe: lucid-mono (the default), lucid-multi, lucid-agent, lucid-lite; every response_format. */
     lucid: <F extends ResponseFormat | undefined = undefined>(input: AudioInput, opts: TranscribeOptions & { response_format?: F } = {}) => this.transcribeAt<F>('stt/lucid/transcribe', input, opts),
     /** GET /stt/realtime/info. */
     realtimeInfo: (): Promise<Record<string, unknown>> => this.json({ method: 'GET', path: 'stt/realtime/info' }),
   };
 
+  private async announcedRealtimeUrl(): Promise<string> {
+    const info = await this.stt.realtimeInfo();
+    if (typeof info.url !== 'string' || !/^wss?:\/\//.test(info.url)) {
+      throw new ParlaError({ status: 0, code: 'UNEXPECTED_RESPONSE', message: 'GET /stt/realtime/info did not state a ws:// or wss:// url: pass realtimeUrl or set PARLA_REALTIME_URL.' });
+    }
+    return info.url;
+  }
+
   readonly realtime = {
-    /** Opens a live transcription stream (wss://.../api/v1/stt/realtime/stream). */
+    /**
+     * Opens a live transcription stream (wss://.../api/v1/stt/realtime/stream) at the configured
+     * real-time address, or where GET /stt/realtime/info says the socket listens.
+     */
     connect: async (opts: RealtimeOptions = {}): Promise<RealtimeConnection> => {
       if (!this.transport.apiKey) throw new ParlaError({ status: 0, code: 'AUTH_MISSING_API_KEY', message: 'No API key: pass apiKey or set PARLA_API_KEY.' });
-      return RealtimeConnection.open(this.realtimeUrl, this.transport.apiKey, opts, this.realtimeTls);
+      const url = this.realtimeUrl ?? (await this.announcedRealtimeUrl());
+      return RealtimeConnection.open(url, this.transport.apiKey, opts, this.realtimeTls);
     },
   };
 }

@@ -12,6 +12,8 @@ export type ParlaErrorCode =
   | 'NOT_FOUND' | 'INTERNAL_ERROR' | 'ENGINE_ERROR' | 'SERVICE_OVERLOADED'
   /** Client-side: the network failed or the request timed out; no response was received. */
   | 'NETWORK_ERROR' | 'TIMEOUT'
+  /** Client-side: the real-time server's TLS certificate is not trusted (pass its certificate as the CA). */
+  | 'TLS_UNTRUSTED_CERTIFICATE'
   /** The server answered with something that is not the documented error body. */
   | 'UNEXPECTED_RESPONSE';
 

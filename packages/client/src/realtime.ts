@@ -59,6 +59,31 @@ function toResult(msg: Record<string, unknown>): RealtimeResult {
   };
 }
 
+/** The stream URL for a real-time address given with or without its path. */
+export function realtimeStreamUrl(address: string): URL {
+  const url = new URL(address);
+  if (!url.pathname.endsWith('/stt/realtime/stream')) url.pathname = `${url.pathname.replace(/\/+$/, '')}/api/v1/stt/realtime/stream`;
+  return url;
+}
+
+// Node's codes for a certificate chain it cannot verify: the usual case is the server's own
+// self-signed certificate, which the caller can trust by passing it as the CA.
+const UNTRUSTED_CERT = new Set(['DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY']);
+
+function connectError(err: Error & { code?: string }, url: URL): ParlaError {
+  if (err.code && UNTRUSTED_CERT.has(err.code)) {
+    return new ParlaError({
+      status: 0,
+      code: 'TLS_UNTRUSTED_CERTIFICATE',
+      category: 'network',
+      message: `the real-time server at ${url.host} presented a certificate this client does not trust (${err.message}).`,
+      resolution: "Trust the server's certificate: pass realtimeTls: { ca } with the PEM file (a server with no TLS_CERT_PATH writes its self-signed one to data/tls/realtime-cert.pem in its data directory; parla listen: --ca FILE).",
+      cause: err,
+    });
+  }
+  return new ParlaError({ status: 0, code: 'NETWORK_ERROR', message: err.message, cause: err });
+}
+
 export class RealtimeConnection extends EventEmitter<RealtimeEvents> {
   private closed = false;
 
@@ -108,8 +133,9 @@ export class RealtimeConnection extends EventEmitter<RealtimeEvents> {
     });
   }
 
-  static async open(baseUrl: string, apiKey: string, opts: RealtimeOptions, tls?: { ca?: string | Buffer; rejectUnauthorized?: boolean }): Promise<RealtimeConnection> {
-    const url = new URL(`${baseUrl}/api/v1/stt/realtime/stream`);
+  /** Opens a stream at `address`: wss://host:port, or the whole .../stt/realtime/stream URL. */
+  static async open(address: string, apiKey: string, opts: RealtimeOptions, tls?: { ca?: string | Buffer; rejectUnauthorized?: boolean }): Promise<RealtimeConnection> {
+    const url = realtimeStreamUrl(address);
     url.searchParams.set('api_key', apiKey);
     for (const [k, v] of Object.entries(opts)) if (v !== undefined) url.searchParams.set(k, Array.isArray(v) ? v.join(',') : String(v));
     const ws = new WebSocket(url, { ...(tls ?? {}) });
@@ -127,7 +153,7 @@ export class RealtimeConnection extends EventEmitter<RealtimeEvents> {
           }
         });
       });
-      ws.once('error', (err) => reject(new ParlaError({ status: 0, code: 'NETWORK_ERROR', message: err.message, cause: err })));
+      ws.once('error', (err) => reject(connectError(err, url)));
     });
     await Promise.race([once(ws, 'open'), refused]);
     return conn;

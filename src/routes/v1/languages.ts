@@ -1,11 +1,15 @@
 // GET /api/v1/languages (optionally per model) and its doubled alias /api/api/v1/languages, which
-// one overview of the interface lists (decisions #6): same answer, hidden from the OpenAPI document.
+// one overview of the interface lists (decisions #6): same answer, hidden from the OpenAPI document,
+// marked deprecated (RFC 9745 Deprecation header, RFC 5829 successor-version Link) so clients move.
 
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Catalog } from '../../catalog/catalog.js';
 import { listLanguages } from '../../catalog/listings.js';
 import { LanguageList, LanguagesQuery } from '../../catalog/schemas.js';
 import { errorResponses } from '../../http/schemas.js';
+
+/** When the alias was deprecated (2026-11-25), as RFC 9745's structured-field date. */
+const ALIAS_DEPRECATED = '@1795564800';
 
 export const languagesRoutes: FastifyPluginAsyncTypebox<{ catalog: Catalog }> = async (app, { catalog }) => {
   const response = { 200: LanguageList, ...errorResponses() };
@@ -14,5 +18,8 @@ export const languagesRoutes: FastifyPluginAsyncTypebox<{ catalog: Catalog }> = 
     { schema: { tags: ['catalog'], summary: 'List languages, optionally for one model', security: [{ apiKey: [] }], querystring: LanguagesQuery, response } },
     async (request) => listLanguages(catalog, request.query.model),
   );
-  app.get('/api/api/v1/languages', { schema: { hide: true, querystring: LanguagesQuery, response } }, async (request) => listLanguages(catalog, request.query.model));
+  app.get('/api/api/v1/languages', { schema: { hide: true, querystring: LanguagesQuery, response } }, async (request, reply) => {
+    reply.header('Deprecation', ALIAS_DEPRECATED).header('Link', '</api/v1/languages>; rel="successor-version"');
+    return listLanguages(catalog, request.query.model);
+  });
 };

@@ -127,5 +127,5 @@ export const sttRoutes: FastifyPluginAsync<SttRouteOptions> = async (app, { serv
   });
   app.post('/stt/transcribe', { schema: doc('Transcribe with any model (Cipher and Lucid fields accepted)', 'model, language, response_format, prompt, timestamp_granularities, diarize, smart_format, punctuate, keywords') }, handle('universal'));
   app.post('/stt/cipher/transcribe', { schema: doc('Transcribe with cipher-fast or cipher-max', 'model, language, response_format, prompt, timestamp_granularities') }, handle('cipher'));
-  app.post('/stt/lucid/transcribe', { schema: doc('Transcribe with a Lucid model', 'model, language, diarize, smart_format, punctuate, keywords') }, handle('lucid'));
+  app.post('/stt/lucid/transcribe', { schema: doc('Transcribe with a Lucid model (default lucid-mono)', 'model, language, response_format, diarize, smart_format, punctuate, keywords') }, handle('lucid'));
 };
