@@ -1,5 +1,5 @@
 // Reading and validating the multipart fields of the three batch endpoints (decisions #16):
-// every field of interface.md, typed, with the error code of the field at fault.
+// every field of docs/interface.md, typed, with the error code of the field at fault.
 
 import { ApiError } from '../errors.js';
 import { RESPONSE_FORMATS, type ResponseFormat } from './render.js';
