@@ -100,6 +100,8 @@ export class FliteEngine implements TtsEngine {
   async synthesize(req: SynthesisRequest, signal?: AbortSignal): Promise<SynthesisResult> {
     if (this.problem) throw new EngineError(this.id, this.problem, false);
     if (!(FLITE_VOICES as readonly string[]).includes(req.engineVoice)) throw new EngineError(this.id, `unknown voice ${req.engineVoice}`, false);
+    // Its voices only speak English: any other language would come out as English phonemes.
+    if (!FLITE_LANGUAGES.includes(req.language)) throw new EngineError(this.id, `does not serve ${req.language}`, false);
     const release = await this.slot(signal);
     // Flite cannot write to a Node pipe (it opens its output by path), so it writes a temp file.
     const out = path.join(tmpdir(), `parla-flite-${randomUUID()}.wav`);
