@@ -5,7 +5,7 @@ import { ERRORS } from '../src/errors.js';
 const rows = Object.entries(ERRORS).map(([code, e]) => `| \`${code}\` | ${e.status} | ${e.category} | ${e.message} | ${e.resolution} |`);
 const doc = `# Errors
 
-Every error response, 404 and 500 included, has this body (interface.md), and the
+Every error response, 404 and 500 included, has this body (docs/interface.md), and the
 \`X-Request-ID\` header equals \`request_id\`:
 
 \`\`\`json
@@ -27,7 +27,7 @@ Every error response, 404 and 500 included, has this body (interface.md), and th
 \`suggestions\` (valid alternatives, e.g. the right localized voice name). 429 and 503 responses
 carry \`Retry-After\` (seconds).
 
-Retry rules for clients (interface.md): 400, 401, 402, 403 are not retried; 429 after
+Retry rules for clients (docs/interface.md): 400, 401, 402, 403 are not retried; 429 after
 \`Retry-After\`; 500 with exponential backoff (1 s, 2 s, 4 s plus 0-1 s jitter); 503 after
 \`Retry-After\` / backoff.
 
@@ -37,7 +37,7 @@ This table is generated from \`src/errors.ts\` (\`node --import tsx scripts/gen-
 |---|---|---|---|---|
 ${rows.join('\n')}
 
-Choices where the interface is silent (decisions.md #25 and our own):
+Choices where the interface is silent (docs/decisions.md #25 and our own):
 
 - Malformed JSON, a body that is not a JSON object, or a wrong \`Content-Type\`: 400 \`INVALID_REQUEST\`.
 - A field of the wrong type or out of range: the field's own code (\`INVALID_SPEED\`, \`INVALID_VOICE\`, ...),

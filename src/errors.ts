@@ -1,6 +1,6 @@
 // Every API error code in one table: status, category, default message and resolution.
 // Services and engines throw ApiError (or EngineError, mapped at the edge); only the HTTP/WS edge
-// turns them into the error body of interface.md. docs/errors.md documents this same table.
+// turns them into the error body of docs/interface.md. docs/errors.md documents this same table.
 
 export type ErrorCategory =
   | 'authentication'
@@ -125,7 +125,7 @@ export interface ErrorBody {
   timestamp: number;
 }
 
-/** The error body of interface.md. `timestamp` is Unix seconds with fraction. */
+/** The error body of docs/interface.md. `timestamp` is Unix seconds with fraction. */
 export function errorBody(err: ApiError, requestId: string): ErrorBody {
   return {
     success: false,

@@ -28,7 +28,7 @@ export interface Services {
   /** Text-to-speech engines and the voice/language catalogue built on them. */
   tts: { registry: TtsEngineRegistry; catalog: Catalog };
   /** Speech-to-text engines and the product models bound to them. */
-  stt: { models: SttModels; pocketsphinx: PocketSphinxEngine };
+  stt: { models: SttModels };
   metrics: Metrics;
   /** Closes everything this object opened, in reverse order. */
   close(): Promise<void>;
@@ -63,7 +63,7 @@ export async function createServices(config: Config, log: FastifyBaseLogger): Pr
       billing: new Billing(store, config, (model, mode, credits) => metricsRef.credits.labels(model, mode).inc(credits)),
       authenticator: new KeyAuthenticator(store, config.keySecret),
       tts: { registry, catalog: new Catalog(config, registry) },
-      stt: { models: new SttModels(config, [pocketsphinx]), pocketsphinx },
+      stt: { models: new SttModels(config, [pocketsphinx]) },
       metrics: new Metrics(pool),
       async close() {
         for (const c of closers.reverse()) await c().catch((err: unknown) => log.warn({ err }, 'close failed'));

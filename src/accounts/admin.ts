@@ -3,7 +3,7 @@
 import type { Config } from '../config.js';
 import type { Store } from '../storage/store.js';
 import { generateApiKey, hashApiKey, keyPrefix } from './api-keys.js';
-import type { Account, ApiKeyRecord, KeyMode, Plan } from './types.js';
+import type { Account, ApiKeyRecord, KeyMode, Plan } from '../domain/accounts.js';
 
 export async function createApiKey(
   store: Store,

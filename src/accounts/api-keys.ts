@@ -3,7 +3,7 @@
 // database alone cannot be used to check guessed keys; the display prefix keeps 4 characters.
 
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { ApiKeyRecord, KeyMode, KeyState } from './types.js';
+import type { ApiKeyRecord, KeyMode, KeyState } from '../domain/accounts.js';
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 const RANDOM_LENGTH = 40;

@@ -1,4 +1,4 @@
-import type { Account, ApiKeyRecord, Feature, KeyMode } from './types.js';
+import type { Account, ApiKeyRecord, Feature, KeyMode } from '../domain/accounts.js';
 import { ApiError } from '../errors.js';
 
 /** Who is calling: attached to every authenticated request (request.auth) and real-time stream. */

@@ -6,7 +6,7 @@ import type { Store } from '../storage/store.js';
 import { ApiError } from '../errors.js';
 import { hashApiKey, keyMode } from './api-keys.js';
 import type { AuthContext } from './auth-context.js';
-import type { Account, ApiKeyRecord } from './types.js';
+import type { Account, ApiKeyRecord } from '../domain/accounts.js';
 import { guardStore } from './billing.js';
 import { KeyTouch } from './key-touch.js';
 

@@ -9,7 +9,7 @@ import { ApiError } from '../errors.js';
 import { StoreUnavailableError, type HoldResult, type Store } from '../storage/store.js';
 import type { AuthContext } from './auth-context.js';
 import { currentPeriod } from './period.js';
-import type { UsageKind } from './types.js';
+import type { UsageKind } from '../domain/accounts.js';
 
 /** Unsettled holds older than this are treated as abandoned by a crashed node and released. */
 const HOLD_LEASE_MS = 15 * 60 * 1000;

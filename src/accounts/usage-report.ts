@@ -5,7 +5,7 @@ import type { Config, PlanConfig } from '../config.js';
 import type { Store } from '../storage/store.js';
 import { guardStore } from './billing.js';
 import { currentPeriod, isoDate, startOfUtcDay, type Period } from './period.js';
-import type { Account, KeyMode, UsageSummary } from './types.js';
+import type { Account, KeyMode, UsageSummary } from '../domain/accounts.js';
 
 export interface UsageReport {
   plan: PlanConfig;

@@ -7,6 +7,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import decodeAudio from 'audio-decode';
+import { ffmpegAvailable } from './ffmpeg.js';
 import { concatFloat32, float32ToInt16 } from './pcm.js';
 import { resampleFloat32 } from './resample.js';
 import { decodeWav, isWav } from './wav.js';
@@ -44,18 +45,6 @@ async function decodeWithLibrary(bytes: Uint8Array): Promise<Decoded> {
   if (isWebm(bytes)) return decodeWebmChunked(bytes);
   const res = await decodeAudio(bytes);
   return { sampleRate: res.sampleRate, channels: res.channelData };
-}
-
-let ffmpegAvailable: boolean | null = null;
-
-async function hasFfmpeg(): Promise<boolean> {
-  if (ffmpegAvailable !== null) return ffmpegAvailable;
-  ffmpegAvailable = await new Promise<boolean>((resolve) => {
-    const p = spawn('ffmpeg', ['-version'], { stdio: 'ignore' });
-    p.on('error', () => resolve(false));
-    p.on('close', (code) => resolve(code === 0));
-  });
-  return ffmpegAvailable;
 }
 
 /** ffmpeg fallback: a temp file, not a pipe (MP4 with its index at the end cannot be read from a pipe). */
@@ -104,7 +93,7 @@ export async function decodeToMono16k(bytes: Uint8Array, opts: { allowFfmpeg?: b
     if (!d.channels.length || !d.channels[0]?.length || !(d.sampleRate > 0)) throw new AudioDecodeError('no audio samples in the file');
     mono = resampleFloat32(toMono(d), d.sampleRate, RECOGNITION_RATE);
   } catch (err) {
-    if ((opts.allowFfmpeg ?? true) && (await hasFfmpeg())) {
+    if ((opts.allowFfmpeg ?? true) && (await ffmpegAvailable())) {
       try {
         mono = await decodeWithFfmpeg(bytes);
       } catch (ffErr) {

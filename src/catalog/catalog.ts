@@ -2,7 +2,7 @@
 // requested language code resolves, and how a voice name resolves for a model and language
 // (decisions #1, #3, #4, #32). Listings are built in listings.ts.
 
-import type { Plan } from '../accounts/types.js';
+import type { Plan } from '../domain/accounts.js';
 import type { Config } from '../config.js';
 import type { TtsEngineRegistry } from '../engines/registry.js';
 import { ApiError } from '../errors.js';

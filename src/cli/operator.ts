@@ -6,7 +6,7 @@ import { openStore } from '../storage/open-store.js';
 import type { Store } from '../storage/store.js';
 import { createAccountWithKey, createApiKey } from '../accounts/admin.js';
 import { effectiveKeyState } from '../accounts/api-keys.js';
-import { FEATURES, PLANS, type Account, type Feature, type KeyMode } from '../accounts/types.js';
+import { FEATURES, PLANS, type Account, type Feature, type KeyMode } from '../domain/accounts.js';
 import { optionalInt, oneOf, output, parse, requireString, UsageError } from './args.js';
 import { hashPassword } from '../dashboard/password.js';
 import { readPasswordFromStdin, validEmail } from './password-input.js';

@@ -116,6 +116,8 @@ export interface SttEngine {
   readonly id: string;
   status(): { available: boolean; reason?: string };
   languages(): string[];
+  /** Resolves once the engine's recognizers are loaded and warm (engines that load lazily have it). */
+  whenReady?(): Promise<void>;
   /** Batch recognition of 16 kHz mono PCM. */
   recognize(pcm16k: Int16Array, opts: RecognitionOptions, signal?: AbortSignal): Promise<RecognitionResult>;
   /** A streaming recognizer for real time; its timeline starts at 0. */

@@ -1,4 +1,4 @@
-// Maps everything that can go wrong to the error body of interface.md with the statuses of
+// Maps everything that can go wrong to the error body of docs/interface.md with the statuses of
 // decisions #25: ApiError as is, schema validation to the INVALID_* code of the offending field,
 // Fastify's own body/content-type errors to 400/413, anything else to 500 without internals.
 

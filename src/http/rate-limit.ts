@@ -11,7 +11,7 @@ import { forAuthenticatedRoutes } from './auth.js';
 import { appendRouteHook } from './route-hooks.js';
 import type { Config, PlanConfig } from '../config.js';
 import type { Account } from '../accounts/types.js';
-import type { Admission, Limiter, RateDecision, RateWindow } from '../limits/limiter.js';
+import { admitNow, releaseNow, type Admission, type Limiter, type RateDecision, type RateWindow } from '../limits/limiter.js';
 import { ApiError } from '../errors.js';
 
 declare module 'fastify' {
@@ -77,7 +77,7 @@ function judge(account: Account, plan: PlanConfig, policy: string, { rate: decis
  */
 export function admitRequest(limiter: Limiter, account: Account, plan: PlanConfig, leaseMs: number): AdmitResult | Promise<AdmitResult> {
   const { windows, policy } = planWindows(plan);
-  const admission = limiter.admit(account.id, windows, plan.concurrent, leaseMs);
+  const admission = admitNow(limiter, account.id, windows, plan.concurrent, leaseMs);
   return admission instanceof Promise ? admission.then((a) => judge(account, plan, policy, a)) : judge(account, plan, policy, admission);
 }
 
@@ -162,7 +162,7 @@ export const rateLimitPlugin = fp(
         if (released) return;
         released = true;
         renewer.drop(slotId);
-        return limiter.releaseSlot(accountId, slotId);
+        return releaseNow(limiter, accountId, slotId);
       };
       // A finished answer is written only once its slot is free (the onSend hook below), so a
       // client that has the answer finds the slot free when it sends its next request, to this

@@ -1,4 +1,4 @@
-// Schemas shared by routes: the error body of interface.md, and the standard error responses
+// Schemas shared by routes: the error body of docs/interface.md, and the standard error responses
 // each authenticated route declares so the OpenAPI document lists them.
 
 import { Type, type TSchema } from 'typebox';

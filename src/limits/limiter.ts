@@ -32,6 +32,11 @@ export interface Admission {
   slot: SlotDecision | null;
 }
 
+export interface ImmediateLimits {
+  admit(accountId: string, windows: RateWindow[], maxSlots: number, leaseMs: number): Admission;
+  releaseSlot(accountId: string, slotId: string): void;
+}
+
 export interface Limiter {
   readonly kind: 'memory' | 'redis';
   /**
@@ -44,19 +49,38 @@ export interface Limiter {
   /**
    * hit, then (when the windows allow the request) acquireSlot, as one step: with Redis one round
    * trip, which is what every API request pays. A request the windows allow counts against them
-   * even if it is then refused a slot: it was served an answer. A limiter that decides without I/O
-   * (memory) answers synchronously, so the HTTP hook takes no promise for it.
+   * even if it is then refused a slot: it was served an answer.
    */
-  admit(accountId: string, windows: RateWindow[], maxSlots: number, leaseMs: number): Admission | Promise<Admission>;
+  admit(accountId: string, windows: RateWindow[], maxSlots: number, leaseMs: number): Promise<Admission>;
   /** Takes one of the account's `max` concurrency slots, leased for `leaseMs` (renew long holders). */
   acquireSlot(accountId: string, max: number, leaseMs: number): Promise<SlotDecision>;
   /** Extends a slot's lease (long requests and real-time streams). */
   renewSlot(accountId: string, slotId: string, leaseMs: number): Promise<void>;
   /**
-   * Frees a slot. Memory frees it synchronously; Redis answers with a promise that settles once
-   * Redis has it (never rejects: an unreachable Redis frees the slot when its lease ends).
+   * Frees a slot. Never rejects: with Redis unreachable the slot is freed when its lease ends.
+   * Redis settles once it has the release (it goes with the node's next batch).
    */
-  releaseSlot(accountId: string, slotId: string): void | Promise<void>;
+  releaseSlot(accountId: string, slotId: string): Promise<void>;
+  /**
+   * The synchronous fast path, only on a limiter that decides without I/O (memory): admit and
+   * releaseSlot answered at once, so the API's hot path takes no promise for its limits. Reach it
+   * through admitNow and releaseNow below, which fall back on the promise methods.
+   */
+  readonly immediate?: ImmediateLimits;
   slotsInUse(accountId: string): Promise<number>;
   close(): Promise<void>;
+}
+
+/**
+ * Limiter.admit, answered synchronously when the limiter has the fast path (memory), else its
+ * promise. The one place the either-type lives: callers that can take both (the HTTP hook) use
+ * this, everyone else awaits limiter.admit.
+ */
+export function admitNow(limiter: Limiter, accountId: string, windows: RateWindow[], maxSlots: number, leaseMs: number): Admission | Promise<Admission> {
+  return limiter.immediate ? limiter.immediate.admit(accountId, windows, maxSlots, leaseMs) : limiter.admit(accountId, windows, maxSlots, leaseMs);
+}
+
+/** Limiter.releaseSlot, done synchronously (undefined) when the limiter has the fast path, else its promise. */
+export function releaseNow(limiter: Limiter, accountId: string, slotId: string): void | Promise<void> {
+  return limiter.immediate ? limiter.immediate.releaseSlot(accountId, slotId) : limiter.releaseSlot(accountId, slotId);
 }

@@ -1,9 +1,9 @@
 // MemoryLimiter: limits for a single node (the default). Counters and slots live in this process,
-// and every decision is synchronous: `admit` answers without a promise, so the API's hot path
-// takes none for its limits. RedisLimiter also uses one as this node's own fallback while Redis is
+// and every decision is synchronous: besides the port's promises it offers the immediate fast
+// path (admit and release without a promise), so the API's hot path takes none for its limits. RedisLimiter also uses one as this node's own fallback while Redis is
 // unreachable.
 
-import type { Admission, Limiter, RateDecision, RateWindow, SlotDecision } from './limiter.js';
+import type { Admission, ImmediateLimits, Limiter, RateDecision, RateWindow, SlotDecision } from './limiter.js';
 import { FixedWindows } from './windows.js';
 
 /** A refused caller is told to come back within this many seconds at most: slots free up at any moment. */
@@ -19,12 +19,21 @@ export class MemoryLimiter implements Limiter {
   /** account -> slot id -> lease expiry (ms). */
   private readonly slots = new Map<string, Map<string, number>>();
   private slotSeq = 0;
+  readonly immediate: ImmediateLimits = {
+    admit: (accountId, windows, maxSlots, leaseMs) => this.admitSync(accountId, windows, maxSlots, leaseMs),
+    releaseSlot: (accountId, slotId) => this.freeSlot(accountId, slotId),
+  };
 
   async hit(accountId: string, windows: RateWindow[]): Promise<RateDecision> {
     return this.windows.hit(accountId, windows);
   }
 
-  admit(accountId: string, windows: RateWindow[], maxSlots: number, leaseMs: number): Admission {
+  async admit(accountId: string, windows: RateWindow[], maxSlots: number, leaseMs: number): Promise<Admission> {
+    return this.admitSync(accountId, windows, maxSlots, leaseMs);
+  }
+
+  /** admit without a promise: the fast path, and RedisLimiter's fallback while Redis is away. */
+  admitSync(accountId: string, windows: RateWindow[], maxSlots: number, leaseMs: number): Admission {
     const rate = this.windows.hit(accountId, windows);
     return { rate, slot: rate.allowed ? this.takeSlot(accountId, maxSlots, leaseMs) : null };
   }
@@ -67,7 +76,11 @@ export class MemoryLimiter implements Limiter {
     if (m?.has(slotId)) m.set(slotId, Date.now() + leaseMs);
   }
 
-  releaseSlot(accountId: string, slotId: string): void {
+  async releaseSlot(accountId: string, slotId: string): Promise<void> {
+    this.freeSlot(accountId, slotId);
+  }
+
+  private freeSlot(accountId: string, slotId: string): void {
     const m = this.slots.get(accountId);
     if (!m) return;
     m.delete(slotId);

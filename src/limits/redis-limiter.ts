@@ -439,7 +439,7 @@ export class RedisLimiter implements Limiter {
       return { rate, slot: rate.allowed && r.slot ? this.slotAnswer(r.slot, slotId, heldLocally) : null };
     } catch (err) {
       this.unreachable(err);
-      const local = this.local.admit(accountId, windows, maxSlots, leaseMs);
+      const local = this.local.admitSync(accountId, windows, maxSlots, leaseMs);
       return { rate: local.rate, slot: local.slot?.ok ? { ...local.slot, slotId: LOCAL_SLOT + local.slot.slotId } : local.slot };
     }
   }
@@ -469,7 +469,7 @@ export class RedisLimiter implements Limiter {
     await this.cmd.parlaSlotRenew(this.slotKey(accountId), slotId, Math.ceil(leaseMs)).catch((err: unknown) => this.unreachable(err));
   }
 
-  releaseSlot(accountId: string, slotId: string): void | Promise<void> {
+  releaseSlot(accountId: string, slotId: string): Promise<void> {
     if (slotId.startsWith(LOCAL_SLOT)) return this.local.releaseSlot(accountId, slotId.slice(LOCAL_SLOT.length));
     return this.batch.release(this.slotKey(accountId), slotId).catch((err: unknown) => this.unreachable(err));
   }

@@ -5,19 +5,13 @@
 
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
+import { ffmpegAvailable } from '../audio/ffmpeg.js';
 
 export type Container = 'ogg' | 'webm';
 
-let available: Promise<boolean> | null = null;
-
-/** Whether ffmpeg is installed (it is optional on a server; without it only linear16 is offered). */
+/** Whether Opus can be decoded here: it takes ffmpeg (optional on a server; without it only linear16 is offered). */
 export function opusSupported(): Promise<boolean> {
-  available ??= new Promise<boolean>((resolve) => {
-    const p = spawn('ffmpeg', ['-version'], { stdio: 'ignore' });
-    p.on('error', () => resolve(false));
-    p.on('close', (code) => resolve(code === 0));
-  });
-  return available;
+  return ffmpegAvailable();
 }
 
 /** The container named by the first bytes of the stream, or null when it is neither. */

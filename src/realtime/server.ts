@@ -1,6 +1,6 @@
 // The real-time WebSocket server: wss://HOST:REALTIME_PORT/api/v1/stt/realtime/stream (ws library on
 // an https server). Everything that can be refused is refused before the upgrade, with the HTTP
-// status and error body of interface.md: key (401), feature/model (403), parameters (400),
+// status and error body of docs/interface.md: key (401), feature/model (403), parameters (400),
 // credits (402), concurrency (429). Each open stream holds one of the account's concurrency slots.
 
 import https from 'node:https';

@@ -2,7 +2,7 @@
 // Date objects from PostgreSQL).
 
 import type { DashboardSession } from './store.js';
-import { FEATURES, type Account, type ApiKeyRecord, type FeatureSwitches, type KeyMode, type Plan, type StoredKeyState, type UsageKind, type UsageRecord } from '../accounts/types.js';
+import { FEATURES, type Account, type ApiKeyRecord, type FeatureSwitches, type KeyMode, type Plan, type StoredKeyState, type UsageKind, type UsageRecord } from '../domain/accounts.js';
 
 export type Stamp = number | string | Date;
 

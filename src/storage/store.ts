@@ -18,7 +18,7 @@ import type {
   StoredKeyState,
   UsageRecord,
   UsageSummary,
-} from '../accounts/types.js';
+} from '../domain/accounts.js';
 
 /** The database cannot be reached; the edge answers 503 CREDIT_CHECK_FAILED (decisions #34). */
 export class StoreUnavailableError extends Error {

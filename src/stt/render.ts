@@ -1,4 +1,4 @@
-// The five response formats of interface.md: json, text, verbose_json (decisions #17), srt, vtt.
+// The five response formats of docs/interface.md: json, text, verbose_json (decisions #17), srt, vtt.
 
 import type { Transcript, TranscriptWord } from './transcript.js';
 

@@ -1,5 +1,5 @@
 // Reading and validating the multipart fields of the three batch endpoints (decisions #16):
-// every field of interface.md, typed, with the error code of the field at fault. Every endpoint
+// every field of docs/interface.md, typed, with the error code of the field at fault. Every endpoint
 // takes model, language and response_format; the engine endpoints ignore the other engine's fields.
 
 import { ApiError } from '../errors.js';

@@ -30,6 +30,11 @@ export class SttModels {
     return [...this.engines.values()];
   }
 
+  /** Resolves once every engine is loaded and warm (start-up, and tests that time recognition). */
+  async whenReady(): Promise<void> {
+    await Promise.all(this.allEngines().map((e) => e.whenReady?.()));
+  }
+
   /** Validates the model for the endpoint: unknown or the other engine's model is INVALID_MODEL. */
   checkModel(model: string, endpoint: SttEndpoint): SttModel {
     if (!(STT_MODELS as readonly string[]).includes(model)) {

@@ -1,4 +1,4 @@
-// /tts/generate's pipeline (interface.md, break tag rules): the text is split at break tags, the
+// /tts/generate's pipeline (docs/interface.md, break tag rules): the text is split at break tags, the
 // segments are synthesized in parallel on the worker pool, and one worker task joins them with
 // silences of the requested lengths, resamples once and encodes (a WAV is only a header and a
 // copy, written without the extra pool task). Any segment failing after its

@@ -1,4 +1,4 @@
-// The TTS markup of interface.md: break tags (timed silence) and expression tags, parsed into a
+// The TTS markup (docs/interface.md): break tags (timed silence) and expression tags, parsed into a
 // flat list of items. Rules (decisions #12, #13): a <break> with an unparsable time, an unclosed or
 // stray <whisper>/<emphasis>, or any other tag-like <word> is INVALID_MARKUP naming the tag; a
 // plain "<" or ">" that does not form a tag is spoken as text.
@@ -11,7 +11,7 @@ export type Vocalization = (typeof VOCALIZATIONS)[number];
 export const SPAN_TAGS = ['whisper', 'emphasis'] as const;
 export type SpanTag = (typeof SPAN_TAGS)[number];
 
-/** Longest silence one break tag may ask for; longer values are clamped (interface.md). */
+/** Longest silence one break tag may ask for; longer values are clamped (docs/interface.md). */
 export const MAX_BREAK_SECONDS = 20;
 
 export type MarkupItem =
@@ -193,7 +193,7 @@ export function splitAtBreaks(items: MarkupItem[]): { segments: MarkupItem[][]; 
   return { segments, silences };
 }
 
-/** Items without their break tags (streaming strips breaks silently, interface.md). */
+/** Items without their break tags (streaming strips breaks silently, docs/interface.md). */
 export function withoutBreaks(items: MarkupItem[]): MarkupItem[] {
   const out: MarkupItem[] = [];
   for (const item of items) {

@@ -107,7 +107,7 @@ test('GET /languages: per model, rapid-flash exactly its 18 codes, and the doubl
   assert.deepEqual(Object.keys(flash.languages[0]).sort(), ['code', 'name', 'region']);
   const aura = (await get('/api/v1/languages?model=aura-prime')).json();
   assert.ok(aura.languages.some((l: any) => l.code === 'de' && l.name === 'German'));
-  // The short codes interface.md lists are served, under those exact codes, by every Aura-set model.
+  // The short codes docs/interface.md lists are served, under those exact codes, by every Aura-set model.
   const listed = 'ar as bn bg zh hr cs da nl en-US en-GB en-IN et fi fr de el gu he hi hu id it ja kn ko lv lt ms ml mr ne no or pl pt pa ro ru sk sl es sv ta te th tr uk ur vi'.split(' ');
   for (const model of ['aura-lite', 'aura-prime', 'aura-max', 'rapid-max']) {
     const codes = new Set((await get(`/api/v1/languages?model=${model}`)).json().languages.map((l: any) => l.code));

@@ -10,7 +10,7 @@ import { loadCatalogData } from '../../src/catalog/data.js';
 import { TtsEngineRegistry } from '../../src/engines/registry.js';
 import { FliteEngine } from '../../src/engines/flite/flite-engine.js';
 import { ApiError } from '../../src/errors.js';
-import type { Plan } from '../../src/accounts/types.js';
+import type { Plan } from '../../src/domain/accounts.js';
 
 let t: TestApp;
 let catalog: Catalog;

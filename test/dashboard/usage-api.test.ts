@@ -3,7 +3,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { createTestApp, type TestApp } from '../helpers/app.js';
-import type { KeyMode, UsageKind } from '../../src/accounts/types.js';
+import type { KeyMode, UsageKind } from '../../src/domain/accounts.js';
 import { fillDays } from '../../src/dashboard/usage.js';
 import { isoDate } from '../../src/accounts/period.js';
 import { accountWithPassword, expectError, signedIn } from './helpers.js';

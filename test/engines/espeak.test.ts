@@ -1,4 +1,6 @@
-// EspeakEngine on a real worker pool: audio, word timings, speed, pitch, whisper and emphasis.
+// EspeakEngine on a real worker pool: the TTS engine contract, then what is eSpeak's own: work
+// on the pool, word timings, its native whisper and emphasis, live synthesis, its two builds, the
+// warm worker an abort keeps, and its language voices.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { EnginePool } from '../../src/engines/pool.js';
@@ -7,8 +9,14 @@ import { escapeSsml, espeakLoadedInThisThread } from '../../src/engines/espeak/e
 import type { SynthesisRequest } from '../../src/engines/engine.js';
 import { rms, speechSpan } from '../../src/audio/analysis.js';
 import { medianF0Wide, voicedShare } from './tts-measure.js';
+import { runTtsEngineContract } from './tts-engine-contract.js';
 
 const TEXT = 'The quick brown fox jumps over the lazy dog, and then it runs far away into the green forest.';
+
+runTtsEngineContract('EspeakEngine', async () => {
+  const pool = new EnginePool({ threads: 2, maxQueue: 16 });
+  return { engine: new EspeakEngine(pool), voice: '', language: 'en-US', close: () => pool.close() };
+});
 
 describe('EspeakEngine', () => {
   let pool: EnginePool;
@@ -26,21 +34,16 @@ describe('EspeakEngine', () => {
     await pool.close();
   });
 
-  test('available when its npm package and data file are installed, with every mapped language', () => {
-    assert.deepEqual(engine.status(), { available: true });
+  test('serves every language its map names (over 200 codes)', () => {
     assert.ok(engine.languages().length > 200);
   });
 
-  test('synthesizes on the worker pool: non-silent 22,050 Hz speech of plausible duration', async () => {
+  test('synthesizes on the worker pool, never on the main thread: 22,050 Hz, a male default voice', async () => {
     const before = pool.stats().completed;
     const r = await engine.synthesize(req());
     assert.equal(pool.stats().completed, before + 1, 'one pool task per synthesis');
     assert.equal(espeakLoadedInThisThread(), false, 'eSpeak never runs on the main thread');
     assert.equal(r.sampleRate, 22050);
-    assert.ok(rms(r.samples) > 0.03, `rms ${rms(r.samples)}`);
-    // 19 words at eSpeak's 175 words per minute: about 6.5 s with pauses; eSpeak is a little faster.
-    const span = speechSpan(r.samples, r.sampleRate);
-    assert.ok(span > 3.5 && span < 8, `speech lasts ${span} s`);
     assert.ok(base.f0 > 70 && base.f0 < 160, `male default voice F0 ${base.f0}`);
   });
 
@@ -64,33 +67,10 @@ describe('EspeakEngine', () => {
     assert.ok(words.at(-1)!.start > duration / 2, 'the last word is late in the audio');
   });
 
-  test('markup characters in plain text are spoken as text, never parsed as SSML', async () => {
+  test('text reaches eSpeak escaped, and speed maps to words per minute', () => {
     assert.equal(escapeSsml('a < b && c > "d"'), 'a &lt; b &amp;&amp; c &gt; "d"');
-    const r = await engine.synthesize(req({ text: '<break time="5s"/> one two' }));
-    // A parsed break would add five seconds of silence.
-    assert.ok(r.samples.length / r.sampleRate < 4, `${r.samples.length / r.sampleRate} s`);
-  });
-
-  test('speed 2.0 lasts about half as long as 1.0, speed 0.5 about twice', async () => {
-    const [fast, slow] = await Promise.all([engine.synthesize(req({ speed: 2 })), engine.synthesize(req({ speed: 0.5 }))]);
-    const fastRatio = speechSpan(fast.samples, fast.sampleRate) / base.span;
-    const slowRatio = speechSpan(slow.samples, slow.sampleRate) / base.span;
-    assert.ok(fastRatio > 0.4 && fastRatio < 0.62, `speed 2: ${fastRatio}`);
-    assert.ok(slowRatio > 1.6 && slowRatio < 2.4, `speed 0.5: ${slowRatio}`);
     assert.equal(espeakWpm(2), 350);
     assert.equal(espeakWpm(0.5), 87.5);
-  });
-
-  test('+12 semitones doubles F0 and -12 halves it, duration unchanged', async () => {
-    const [up, down] = await Promise.all([engine.synthesize(req({ pitch: 12 })), engine.synthesize(req({ pitch: -12 }))]);
-    const upRatio = medianF0Wide(up.samples, up.sampleRate) / base.f0;
-    const downRatio = medianF0Wide(down.samples, down.sampleRate) / base.f0;
-    assert.ok(upRatio > 1.8 && upRatio < 2.2, `+12: F0 ratio ${upRatio}`);
-    assert.ok(downRatio > 0.45 && downRatio < 0.56, `-12: F0 ratio ${downRatio}`);
-    for (const r of [up, down]) {
-      const d = speechSpan(r.samples, r.sampleRate) / base.span;
-      assert.ok(d > 0.93 && d < 1.07, `duration ratio ${d}`);
-    }
   });
 
   test('whisper is unvoiced: far weaker periodicity than the normal voice', async () => {
@@ -129,7 +109,7 @@ describe('EspeakEngine', () => {
     }
   });
 
-  test('an abort rejects the call but keeps the worker and its warm eSpeak instance', async () => {
+  test('an abort keeps the worker and its warm eSpeak instance', async () => {
     const pre = new AbortController();
     pre.abort(new Error('gone before'));
     const done = pool.stats().completed;
@@ -145,13 +125,12 @@ describe('EspeakEngine', () => {
     assert.ok(performance.now() - t0 < 1500, `${performance.now() - t0} ms`);
   });
 
-  test('other languages use their own eSpeak voice; unknown languages are refused', async () => {
+  test('other languages use their own eSpeak voice', async () => {
     assert.ok(engine.languages().includes('de-DE') && engine.languages().includes('de'));
     assert.equal(engine.voiceFor('de-DE'), 'de');
     assert.equal(engine.voiceFor('en-GB'), 'en');
     const r = await engine.synthesize(req({ text: 'Grüße aus München, schöne Grüße.', language: 'de-DE', engineVoice: 'f2:60', wordTimings: true }));
     assert.ok(rms(r.samples) > 0.03);
     assert.deepEqual(r.words?.map((w) => w.word), ['Grüße', 'aus', 'München', 'schöne', 'Grüße']);
-    await assert.rejects(engine.synthesize(req({ language: 'xx-XX' })), /does not serve xx-XX/);
   });
 });

@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { createServices, type Services } from '../../src/services.js';
 import { createAccountWithKey, createApiKey } from '../../src/accounts/admin.js';
-import type { KeyMode, Plan } from '../../src/accounts/types.js';
+import type { KeyMode, Plan } from '../../src/domain/accounts.js';
 import { tempDir, testConfig } from './env.js';
 
 export interface TestApp {

@@ -1,4 +1,4 @@
-// The error contract: every error is the body of interface.md with X-Request-ID = request_id.
+// The error contract: every error is the body of docs/interface.md with X-Request-ID = request_id.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Type } from 'typebox';

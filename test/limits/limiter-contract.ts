@@ -2,7 +2,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import type { Admission, Limiter, RateDecision, SlotDecision } from '../../src/limits/limiter.js';
+import { admitNow, releaseNow, type Admission, type Limiter, type RateDecision, type SlotDecision } from '../../src/limits/limiter.js';
 
 export interface LimiterHandle {
   limiter: Limiter;
@@ -188,6 +188,30 @@ export function runLimiterContract(name: string, open: () => Promise<LimiterHand
       const zero = await l.acquireSlot(`acc_${randomUUID()}`, 0, 1000);
       assert.ok(!zero.ok && zero.retryAfter >= 1, 'a plan with no slots refuses cleanly');
       await l.releaseSlot(acct, held.slotId);
+    });
+
+    test('admit, releaseSlot and the fast path: one type each, the same limits whichever way is taken', async () => {
+      const acct = `acc_${randomUUID()}`;
+      const w = [{ windowSeconds: 60, limit: 10 }];
+      const pending = l.admit(acct, w, 1, 10_000);
+      assert.ok(pending instanceof Promise, 'admit answers with a promise on every limiter');
+      const a = await pending;
+      assert.ok(a.slot?.ok);
+      // admitNow / releaseNow take the immediate path where there is one, and share its state.
+      const now = admitNow(l, acct, w, 1, 10_000);
+      assert.equal(now instanceof Promise, l.immediate === undefined, 'synchronous exactly when the limiter has the fast path');
+      const b = await now;
+      assert.ok(b.slot && !b.slot.ok, 'the slot taken through admit is held for admitNow too');
+      assert.equal(b.rate.remaining, 8);
+      const released = l.releaseSlot(acct, a.slot.slotId);
+      assert.ok(released instanceof Promise, 'releaseSlot answers with a promise on every limiter');
+      await released;
+      const c = await admitNow(l, acct, w, 1, 10_000);
+      assert.ok(c.slot?.ok, 'free again');
+      const freed = releaseNow(l, acct, c.slot.slotId);
+      assert.equal(freed instanceof Promise, l.immediate === undefined);
+      await freed;
+      assert.equal(await l.slotsInUse(acct), 0);
     });
 
     test('admit: windows and slot in one step; a window refusal takes no slot, a slot refusal still counts', async () => {

@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import type { HoldRequest, Store } from '../../src/storage/store.js';
-import type { KeyMode, UsageRecord } from '../../src/accounts/types.js';
+import type { KeyMode, UsageRecord } from '../../src/domain/accounts.js';
 import { generateApiKey, hashApiKey, keyPrefix } from '../../src/accounts/api-keys.js';
 
 export interface StoreHandle {
@@ -232,7 +232,7 @@ export function runStoreContract(name: string, open: () => Promise<StoreHandle>)
       assert.equal(k.expiresAt, null);
       assert.equal(k.lastUsedAt, null);
       assert.ok(Math.abs(k.createdAt.getTime() - Date.now()) < 60_000);
-      const steps: Array<[import('../../src/accounts/types.js').StoredKeyState, boolean, string]> = [
+      const steps: Array<[import('../../src/domain/accounts.js').StoredKeyState, boolean, string]> = [
         ['disabled', true, 'disabled'],
         ['disabled', true, 'disabled'],
         ['active', true, 'active'],

@@ -109,7 +109,7 @@ test('diarized subtitles carry the speaker', () => {
   assert.match(render('vtt', t, ctx({ diarized: true })) as string, /<v Speaker 1>Hi\./);
 });
 
-test('content types of interface.md', () => {
+test('content types of docs/interface.md', () => {
   assert.deepEqual(RESPONSE_CONTENT_TYPES, {
     json: 'application/json',
     text: 'text/plain; charset=utf-8',

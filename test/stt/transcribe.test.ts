@@ -17,7 +17,7 @@ before(async () => {
   t = await createTestApp();
   ({ apiKey: key, accountId } = await createTestAccount(t.services, { credits: 1_000_000 }));
   fox = sentence();
-  await t.services.stt.pocketsphinx.whenReady();
+  await t.services.stt.models.whenReady();
 });
 after(() => t.close());
 

@@ -8,6 +8,7 @@ import { readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { EnginePool } from '../pool.js';
+import { WaitQueue } from '../wait-queue.js';
 import { EngineError, type SynthesisRequest, type SynthesisResult, type TtsEngine } from '../engine.js';
 import { decodePcm16MonoWav, decodeWav } from '../../audio/wav.js';
 import { float32ToInt16 } from '../../audio/pcm.js';
@@ -42,7 +43,7 @@ export class FliteEngine implements TtsEngine {
   readonly id = 'flite';
   private readonly problem: string | null;
   private running = 0;
-  private readonly waiting: Array<() => void> = [];
+  private readonly waiting = new WaitQueue<void>();
 
   constructor(
     private readonly pool: EnginePool,
@@ -72,34 +73,24 @@ export class FliteEngine implements TtsEngine {
     return this.problem ? [] : [...FLITE_LANGUAGES];
   }
 
-  /** Waits for one of the maxProcesses process slots; an abort while waiting leaves the queue. */
+  /**
+   * Waits for one of the maxProcesses process slots; an abort while waiting leaves the line. A
+   * finishing process hands its slot straight to the next in line, so no newcomer can slip in
+   * between and run one process too many.
+   */
   private async slot(signal?: AbortSignal): Promise<() => void> {
-    const max = this.opts.maxProcesses ?? 4;
-    if (this.running >= max) {
-      await new Promise<void>((resolve, reject) => {
-        const wake = () => {
-          signal?.removeEventListener('abort', onAbort);
-          resolve();
-        };
-        const onAbort = () => {
-          const i = this.waiting.indexOf(wake);
-          if (i >= 0) this.waiting.splice(i, 1);
-          reject(signal?.reason ?? new Error('aborted'));
-        };
-        this.waiting.push(wake);
-        signal?.addEventListener('abort', onAbort, { once: true });
-      });
-    }
-    this.running++;
+    if (this.running < (this.opts.maxProcesses ?? 4)) this.running++;
+    else await this.waiting.wait(signal);
     return () => {
-      this.running--;
-      this.waiting.shift()?.();
+      if (!this.waiting.give()) this.running--;
     };
   }
 
   async synthesize(req: SynthesisRequest, signal?: AbortSignal): Promise<SynthesisResult> {
     if (this.problem) throw new EngineError(this.id, this.problem, false);
     if (!(FLITE_VOICES as readonly string[]).includes(req.engineVoice)) throw new EngineError(this.id, `unknown voice ${req.engineVoice}`, false);
+    // Its voices only speak English: any other language would come out as English phonemes.
+    if (!FLITE_LANGUAGES.includes(req.language)) throw new EngineError(this.id, `does not serve ${req.language}`, false);
     const release = await this.slot(signal);
     // Flite cannot write to a Node pipe (it opens its output by path), so it writes a temp file.
     const out = path.join(tmpdir(), `parla-flite-${randomUUID()}.wav`);

@@ -9,12 +9,15 @@
 
 import type { NativeModule } from './binding.js';
 import { PsDecoder } from './decoder.js';
+import { WaitQueue } from '../wait-queue.js';
 import { decoderArgs } from './profiles.js';
 
 export class BoostDecoderPool {
   private readonly idle = new Map<string, PsDecoder[]>();
   private readonly live = new Map<string, number>();
-  private readonly waiters = new Map<string, Array<{ resolve: (d: PsDecoder) => void; reject: (e: unknown) => void }>>();
+  /** Decoders being created (and warmed) per profile: each will go to whoever is first in line. */
+  private readonly preparing = new Map<string, number>();
+  private readonly waiters = new Map<string, WaitQueue<PsDecoder>>();
 
   constructor(
     private readonly mod: NativeModule,
@@ -36,46 +39,41 @@ export class BoostDecoderPool {
     return d;
   }
 
-  /** Creates a decoder for a waiter when there is room; a failure goes to that waiter. */
+  /**
+   * Creates decoders while more callers wait than decoders are being made, up to max per profile.
+   * A new decoder goes to the first in line when it is ready (whoever left the line meanwhile does
+   * not hold it up); a creation that fails fails the first in line.
+   */
   private grow(profile: string): void {
-    const q = this.waiters.get(profile) ?? [];
-    while (q.length > 0 && (this.live.get(profile) ?? 0) < this.max) {
-      const w = q.shift()!;
-      this.live.set(profile, (this.live.get(profile) ?? 0) + 1);
-      this.prepare(new PsDecoder(this.mod, decoderArgs(profile), profile), true).then(w.resolve, (err: unknown) => {
-        this.live.set(profile, (this.live.get(profile) ?? 1) - 1);
-        w.reject(err);
-      });
+    const line = this.line(profile);
+    const count = (m: Map<string, number>) => m.get(profile) ?? 0;
+    while (line.length > count(this.preparing) && count(this.live) < this.max) {
+      this.live.set(profile, count(this.live) + 1);
+      this.preparing.set(profile, count(this.preparing) + 1);
+      this.prepare(new PsDecoder(this.mod, decoderArgs(profile), profile), true).then(
+        (d) => {
+          this.preparing.set(profile, count(this.preparing) - 1);
+          this.hand(d);
+        },
+        (err: unknown) => {
+          this.preparing.set(profile, count(this.preparing) - 1);
+          this.live.set(profile, count(this.live) - 1);
+          line.fail(err);
+          this.grow(profile);
+        },
+      );
     }
   }
 
+  /** An idle decoder of the profile, a new one, or the first one reloaded; an abort leaves the line. */
   acquire(profile: string, signal?: AbortSignal): Promise<PsDecoder> {
     decoderArgs(profile); // throws for an unknown profile before anything waits
+    if (signal?.aborted) return Promise.reject(signal.reason ?? new Error('aborted'));
     const d = this.idle.get(profile)?.pop();
     if (d) return Promise.resolve(d);
-    return new Promise<PsDecoder>((resolve, reject) => {
-      const q = this.waiters.get(profile) ?? [];
-      const entry = {
-        resolve: (dec: PsDecoder) => {
-          signal?.removeEventListener('abort', onAbort);
-          if (signal?.aborted) this.hand(dec);
-          else resolve(dec);
-        },
-        reject: (err: unknown) => {
-          signal?.removeEventListener('abort', onAbort);
-          reject(err);
-        },
-      };
-      const onAbort = () => {
-        const i = q.indexOf(entry);
-        if (i >= 0) q.splice(i, 1);
-        reject(signal?.reason ?? new Error('aborted'));
-      };
-      signal?.addEventListener('abort', onAbort, { once: true });
-      q.push(entry);
-      this.waiters.set(profile, q);
-      this.grow(profile);
-    });
+    const waiting = this.line(profile).wait(signal);
+    this.grow(profile);
+    return waiting;
   }
 
   /** Takes a used decoder back: it is reloaded before its next use. */
@@ -91,9 +89,13 @@ export class BoostDecoderPool {
   }
 
   private hand(d: PsDecoder): void {
-    const next = this.waiters.get(d.profile)?.shift();
-    if (next) next.resolve(d);
-    else this.idle.set(d.profile, [...(this.idle.get(d.profile) ?? []), d]);
+    if (!this.line(d.profile).give(d)) this.idle.set(d.profile, [...(this.idle.get(d.profile) ?? []), d]);
+  }
+
+  private line(profile: string): WaitQueue<PsDecoder> {
+    let q = this.waiters.get(profile);
+    if (!q) this.waiters.set(profile, (q = new WaitQueue()));
+    return q;
   }
 
   /** Boosted requests waiting for a decoder. */

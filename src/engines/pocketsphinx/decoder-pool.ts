@@ -7,11 +7,12 @@
 import { EngineError } from '../engine.js';
 import type { NativeModule } from './binding.js';
 import { PsDecoder } from './decoder.js';
+import { WaitQueue } from '../wait-queue.js';
 import { decoderArgs } from './profiles.js';
 
 export class DecoderPool {
   private readonly idle = new Map<string, PsDecoder[]>();
-  private readonly waiters = new Map<string, Array<(d: PsDecoder) => void>>();
+  private readonly waiters = new Map<string, WaitQueue<PsDecoder>>();
   private ready: Promise<void> | null = null;
 
   constructor(
@@ -50,33 +51,23 @@ export class DecoderPool {
     return this.start();
   }
 
+  /** An idle decoder of the profile, or the first one released; an abort leaves the line. */
   async acquire(profile: string, signal?: AbortSignal): Promise<PsDecoder> {
     await this.start();
+    signal?.throwIfAborted();
     const list = this.idle.get(profile);
     if (!list) throw new EngineError('pocketsphinx', `no decoders for profile ${profile}`, false);
-    const d = list.pop();
-    if (d) return d;
-    return new Promise<PsDecoder>((resolve, reject) => {
-      const q = this.waiters.get(profile) ?? [];
-      const entry = (dec: PsDecoder) => {
-        signal?.removeEventListener('abort', onAbort);
-        resolve(dec);
-      };
-      const onAbort = () => {
-        const i = q.indexOf(entry);
-        if (i >= 0) q.splice(i, 1);
-        reject(signal?.reason ?? new Error('aborted'));
-      };
-      signal?.addEventListener('abort', onAbort, { once: true });
-      q.push(entry);
-      this.waiters.set(profile, q);
-    });
+    return list.pop() ?? this.line(profile).wait(signal);
   }
 
   release(d: PsDecoder): void {
-    const next = this.waiters.get(d.profile)?.shift();
-    if (next) next(d);
-    else this.idle.get(d.profile)!.push(d);
+    if (!this.line(d.profile).give(d)) this.idle.get(d.profile)!.push(d);
+  }
+
+  private line(profile: string): WaitQueue<PsDecoder> {
+    let q = this.waiters.get(profile);
+    if (!q) this.waiters.set(profile, (q = new WaitQueue()));
+    return q;
   }
 
   waiting(): number {

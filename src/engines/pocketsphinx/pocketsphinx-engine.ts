@@ -116,6 +116,8 @@ export class PocketSphinxEngine implements SttEngine {
 
   async recognize(pcm16k: Int16Array, opts: RecognitionOptions, signal?: AbortSignal): Promise<RecognitionResult> {
     if (!(pcm16k instanceof Int16Array)) throw new TypeError('recognize(pcm16k): 16 kHz mono samples as an Int16Array');
+    // A request whose client already left takes no decoder (a decoding in progress runs to its end).
+    signal?.throwIfAborted();
     const { dec, release } = await this.acquire(opts, signal);
     try {
       const utterances = await dec.run(async (d) => {

@@ -1,4 +1,4 @@
-// GET /api/v1/usage and GET /api/v1/user/credits: the usage and credit records of interface.md,
+// GET /api/v1/usage and GET /api/v1/user/credits: the usage and credit records of docs/interface.md,
 // computed from the ledger for the calling key's mode (live or test, decisions #24).
 
 import { Type } from 'typebox';

@@ -6,7 +6,7 @@
 // pool reconnects by itself when the database returns.
 
 import pg from 'pg';
-import type { Account, ApiKeyRecord, ApiKeyWithUsage, DailyUsage, Feature, KeyMode, Plan, StoredKeyState, UsageRecord, UsageSummary } from '../../accounts/types.js';
+import type { Account, ApiKeyRecord, ApiKeyWithUsage, DailyUsage, Feature, KeyMode, Plan, StoredKeyState, UsageRecord, UsageSummary } from '../../domain/accounts.js';
 import { newId } from '../ids.js';
 import { accountFromRow, balanceColumn, keyFromRow, parseFeatures, sessionFromRow, usageFromRow, type AccountRow, type HoldRow, type KeyRow, type LedgerRow, type SessionRow } from '../rows.js';
 import { StoreUnavailableError, type DashboardSession, type HoldRequest, type HoldResult, type NewAccount, type NewApiKey, type SettleResult, type Store } from '../store.js';

@@ -20,7 +20,7 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import type { Account, ApiKeyRecord, ApiKeyWithUsage, DailyUsage, Feature, KeyMode, Plan, StoredKeyState, UsageRecord, UsageSummary } from '../../accounts/types.js';
+import type { Account, ApiKeyRecord, ApiKeyWithUsage, DailyUsage, Feature, KeyMode, Plan, StoredKeyState, UsageRecord, UsageSummary } from '../../domain/accounts.js';
 import { newId } from '../ids.js';
 import { accountFromRow, balanceColumn, keyFromRow, parseFeatures, sessionFromRow, usageFromRow, type AccountRow, type HoldRow, type KeyRow, type LedgerRow, type SessionRow } from '../rows.js';
 import type { DashboardSession, HoldRequest, HoldResult, NewAccount, NewApiKey, SettleResult, Store } from '../store.js';

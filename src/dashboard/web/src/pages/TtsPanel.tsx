@@ -11,7 +11,7 @@ const FORMATS = ['wav', 'mp3', 'ogg', 'flac'] as const;
 const MAX_TEXT = 5000;
 const SAMPLE_TEXT = 'Hello! This is Parla speaking. <break time="500ms"/> I can pause, <laugh> laugh, and even <whisper>whisper a secret</whisper>.';
 
-/** The tags Aura models read inside the text (interface.md): what a button inserts, and a label. */
+/** The tags Aura models read inside the text (docs/interface.md): what a button inserts, and a label. */
 const TAGS: ReadonlyArray<{ label: string; before: string; after?: string }> = [
   { label: 'Pause 500 ms', before: '<break time="500ms"/>' },
   { label: 'Pause 1 s', before: '<break time="1s"/>' },
