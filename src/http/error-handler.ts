@@ -7,7 +7,7 @@ import fp from 'fastify-plugin';
 import { ApiError, errorBody, type ErrorCode } from '../errors.js';
 import { EngineError } from '../engines/engine.js';
 import { StoreUnavailableError } from '../storage/store.js';
-import { storeFailure } from '../accounts/billing.js';
+import { DASHBOARD_STORE_MESSAGE, storeFailure } from '../accounts/billing.js';
 
 /** The INVALID_* code for a request field, when a field has a code of its own. */
 const FIELD_CODES: Record<string, ErrorCode> = {
@@ -120,8 +120,6 @@ function statusToApiError(err: { statusCode?: unknown; status?: unknown; message
   if (status >= 400 && status < 500) return new ApiError('INVALID_REQUEST', { message: typeof err.message === 'string' && err.message ? err.message : undefined });
   return null;
 }
-
-const DASHBOARD_STORE_MESSAGE = 'The account store is unreachable; the dashboard works again as soon as it is back.';
 
 /** Whether the request is the dashboard's (its pages and its JSON API), not the public API's. */
 function isDashboardRequest(request: FastifyRequest): boolean {
