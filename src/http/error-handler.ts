@@ -162,7 +162,7 @@ export function sendApiError(reply: FastifyReply, err: ApiError): FastifyReply {
  */
 export function frameworkErrors(err: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   let apiErr: ApiError;
-  if (err.code === 'FST_ERR_BAD_URL') apiErr = new ApiError('INVALID_REQUEST', { message: 'The URL is not valid: it has a malformed percent-encoding.' });
+  if (err.code === 'FST_ERR_BAD_URL') apiErr = new ApiError('INVALID_REQUEST', { message: 'The URL is not valid: it has a malformed percent-encoding.', resolution: 'Percent-encode the path as RFC 3986 says (% followed by two hex digits).' });
   else if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') apiErr = new ApiError('NOT_FOUND', { message: 'No endpoint has a path parameter this long.' });
   else apiErr = toApiError(err, request);
   request.log.info({ code: apiErr.code, fastifyCode: err.code }, apiErr.message);

@@ -36,14 +36,14 @@ function writeAndClose(socket: Duplex, response: string): void {
 export function clientErrorToApiError(err: NodeJS.ErrnoException & { reason?: string }): ApiError {
   switch (err.code) {
     case 'HPE_HEADER_OVERFLOW':
-      return new ApiError('REQUEST_TOO_LARGE', { message: 'The request headers are too large.' });
+      return new ApiError('REQUEST_TOO_LARGE', { message: 'The request headers are too large.', resolution: 'Send fewer or shorter headers (at most 16 KB in all).' });
     case 'ERR_HTTP_REQUEST_TIMEOUT':
-      return new ApiError('INVALID_REQUEST', { message: 'The request was not received in time.' });
+      return new ApiError('INVALID_REQUEST', { message: 'The request was not received in time.', resolution: 'Send the whole request without long pauses.' });
     case 'HPE_INVALID_METHOD':
-      return new ApiError('INVALID_REQUEST', { message: 'The HTTP method is not supported.' });
+      return new ApiError('INVALID_REQUEST', { message: 'The HTTP method is not supported.', resolution: 'Use the method the API reference at /docs gives for the endpoint.' });
     default:
       // llhttp's reason is a fixed phrase ("Invalid header value char"), never the client's bytes.
-      return new ApiError('INVALID_REQUEST', { message: `The request is not valid HTTP/1.1${err.reason ? `: ${err.reason}` : ''}.` });
+      return new ApiError('INVALID_REQUEST', { message: `The request is not valid HTTP/1.1${err.reason ? `: ${err.reason}` : ''}.`, resolution: 'Send a well-formed HTTP/1.1 request.' });
   }
 }
 

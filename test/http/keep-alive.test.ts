@@ -35,7 +35,7 @@ function send(agent: http.Agent, opts: http.RequestOptions, body?: Buffer): Prom
     const req = http.request({ host: '127.0.0.1', port, agent, ...opts }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode!, body: Buffer.concat(chunks).toString('utf8'), connection: res.headers.connection, keepAlive: res.headers['keep-alive'], socket: req.socket! }));
+      res.on('end', () => resolve({ status: res.statusCode!, body: Buffer.concat(chunks).toString('utf8'), connection: res.headers.connection, keepAlive: res.headers['keep-alive'] as string | undefined, socket: req.socket! }));
       res.on('error', reject);
     });
     // A stalled connection shows as this, not as the test runner's timeout.
