@@ -37,6 +37,11 @@ function fieldOf(e: AjvError): string {
 /** The most of an offending value an error body repeats back. */
 export const MAX_PROVIDED_CHARS = 200;
 
+/** Client text repeated in a message (a path, a Content-Type), cut to MAX_PROVIDED_CHARS. */
+function clip(text: string): string {
+  return text.length > MAX_PROVIDED_CHARS ? `${text.slice(0, MAX_PROVIDED_CHARS)}...` : text;
+}
+
 /** The offending value as text for `details.provided`, cut to MAX_PROVIDED_CHARS. */
 function provided(request: FastifyRequest, context: string | undefined, field: string): string | undefined {
   const source = (context === 'querystring' ? request.query : context === 'params' ? request.params : request.body) as unknown;
@@ -54,7 +59,7 @@ function provided(request: FastifyRequest, context: string | undefined, field: s
       text = Array.isArray(v) ? '[array]' : `[${typeof v}]`;
     }
   }
-  return text.length > MAX_PROVIDED_CHARS ? `${text.slice(0, MAX_PROVIDED_CHARS)}...` : text;
+  return clip(text);
 }
 
 export function validationToApiError(request: FastifyRequest, errors: AjvError[], context: string | undefined): ApiError {
@@ -91,7 +96,7 @@ export function validationToApiError(request: FastifyRequest, errors: AjvError[]
 function fastifyToApiError(err: FastifyError): ApiError | null {
   switch (err.code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new ApiError('INVALID_REQUEST', { message: `Unsupported Content-Type: ${err.message.replace(/^Unsupported Media Type:?\s*/i, '') || 'unknown'}; send application/json.` });
+      return new ApiError('INVALID_REQUEST', { message: `Unsupported Content-Type: ${clip(err.message.replace(/^Unsupported Media Type:?\s*/i, '')) || 'unknown'}; send application/json.` });
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new ApiError('REQUEST_TOO_LARGE');
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
@@ -178,7 +183,7 @@ export const errorHandlerPlugin = fp(
       return sendApiError(reply, apiErr);
     });
     app.setNotFoundHandler(async (request, reply) => {
-      const path = request.url.split('?')[0] ?? request.url;
+      const path = clip(request.url.split('?')[0] ?? request.url);
       return sendApiError(reply, new ApiError('NOT_FOUND', { message: `No endpoint ${request.method} ${path}.` }));
     });
   },

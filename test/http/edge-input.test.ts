@@ -121,3 +121,13 @@ test('headers over Node\'s limit: 413 REQUEST_TOO_LARGE with the body', async ()
   assert.match(body.error.message, /headers/);
   await stillServes();
 });
+
+test('client text repeated in a message is cut to 200 characters (a long unknown path, a long Content-Type)', async () => {
+  const path = `/api/v1/${'p'.repeat(8000)}`;
+  const res = await rawRequest(port, `GET ${path} HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\nConnection: close\r\n\r\n`);
+  const body = assertErrorBody(res, 404, 'NOT_FOUND');
+  assert.ok(body.error.message.length < 260, body.error.message);
+  const ct = await t.app.inject({ method: 'POST', url: '/api/v1/tts/generate', headers: { 'x-api-key': key, 'content-type': `application/x-${'c'.repeat(5000)}` }, payload: 'x' });
+  assert.equal(ct.statusCode, 400, ct.body);
+  assert.ok(ct.json().error.message.length < 300, ct.json().error.message);
+});
