@@ -7,7 +7,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import type { IncomingMessage, Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { FastifyBaseLogger } from 'fastify';
 import { ApiError, errorBody } from '../errors.js';
 import { newRequestId } from './request-id.js';
@@ -54,7 +54,26 @@ export function clientErrorHandler(this: { log: FastifyBaseLogger }, err: NodeJS
   const apiErr = clientErrorToApiError(err);
   const requestId = newRequestId();
   this.log.debug({ code: err.code, reqId: requestId }, apiErr.message);
-  writeAndClose(socket, rawErrorResponse(apiErr, requestId));
+  const answer = () => writeAndClose(socket, rawErrorResponse(apiErr, requestId));
+  const inFlight = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
+  if (inFlight && !inFlight.writableFinished) {
+    // A pipelining client sent the bad bytes right after a complete, good request that is still
+    // being answered: that answer goes out whole first, then this one (Node's default cuts it off).
+    if (inFlight.req.complete) {
+      inFlight.once('finish', answer);
+      inFlight.once('close', () => {
+        if (!inFlight.writableFinished) socket.destroy();
+      });
+      return;
+    }
+    // The request in flight is the broken one (its body cannot be framed). Once its own answer
+    // has begun, a second status line would corrupt it: Node's rule, close instead.
+    if (inFlight.headersSent) {
+      socket.destroy();
+      return;
+    }
+  }
+  answer();
 }
 
 /** CONNECT names no endpoint of this service (it is no proxy): 404 in the error body. */

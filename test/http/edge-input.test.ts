@@ -131,3 +131,12 @@ test('client text repeated in a message is cut to 200 characters (a long unknown
   assert.equal(ct.statusCode, 400, ct.body);
   assert.ok(ct.json().error.message.length < 300, ct.json().error.message);
 });
+
+test('garbage pipelined after a good request: the good answer arrives whole, then the 400', async () => {
+  const { text } = await rawExchange(port, 'GET /health HTTP/1.1\r\nHost: x\r\n\r\nFOO /x HTTP/1.1\r\nHost: x\r\n\r\n');
+  const first = parseResponse(text);
+  assert.equal(first.status, 200);
+  assert.equal(JSON.parse(first.body).status, 'healthy');
+  const rest = text.slice(text.indexOf(first.body) + first.body.length);
+  assertErrorBody(parseResponse(rest), 400, 'INVALID_REQUEST');
+});
