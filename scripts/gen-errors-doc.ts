@@ -55,6 +55,25 @@ Choices where the interface is silent (docs/decisions.md #25 and our own):
   password is 401 \`SIGN_IN_FAILED\` (the same answer for an unknown email), a missing or expired
   session 401 \`SESSION_REQUIRED\`, a state-changing request without the session's
   \`X-CSRF-Token\` (or from another origin) 403 \`CSRF_FAILED\`, too many sign-in attempts 429
-  \`RATE_LIMIT_EXCEEDED\` with \`Retry-After\`.
+  \`RATE_LIMIT_EXCEEDED\` with \`Retry-After\`. During a store outage its routes answer 503
+  \`CREDIT_CHECK_FAILED\` saying the account store is unreachable (no balance is involved).
+- An account holds at most 100 active API keys per mode (live, test; the playground's own key not
+  counted): creating one more in the dashboard is 403 \`KEY_LIMIT_REACHED\`
+  (\`details.limit\`, \`details.mode\`). Revoked, disabled and expired keys do not count.
+
+Malformed input at the edge (every answer has the body above and \`X-Request-ID\`, whatever the input):
+
+- A JSON body nested more than 64 levels deep: 400 \`INVALID_REQUEST\` (\`details.limit\`), refused
+  before it is parsed. \`details.provided\` repeats at most 200 characters of a value.
+- A broken multipart upload on the STT endpoints (no boundary, a boundary longer than 256 characters
+  or not found in the body, malformed part headers, a body that ends mid-part): 400
+  \`INVALID_REQUEST\`.
+- A bad percent-encoding in the path: 400 \`INVALID_REQUEST\`. A dashboard path with a \`.\` or
+  \`..\` segment, a dot file, a NUL, an encoded slash or any character outside letters, digits,
+  \`.\`, \`-\`, \`_\`: 404 \`NOT_FOUND\`; only the built page is ever served.
+- What Node's HTTP parser refuses (an unknown method such as \`FOO\`, a malformed request line or
+  header, a lying \`Content-Length\`): 400 \`INVALID_REQUEST\`; headers over Node's limit (16 KB):
+  413 \`REQUEST_TOO_LARGE\`; \`CONNECT\`: 404 \`NOT_FOUND\`. These close the connection, since
+  what follows on it cannot be framed.
 `;
 writeFileSync(new URL('../docs/errors.md', import.meta.url), doc);

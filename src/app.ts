@@ -11,7 +11,9 @@ import addFormatsModule from 'ajv-formats';
 import type { Services } from './services.js';
 import { newRequestId, requestIdPlugin } from './http/request-id.js';
 import { lazyChildLoggerFactory } from './http/lazy-child-logger.js';
-import { errorHandlerPlugin } from './http/error-handler.js';
+import { errorHandlerPlugin, frameworkErrors } from './http/error-handler.js';
+import { registerJsonBodyParser } from './http/json-body.js';
+import { clientErrorHandler, refuseConnect } from './http/raw-errors.js';
 import { authPlugin } from './http/auth.js';
 import { rateLimitPlugin } from './http/rate-limit.js';
 import { metricsPlugin } from './http/metrics.js';
@@ -78,7 +80,13 @@ export async function buildApp(services: Services, opts: BuildAppOptions = {}): 
     forceCloseConnections: 'idle',
     routerOptions: { ignoreTrailingSlash: true },
     trustProxy: services.config.trustProxy,
+    // Whatever the input, the answer has the error body and X-Request-ID: what the router refuses
+    // (bad percent-encoding) and what Node's parser refuses (unknown methods, broken framing).
+    frameworkErrors,
+    clientErrorHandler,
   }).withTypeProvider<TypeBoxTypeProvider>();
+  refuseConnect(app.server);
+  registerJsonBodyParser(app);
 
   const bodyAjv = makeAjv(false);
   const queryAjv = makeAjv(true);

@@ -31,6 +31,7 @@ export const ERRORS = {
   SIGN_IN_FAILED: { status: 401, category: 'authentication', message: 'The email or password is incorrect.', resolution: 'Check the email and password; the operator sets passwords with parla accounts set-password.' },
   SESSION_REQUIRED: { status: 401, category: 'authentication', message: 'You are not signed in to the dashboard, or the session has expired.', resolution: 'Sign in again at /dashboard.' },
   CSRF_FAILED: { status: 403, category: 'permission', message: 'The request did not carry the session\'s X-CSRF-Token header, or came from another origin.', resolution: 'Send the csrf_token from the session in the X-CSRF-Token header, from the dashboard\'s own origin.' },
+  KEY_LIMIT_REACHED: { status: 403, category: 'permission', message: 'The account already has the most active API keys allowed in this mode.', resolution: 'Revoke keys that are no longer used (GET /dashboard/api/keys lists them), then create the new one.' },
   KEY_NOT_FOUND: { status: 404, category: 'not_found', message: 'The API key does not exist in this account.', resolution: 'List the account\'s keys with GET /dashboard/api/keys.' },
 
   // Validation (decisions #13, #15, #18, #25).

@@ -7,6 +7,13 @@ import type { ApiKeyRecord, KeyMode, KeyState } from '../domain/accounts.js';
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 const RANDOM_LENGTH = 40;
+/**
+ * Active keys one account may hold per mode (live, test), the dashboard playground's own key not
+ * counted: far above what any real integration uses, low enough that a script cannot grow an
+ * account's key list (and each request's key lookups) without bound.
+ */
+export const MAX_ACTIVE_KEYS_PER_MODE = 100;
+
 const KEY_PATTERN = /^svc_(live|test)_[A-Za-z0-9]{32,128}$/;
 
 export function generateApiKey(mode: KeyMode): string {

@@ -38,12 +38,18 @@ export function storeFailure(err: unknown, message = 'The credit balance could n
   });
 }
 
-/** Runs a store call, turning an unreachable database into 503 CREDIT_CHECK_FAILED. */
-export async function guardStore<T>(fn: () => Promise<T>): Promise<T> {
+/** The outage message of the dashboard's own lookups (its session, its account): no balance is involved. */
+export const DASHBOARD_STORE_MESSAGE = 'The account store is unreachable; the dashboard works again as soon as it is back.';
+
+/**
+ * Runs a store call, turning an unreachable database into 503 CREDIT_CHECK_FAILED (with
+ * `message`, when the call checks no balance).
+ */
+export async function guardStore<T>(fn: () => Promise<T>, message?: string): Promise<T> {
   try {
     return await fn();
   } catch (err) {
-    if (err instanceof StoreUnavailableError) throw storeFailure(err);
+    if (err instanceof StoreUnavailableError) throw storeFailure(err, message);
     throw err;
   }
 }

@@ -9,6 +9,7 @@ import type { Services } from '../services.js';
 import type { Account } from '../accounts/types.js';
 import type { DashboardSession } from '../storage/store.js';
 import { createApiKey } from '../accounts/admin.js';
+import { effectiveKeyState, MAX_ACTIVE_KEYS_PER_MODE } from '../accounts/api-keys.js';
 import { ApiError } from '../errors.js';
 import { checkCsrf, checkOrigin } from './csrf.js';
 import { prepareDummyHash, verifyAgainstNothing, verifyPassword } from './password.js';
@@ -101,7 +102,16 @@ export const dashboardApiRoutes: FastifyPluginAsyncTypebox<{ services: Services;
     if (name.toLowerCase() === PLAYGROUND_KEY_NAME.toLowerCase()) {
       throw new ApiError('INVALID_PARAMETER', { message: `The name "${PLAYGROUND_KEY_NAME}" is reserved for the playground's own key.`, details: { field: 'name', provided: name } });
     }
-    const { key, rawKey } = await createApiKey(store, services.config, { accountId: account.id, name, mode: request.body.mode });
+    const mode = request.body.mode;
+    const now = new Date();
+    const active = (await store.listKeys(account.id)).filter((k) => k.mode === mode && k.name !== PLAYGROUND_KEY_NAME && effectiveKeyState(k, now) === 'active').length;
+    if (active >= MAX_ACTIVE_KEYS_PER_MODE) {
+      throw new ApiError('KEY_LIMIT_REACHED', {
+        message: `The account already has ${active} active ${mode} keys; at most ${MAX_ACTIVE_KEYS_PER_MODE} are allowed per mode.`,
+        details: { limit: MAX_ACTIVE_KEYS_PER_MODE, mode },
+      });
+    }
+    const { key, rawKey } = await createApiKey(store, services.config, { accountId: account.id, name, mode });
     return reply.code(201).send({ key: keyView(key), api_key: rawKey });
   });
 

@@ -47,6 +47,22 @@ export interface DashboardStaticOptions {
   root?: string;
 }
 
+/**
+ * One segment of a path the built page can have: Vite's file names (letters, digits, `-`, `_`,
+ * dots inside) and the page's own paths. No "." or "..", no dot files, no NUL, no encoded slash
+ * or backslash: a path with any other segment names nothing here and is never handed to the file
+ * server. Anchored and without nested quantifiers: linear time.
+ */
+const PAGE_SEGMENT = /^[A-Za-z0-9_][A-Za-z0-9._-]*$/;
+
+/** Whether every segment of `rest` (the path under /dashboard/, decoded) can name part of the page. */
+export function isPagePath(rest: string): boolean {
+  if (rest === '') return true;
+  // One trailing slash is the same page (the router ignores trailing slashes too).
+  const trimmed = rest.endsWith('/') ? rest.slice(0, -1) : rest;
+  return trimmed.length <= 512 && trimmed.split('/').every((segment) => PAGE_SEGMENT.test(segment));
+}
+
 function securityHeaders(reply: FastifyReply, csp: string): void {
   reply.header('Content-Security-Policy', csp).header('X-Content-Type-Options', 'nosniff').header('Referrer-Policy', 'same-origin').header('X-Frame-Options', 'DENY');
 }
@@ -71,6 +87,7 @@ export const dashboardStatic: FastifyPluginAsync<DashboardStaticOptions> = async
     const rest = ((request.params as { '*'?: string })['*'] ?? '').replace(/^\/+/, '');
     // Unknown dashboard API paths are API errors in the service's envelope, never the page.
     if (rest === 'api' || rest.startsWith('api/')) throw new ApiError('NOT_FOUND');
+    if (!isPagePath(rest)) throw new ApiError('NOT_FOUND', { message: 'No such page or file in the dashboard.' });
     if (!(await built())) {
       securityHeaders(reply, "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'");
       return reply.code(503).header('Cache-Control', 'no-store').type('text/html; charset=utf-8').send(NOT_BUILT_PAGE);

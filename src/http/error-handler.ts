@@ -7,7 +7,7 @@ import fp from 'fastify-plugin';
 import { ApiError, errorBody, type ErrorCode } from '../errors.js';
 import { EngineError } from '../engines/engine.js';
 import { StoreUnavailableError } from '../storage/store.js';
-import { storeFailure } from '../accounts/billing.js';
+import { DASHBOARD_STORE_MESSAGE, storeFailure } from '../accounts/billing.js';
 
 /** The INVALID_* code for a request field, when a field has a code of its own. */
 const FIELD_CODES: Record<string, ErrorCode> = {
@@ -34,12 +34,32 @@ function fieldOf(e: AjvError): string {
   return parts[0] ?? '';
 }
 
+/** The most of an offending value an error body repeats back. */
+export const MAX_PROVIDED_CHARS = 200;
+
+/** Client text repeated in a message (a path, a Content-Type), cut to MAX_PROVIDED_CHARS. */
+function clip(text: string): string {
+  return text.length > MAX_PROVIDED_CHARS ? `${text.slice(0, MAX_PROVIDED_CHARS)}...` : text;
+}
+
+/** The offending value as text for `details.provided`, cut to MAX_PROVIDED_CHARS. */
 function provided(request: FastifyRequest, context: string | undefined, field: string): string | undefined {
   const source = (context === 'querystring' ? request.query : context === 'params' ? request.params : request.body) as unknown;
   if (!field || typeof source !== 'object' || source === null) return undefined;
   const v = (source as Record<string, unknown>)[field];
   if (v === undefined) return undefined;
-  return typeof v === 'string' ? v : JSON.stringify(v);
+  let text: string;
+  if (typeof v === 'string') {
+    text = v;
+  } else {
+    // The JSON parser caps nesting, but an error path must not be able to fail on any value.
+    try {
+      text = JSON.stringify(v) ?? String(v);
+    } catch {
+      text = Array.isArray(v) ? '[array]' : `[${typeof v}]`;
+    }
+  }
+  return clip(text);
 }
 
 export function validationToApiError(request: FastifyRequest, errors: AjvError[], context: string | undefined): ApiError {
@@ -76,7 +96,7 @@ export function validationToApiError(request: FastifyRequest, errors: AjvError[]
 function fastifyToApiError(err: FastifyError): ApiError | null {
   switch (err.code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new ApiError('INVALID_REQUEST', { message: `Unsupported Content-Type: ${err.message.replace(/^Unsupported Media Type:?\s*/i, '') || 'unknown'}; send application/json.` });
+      return new ApiError('INVALID_REQUEST', { message: `Unsupported Content-Type: ${clip(err.message.replace(/^Unsupported Media Type:?\s*/i, '')) || 'unknown'}; send application/json.` });
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new ApiError('REQUEST_TOO_LARGE');
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
@@ -89,23 +109,45 @@ function fastifyToApiError(err: FastifyError): ApiError | null {
   if (err instanceof SyntaxError || err.code === 'FST_ERR_CTP_INVALID_JSON_BODY') {
     return new ApiError('INVALID_REQUEST', { message: `The JSON body is malformed: ${err.message}` });
   }
-  const status = err.statusCode ?? 500;
-  if (status === 413) return new ApiError('REQUEST_TOO_LARGE');
-  if (status >= 400 && status < 500 && status !== 404) return new ApiError('INVALID_REQUEST', { message: err.message });
   return null;
 }
 
+/**
+ * Errors that carry an HTTP status of their own: Fastify's, and http-errors from the libraries
+ * under it (@fastify/send answers a NUL or a ".." in a file path with 400/403). A 4xx is the
+ * client's; anything else is ours.
+ */
+function statusToApiError(err: { statusCode?: unknown; status?: unknown; message?: unknown }): ApiError | null {
+  const status = typeof err.statusCode === 'number' ? err.statusCode : typeof err.status === 'number' ? err.status : 500;
+  if (status === 413) return new ApiError('REQUEST_TOO_LARGE');
+  // A file the static server will not hand out is answered as one that does not exist.
+  if (status === 404 || status === 403) return new ApiError('NOT_FOUND');
+  if (status >= 400 && status < 500) return new ApiError('INVALID_REQUEST', { message: typeof err.message === 'string' && err.message ? err.message : undefined });
+  return null;
+}
+
+/** Whether the request is the dashboard's (its pages and its JSON API), not the public API's. */
+function isDashboardRequest(request: FastifyRequest): boolean {
+  const url = request.url;
+  return url === '/dashboard' || url.startsWith('/dashboard/') || url.startsWith('/dashboard?');
+}
+
 export function toApiError(err: unknown, request: FastifyRequest): ApiError {
-  if (err instanceof ApiError) return err;
+  if (err instanceof ApiError) {
+    // guardStore() turned the outage into the API's balance message already; the dashboard's
+    // pages check no balance, so they say what is actually wrong.
+    if (err.code === 'CREDIT_CHECK_FAILED' && err.cause instanceof StoreUnavailableError && isDashboardRequest(request)) return storeFailure(err.cause, DASHBOARD_STORE_MESSAGE);
+    return err;
+  }
   if (err instanceof StoreUnavailableError) {
     // The spec's one code for an unreachable store; the dashboard's pages check no balance.
-    return request.url.startsWith('/dashboard/') ? storeFailure(err, 'The account store is unreachable; the dashboard works again as soon as it is back.') : storeFailure(err);
+    return isDashboardRequest(request) ? storeFailure(err, DASHBOARD_STORE_MESSAGE) : storeFailure(err);
   }
   if (err instanceof EngineError) return new ApiError('ENGINE_ERROR', { cause: err });
   const fe = err as FastifyError & { validation?: AjvError[]; validationContext?: string };
   if (fe && Array.isArray(fe.validation)) return validationToApiError(request, fe.validation, fe.validationContext);
-  if (fe && typeof fe === 'object' && 'code' in fe) {
-    const mapped = fastifyToApiError(fe);
+  if (fe && typeof fe === 'object') {
+    const mapped = ('code' in fe ? fastifyToApiError(fe) : null) ?? statusToApiError(fe);
     if (mapped) return mapped;
   }
   return new ApiError('INTERNAL_ERROR', { cause: err });
@@ -119,6 +161,19 @@ export function sendApiError(reply: FastifyReply, err: ApiError): FastifyReply {
   return reply.code(err.status).type('application/json; charset=utf-8').send(errorBody(err, reply.request.id));
 }
 
+/**
+ * Fastify's frameworkErrors option: what the router refuses before any route or hook runs (a bad
+ * percent-encoding in the path, a path parameter over maxParamLength) in the error body.
+ */
+export function frameworkErrors(err: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  let apiErr: ApiError;
+  if (err.code === 'FST_ERR_BAD_URL') apiErr = new ApiError('INVALID_REQUEST', { message: 'The URL is not valid: it has a malformed percent-encoding.', resolution: 'Percent-encode the path as RFC 3986 says (% followed by two hex digits).' });
+  else if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') apiErr = new ApiError('NOT_FOUND', { message: 'No endpoint has a path parameter this long.' });
+  else apiErr = toApiError(err, request);
+  request.log.info({ code: apiErr.code, fastifyCode: err.code }, apiErr.message);
+  void sendApiError(reply, apiErr);
+}
+
 export const errorHandlerPlugin = fp(
   async (app: FastifyInstance) => {
     app.setErrorHandler(async (err, request, reply) => {
@@ -128,7 +183,7 @@ export const errorHandlerPlugin = fp(
       return sendApiError(reply, apiErr);
     });
     app.setNotFoundHandler(async (request, reply) => {
-      const path = request.url.split('?')[0] ?? request.url;
+      const path = clip(request.url.split('?')[0] ?? request.url);
       return sendApiError(reply, new ApiError('NOT_FOUND', { message: `No endpoint ${request.method} ${path}.` }));
     });
   },

@@ -4,6 +4,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { createApiKey } from '../../src/accounts/admin.js';
+import { MAX_ACTIVE_KEYS_PER_MODE } from '../../src/accounts/api-keys.js';
 import { accountWithPassword, expectError, signedIn, type Browser } from './helpers.js';
 
 let t: TestApp;
@@ -125,4 +126,29 @@ test('revoke: another account\'s key or an unknown id is 404 KEY_NOT_FOUND, and 
   assert.equal((await t.services.store.getKey(theirs.keyId))?.state, 'active');
   assert.equal((await apiUsage(theirs.apiKey)).statusCode, 200);
   expectError(await t.app.inject({ method: 'DELETE', url: `/dashboard/api/keys/${mine.keyId}` }), 401, 'SESSION_REQUIRED');
+});
+
+test('create: at most 100 active keys per mode; one more is 403 KEY_LIMIT_REACHED; revoked and expired keys and the other mode do not count', async () => {
+  const acc = await accountWithPassword(t);
+  const b = await signedIn(t, acc.email);
+  const create = (mode: string) => b.request({ method: 'POST', url: '/dashboard/api/keys', payload: { name: `k-${mode}`, mode } });
+  // The account has one live key ("test"); an expired one does not count.
+  await createApiKey(t.services.store, t.services.config, { accountId: acc.accountId, name: 'old', mode: 'live', expiresAt: new Date(Date.now() - 1000) });
+  for (let i = 0; i < MAX_ACTIVE_KEYS_PER_MODE - 2; i++) await createApiKey(t.services.store, t.services.config, { accountId: acc.accountId, name: `bulk ${i}`, mode: 'live' });
+  // The playground's own key is the dashboard's, not one the owner made.
+  const played = await b.request({ method: 'GET', url: '/api/v1/user/credits' });
+  assert.equal(played.statusCode, 200, played.body);
+  const last = await create('live');
+  assert.equal(last.statusCode, 201, last.body);
+  const over = expectError(await create('live'), 403, 'KEY_LIMIT_REACHED');
+  assert.match(over.message, /100/);
+  assert.deepEqual(over.details, { limit: 100, mode: 'live' });
+  assert.equal((await list(b)).filter((k) => k.mode === 'live' && k.state === 'active' && k.name !== 'Dashboard playground').length, 100);
+  // The test mode has its own 100.
+  assert.equal((await create('test')).statusCode, 201);
+  // Revoking one makes room for one.
+  const revoked = await b.request({ method: 'DELETE', url: `/dashboard/api/keys/${last.json().key.id}` });
+  assert.equal(revoked.statusCode, 200, revoked.body);
+  assert.equal((await create('live')).statusCode, 201);
+  expectError(await create('live'), 403, 'KEY_LIMIT_REACHED');
 });

@@ -6,9 +6,11 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
+import type { AddressInfo } from 'node:net';
 import Fastify from 'fastify';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { tempDir } from '../helpers/env.js';
+import { assertErrorBody, rawRequest } from '../helpers/raw-http.js';
 import { PROJECT_ROOT } from '../../src/config.js';
 import { DASHBOARD_CSP, DASHBOARD_DIST, dashboardStatic } from '../../src/dashboard/static.js';
 
@@ -69,6 +71,40 @@ describe('the built dashboard', () => {
       assert.ok([400, 403, 404].includes(res.statusCode), `${url}: ${res.statusCode}`);
       assert.doesNotMatch(res.body, /"name": "parla"/);
     }
+  });
+
+  test('odd paths sent as-is: 404 NOT_FOUND in the error body, never a 500 and never a file outside the build', async () => {
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const port = (t.app.server.address() as AddressInfo).port;
+    const paths = [
+      '/dashboard/../package.json',
+      '/dashboard/%2e%2e',
+      '/dashboard/%2e%2e/package.json',
+      '/dashboard/..%2f..%2fpackage.json',
+      '/dashboard/assets/..%2f..%2f..%2fpackage.json',
+      '/dashboard/assets/a%00.js',
+      '/dashboard/%00',
+      '/dashboard/./index.html',
+      '/dashboard/assets//index.js',
+      '/dashboard/assets/%5c..%5c..%5cpackage.json',
+      '/dashboard/.built',
+      '/dashboard/assets/.hidden.js',
+      '/dashboard/..',
+      '/dashboard/...',
+      '/dashboard/assets/a%20b.js',
+      `/dashboard/assets/${'a'.repeat(600)}.js`,
+    ];
+    for (const p of paths) {
+      const res = await rawRequest(port, `GET ${p} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+      assertErrorBody(res, 404, 'NOT_FOUND');
+      assert.doesNotMatch(res.body, /"name": ?"parla"/, p);
+    }
+    // A bad percent-encoding is refused by the router before the dashboard sees it.
+    assertErrorBody(await rawRequest(port, 'GET /dashboard/assets/%ZZ HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'), 400, 'INVALID_REQUEST');
+    // The page and its assets are served as before.
+    assert.equal((await rawRequest(port, 'GET /dashboard/keys HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n')).status, 200);
+    const asset = readdirSync(path.join(DASHBOARD_DIST, 'assets')).find((f) => f.endsWith('.js'))!;
+    assert.equal((await rawRequest(port, `GET /dashboard/assets/${asset} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`)).status, 200);
   });
 });
 

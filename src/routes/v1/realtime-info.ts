@@ -42,7 +42,9 @@ export const realtimeInfoRoutes: FastifyPluginAsync<{ services: Services; endpoi
         messages: { client: ['binary audio', 'KeepAlive', 'Finalize', 'CloseStream'], server: ['Metadata', 'SpeechStarted', 'Results', 'UtteranceEnd', 'Error', 'Summary'] },
         limits: {
           concurrent_streams: plan.concurrent,
-          concurrent_in_use: inUse,
+          // The slots of the caller's other requests and streams: this request holds one
+          // itself while it runs, which an idle account must not see as in use.
+          concurrent_in_use: Math.max(0, inUse - (request.releaseSlot ? 1 : 0)),
           credits_remaining: balance,
           max_session_seconds: services.config.realtimeMaxSessionSeconds,
           idle_timeout_seconds: 10,

@@ -18,6 +18,23 @@ export const MAX_UPLOAD_BYTES = 25 * 1024 * 1024;
 
 const tooLarge = () => new ApiError('FILE_TOO_LARGE', { message: 'The uploaded file is larger than 25 MB.', details: { limit_bytes: MAX_UPLOAD_BYTES } });
 
+/**
+ * What went wrong reading the upload, as the client's error: everything in the loop below is
+ * reading the client's body, so whatever busboy or @fastify/multipart throws (no boundary, a
+ * boundary over busboy's 256-character limit or not in the body, malformed part headers, a body
+ * that ends mid-part or a client gone mid-upload) is a 400, never a 500. Busboy's errors carry no
+ * code, only a message, and its messages are fixed phrases, never the client's bytes.
+ */
+function multipartError(err: unknown): ApiError {
+  if (err instanceof ApiError) return err;
+  const code = (err as { code?: string }).code;
+  if (code === 'FST_REQ_FILE_TOO_LARGE') return tooLarge();
+  if (code === 'FST_FILES_LIMIT' || code === 'FST_FIELDS_LIMIT' || code === 'FST_PARTS_LIMIT') return new ApiError('INVALID_REQUEST', { message: 'Too many parts in the upload: send one file and the documented fields.' });
+  const message = err instanceof Error && err.message ? err.message.slice(0, 200) : 'unknown error';
+  const said = message.endsWith('.') ? message.slice(0, -1) : message;
+  return new ApiError('INVALID_REQUEST', { message: `The multipart body could not be read: ${said}.`, cause: err });
+}
+
 /** Reads the fields and the one file; the file is capped at 25 MB while streaming. */
 async function readUpload(request: FastifyRequest): Promise<{ fields: Map<string, string>; file: Buffer | null }> {
   const declared = Number(request.headers['content-length'] ?? 0);
@@ -43,11 +60,7 @@ async function readUpload(request: FastifyRequest): Promise<{ fields: Map<string
       }
     }
   } catch (err) {
-    const code = (err as { code?: string }).code;
-    if (code === 'FST_REQ_FILE_TOO_LARGE') throw tooLarge();
-    if (code === 'FST_FILES_LIMIT' || code === 'FST_FIELDS_LIMIT' || code === 'FST_PARTS_LIMIT') throw new ApiError('INVALID_REQUEST', { message: 'Too many parts in the upload: send one file and the documented fields.' });
-    if (code?.startsWith('FST_')) throw new ApiError('INVALID_REQUEST', { message: `The multipart body could not be read: ${(err as Error).message}` });
-    throw err;
+    throw multipartError(err);
   }
   return { fields, file };
 }
