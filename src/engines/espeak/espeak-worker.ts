@@ -9,6 +9,7 @@
 import type { MessagePort } from 'node:worker_threads';
 import EspeakInitializer from '@echogarden/espeak-ng-emscripten';
 import { pitchShift } from '../../audio/dsp/time-pitch.js';
+import { DcBlocker, removeDc } from '../../audio/dsp/dc-block.js';
 import { float32ToInt16, int16ToFloat32 } from '../../audio/pcm.js';
 import { StreamResampler } from '../../audio/resample.js';
 import type { WordTiming } from '../engine.js';
@@ -178,7 +179,8 @@ export async function synthesizeEspeak(task: EspeakTask): Promise<EspeakOutput> 
 async function synthesizeWithProgram(task: EspeakTask): Promise<EspeakOutput> {
   const input = task.emphasis ? ssmlFor(task, escapeSsml(task.text)).ssml : task.text;
   const audio = await speakWithProgram({ input, ssml: task.emphasis, voice: task.voice, wpm: clampWpm(task.wpm), pitch: clampPitch(task.basePitch) });
-  let samples = audio.samples;
+  // Klatt voices come out with a DC offset (dc-block.ts): removed before anything else reads them.
+  let samples = removeDc(audio.samples, audio.sampleRate);
   if (task.semitones !== 0 && samples.length > 0) samples = pitchShift(samples, audio.sampleRate, task.semitones);
   if (task.live) {
     postWhole(task.live, samples, audio.sampleRate);
@@ -201,10 +203,14 @@ async function synthesizeWithLibrary(task: EspeakTask): Promise<EspeakOutput> {
   // Event objects are views on emscripten memory that the next callback overwrites: copy now.
   const events: EspeakEvent[] = [];
   const live = task.live && task.semitones === 0 ? new LiveSender(task.live.port, tts.samplerate, task.live.outputRate) : null;
+  // As in the program build, the DC offset of Klatt voices goes first; its state spans the chunks.
+  const dc = new DcBlocker(tts.samplerate);
   tts.synthesize(ssml, (samples, evs) => {
     if (samples?.length) {
-      if (live) live.push(samples);
-      else chunks.push(samples.slice());
+      // process() copies, as the chunk is a view on emscripten memory that the next callback reuses.
+      const clean = dc.process(samples);
+      if (live) live.push(clean);
+      else chunks.push(clean);
     }
     for (const e of evs) {
       if (e.type === 'word' || e.type === 'end' || (e.type === 'phoneme' && e.id === '')) {
