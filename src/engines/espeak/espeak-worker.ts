@@ -179,9 +179,11 @@ export async function synthesizeEspeak(task: EspeakTask): Promise<EspeakOutput> 
 async function synthesizeWithProgram(task: EspeakTask): Promise<EspeakOutput> {
   const input = task.emphasis ? ssmlFor(task, escapeSsml(task.text)).ssml : task.text;
   const audio = await speakWithProgram({ input, ssml: task.emphasis, voice: task.voice, wpm: clampWpm(task.wpm), pitch: clampPitch(task.basePitch) });
-  // Klatt voices come out with a DC offset (dc-block.ts): removed before anything else reads them.
-  let samples = removeDc(audio.samples, audio.sampleRate);
+  let samples = audio.samples;
   if (task.semitones !== 0 && samples.length > 0) samples = pitchShift(samples, audio.sampleRate, task.semitones);
+  // The Klatt voice caleb sits far below zero while it speaks (dc-block.ts). The high-pass comes
+  // last: before the pitch shift, its phase turn on a low fundamental misleads the shifter.
+  samples = removeDc(samples, audio.sampleRate);
   if (task.live) {
     postWhole(task.live, samples, audio.sampleRate);
     return { samples: new Int16Array(0), sampleRate: task.live.outputRate, words: [] };
@@ -203,14 +205,15 @@ async function synthesizeWithLibrary(task: EspeakTask): Promise<EspeakOutput> {
   // Event objects are views on emscripten memory that the next callback overwrites: copy now.
   const events: EspeakEvent[] = [];
   const live = task.live && task.semitones === 0 ? new LiveSender(task.live.port, tts.samplerate, task.live.outputRate) : null;
-  // As in the program build, the DC offset of Klatt voices goes first; its state spans the chunks.
-  const dc = new DcBlocker(tts.samplerate);
+  // Live audio without a pitch shift loses its DC offset here, piece by piece (the filter's state
+  // spans the chunks); anything else once it is whole, as in the program build.
+  const dc = live ? new DcBlocker(tts.samplerate) : null;
   tts.synthesize(ssml, (samples, evs) => {
     if (samples?.length) {
-      // process() copies, as the chunk is a view on emscripten memory that the next callback reuses.
-      const clean = dc.process(samples);
-      if (live) live.push(clean);
-      else chunks.push(clean);
+      // Copied (process() makes a new array): the chunk is a view on emscripten memory that the
+      // next callback reuses.
+      if (live) live.push(dc!.process(samples));
+      else chunks.push(samples.slice());
     }
     for (const e of evs) {
       if (e.type === 'word' || e.type === 'end' || (e.type === 'phoneme' && e.id === '')) {
@@ -227,6 +230,7 @@ async function synthesizeWithLibrary(task: EspeakTask): Promise<EspeakOutput> {
     o += c.length;
   }
   if (task.semitones !== 0 && samples.length > 0) samples = pitchShift(samples, tts.samplerate, task.semitones);
+  if (!live) samples = removeDc(samples, tts.samplerate);
   if (task.live) {
     if (live) live.end();
     else postWhole(task.live, samples, tts.samplerate);
