@@ -69,6 +69,17 @@ describe('Japanese', () => {
     assert.ok(before / kana > 2, `without readings: ${before} s against ${kana} s: the comparison above can fail`);
   });
 
+  test('/tts/stream reads kanji too: as long as the kana spelling', async () => {
+    const streamed = async (text: string) => {
+      const res = await t.app.inject({ method: 'POST', url: '/api/v1/tts/stream', headers: { 'x-api-key': key }, payload: { text, voice: 'Paige', model: 'rapid-flash', sample_rate: 16000 } });
+      assert.equal(res.statusCode, 200, res.body);
+      return res.rawPayload.length / 2 / 16000;
+    };
+    const kanji = await streamed('会議は九時に始まります。');
+    const kana = await streamed('かいぎはくじにはじまります。');
+    assert.ok(kanji / kana <= 1.3, `kanji ${kanji} s, kana ${kana} s`);
+  });
+
   test('a 36-character sentence is read as words, far below eSpeak alone', async () => {
     const text = '明日の午後三時から東京本社の第一会議室で新しい製品の発表会を開催します。';
     assert.equal([...text].length, 36);

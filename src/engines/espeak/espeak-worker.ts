@@ -182,8 +182,9 @@ async function synthesizeWithProgram(task: EspeakTask): Promise<EspeakOutput> {
   let samples = audio.samples;
   if (task.semitones !== 0 && samples.length > 0) samples = pitchShift(samples, audio.sampleRate, task.semitones);
   // The Klatt voice caleb sits far below zero while it speaks (dc-block.ts). The high-pass comes
-  // last: before the pitch shift, its phase turn on a low fundamental misleads the shifter.
-  samples = removeDc(samples, audio.sampleRate);
+  // last: before the pitch shift, its phase turn on a low fundamental misleads the shifter. In
+  // place: the array is this task's own (read from the program's file, or the shift's output).
+  removeDc(samples, audio.sampleRate, { inPlace: true });
   if (task.live) {
     postWhole(task.live, samples, audio.sampleRate);
     return { samples: new Int16Array(0), sampleRate: task.live.outputRate, words: [] };
@@ -230,7 +231,7 @@ async function synthesizeWithLibrary(task: EspeakTask): Promise<EspeakOutput> {
     o += c.length;
   }
   if (task.semitones !== 0 && samples.length > 0) samples = pitchShift(samples, tts.samplerate, task.semitones);
-  if (!live) samples = removeDc(samples, tts.samplerate);
+  if (!live) removeDc(samples, tts.samplerate, { inPlace: true });
   if (task.live) {
     if (live) live.end();
     else postWhole(task.live, samples, tts.samplerate);

@@ -2,7 +2,7 @@
 // as spoken) and Korean hanja (to hangul). Chinese needs none: eSpeak's Mandarin voice reads
 // hanzi, simplified and traditional, with tones (docs/engines.md). The conversion runs on a
 // one-thread pool of its own, created on the first text that needs it: the Japanese dictionary
-// is loaded there once (~0.6 s, ~300 MB) instead of in every synthesis worker, and the event loop
+// is loaded there once (~0.6 s, ~400 MB) instead of in every synthesis worker, and the event loop
 // never waits for it.
 
 import { EnginePool } from '../../engines/pool.js';
