@@ -72,8 +72,10 @@ export async function japaneseReadings(text: string): Promise<Readings> {
 type HanjaModule = { translate(text: string, mode: 'SUBSTITUTION'): string; split(text: string): string[] };
 let hanja: HanjaModule | null = null;
 
-export async function koreanReadings(text: string): Promise<Readings> {
-  hanja ??= ((await import('hanja')) as unknown as { default: HanjaModule }).default;
+export function koreanReadings(text: string): Readings {
+  // A CommonJS module whose functions sit on `exports.default`: required, so that compiled ESM and
+  // tsx see the same object.
+  hanja ??= (createRequire(import.meta.url)('hanja') as { default: HanjaModule }).default;
   const h = hanja;
   // Runs of hanja and of everything else, each with its hangul (the rest stays as it is). Each run
   // is translated on its own, so the initial-sound rule (리 -> 이) applies where a hanja word starts.
@@ -81,6 +83,6 @@ export async function koreanReadings(text: string): Promise<Readings> {
   return { text: tokens.map((t) => t.reading).join(''), tokens };
 }
 
-export function convertReadings(p: { language: ReadingLanguage; text: string }): Promise<Readings> {
+export async function convertReadings(p: { language: ReadingLanguage; text: string }): Promise<Readings> {
   return p.language === 'ja' ? japaneseReadings(p.text) : koreanReadings(p.text);
 }
