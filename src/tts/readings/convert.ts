@@ -1,7 +1,7 @@
 // Worker side of the CJK readings: Japanese to katakana as spoken (kuromoji, IPADIC dictionary),
 // Korean hanja to hangul (hanja). eSpeak reads kana and hangul but says "Chinese letter" for
 // every kanji or hanja, so these run before synthesis. Loaded on first use only: the Japanese
-// dictionary takes ~0.6 s and ~300 MB, which no non-Japanese request should pay.
+// dictionary takes ~0.6 s and ~400 MB, which no non-Japanese request should pay.
 
 import { createRequire } from 'node:module';
 import path from 'node:path';
