@@ -5,6 +5,7 @@
 import type { FinishPayload } from '../tts/finish.js';
 import type { EspeakOutput, EspeakTask } from './espeak/espeak-worker.js';
 import type { SherpaTtsTask } from './sherpa/sherpa-tts-worker.js';
+import type { ReadingLanguage, Readings } from '../tts/readings/readings.js';
 
 export interface TaskMap {
   /** Health check of the pool itself. */
@@ -15,6 +16,8 @@ export interface TaskMap {
   'tts.espeak': { payload: EspeakTask; result: EspeakOutput };
   /** sherpa-onnx neural TTS (Piper / Kokoro) when model files exist (src/engines/sherpa/). */
   'tts.sherpa': { payload: SherpaTtsTask; result: { samples: Int16Array; sampleRate: number } };
+  /** Japanese / Korean text to kana / hangul readings (src/tts/readings/; its own one-thread pool). */
+  'tts.readings': { payload: { language: ReadingLanguage; text: string }; result: Readings };
   /** Join segments with silences, resample, encode (src/tts/finish.ts). */
   'tts.finish': { payload: FinishPayload; result: Uint8Array };
   /** Pitch shift in semitones, duration unchanged (src/audio/dsp/time-pitch.ts). */
@@ -48,6 +51,7 @@ export const taskHandlers: { [N in TaskName]: (p: TaskPayload<N>) => Promise<Tas
   'tts.espeak': async (p) => (await import('./espeak/espeak-worker.js')).synthesizeEspeak(p),
   'tts.sherpa': async (p) => (await import('./sherpa/sherpa-tts-worker.js')).synthesizeSherpa(p),
   'tts.finish': async (p) => (await import('../tts/finish.js')).finishInWorker(p),
+  'tts.readings': async (p) => (await import('../tts/readings/convert.js')).convertReadings(p),
   'audio.pitch': async (p) => (await import('../audio/dsp/time-pitch.js')).pitchShift(p.samples, p.sampleRate, p.semitones),
   'stt.diarize': async (p) => (await import('../stt/diarize.js')).diarizeSegments(p.pcm, p.spans),
   'audio.resample': async (p) => (await import('../audio/resample.js')).resampleInt16(p.samples, p.inputRate, p.outputRate),

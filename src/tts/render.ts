@@ -10,6 +10,7 @@ import { VOCAL_REALIZATIONS } from './vocalizations.js';
 import { splitSentences } from './sentences.js';
 import { resampleForOutput } from './finish.js';
 import type { AudioBudget } from './audio-limits.js';
+import { speakableText } from './readings/readings.js';
 
 /** Text longer than an engine's chunkChars (default this) is synthesized as parallel chunks. */
 const CHUNK_CHARS = 300;
@@ -114,7 +115,8 @@ async function renderRun(pool: EnginePool, voice: VoiceParams, text: string, sty
       g *= EMPHASIS.gain;
     }
   }
-  const audio = await synthesizeWithRetry(voice, text, s, p, engineStyle, signal);
+  // Kanji and hanja go to the engine as kana and hangul (readings/).
+  const audio = await synthesizeWithRetry(voice, await speakableText(voice.language, text), s, p, engineStyle, signal);
   let samples = audio.samples;
   if (style === 'whisper' && engineStyle !== 'whisper' && samples.length > 0) {
     samples = await pool.run('tts.whisper', { samples, sampleRate: audio.sampleRate }, signal ? { signal, move: [samples] } : { move: [samples] });
@@ -193,7 +195,7 @@ export async function streamItems(pool: EnginePool, voice: VoiceParams, items: M
     if (!SPEAKABLE.test(only.text)) return;
     const style: SpeechStyle = only.whisper ? 'whisper' : only.emphasis ? 'emphasis' : 'normal';
     if ((engine.nativeStyles ?? ['normal']).includes(style)) {
-      const req = engineRequest(voice, only.text, voice.speed, voice.pitch, style);
+      const req = engineRequest(voice, await speakableText(voice.language, only.text), voice.speed, voice.pitch, style);
       let delivered = false;
       const deliver = (pcm: Int16Array) => {
         delivered = true;

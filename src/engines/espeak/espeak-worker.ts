@@ -9,6 +9,7 @@
 import type { MessagePort } from 'node:worker_threads';
 import EspeakInitializer from '@echogarden/espeak-ng-emscripten';
 import { pitchShift } from '../../audio/dsp/time-pitch.js';
+import { DcBlocker, removeDc } from '../../audio/dsp/dc-block.js';
 import { float32ToInt16, int16ToFloat32 } from '../../audio/pcm.js';
 import { StreamResampler } from '../../audio/resample.js';
 import type { WordTiming } from '../engine.js';
@@ -180,6 +181,10 @@ async function synthesizeWithProgram(task: EspeakTask): Promise<EspeakOutput> {
   const audio = await speakWithProgram({ input, ssml: task.emphasis, voice: task.voice, wpm: clampWpm(task.wpm), pitch: clampPitch(task.basePitch) });
   let samples = audio.samples;
   if (task.semitones !== 0 && samples.length > 0) samples = pitchShift(samples, audio.sampleRate, task.semitones);
+  // The Klatt voice caleb sits far below zero while it speaks (dc-block.ts). The high-pass comes
+  // last: before the pitch shift, its phase turn on a low fundamental misleads the shifter. In
+  // place: the array is this task's own (read from the program's file, or the shift's output).
+  removeDc(samples, audio.sampleRate, { inPlace: true });
   if (task.live) {
     postWhole(task.live, samples, audio.sampleRate);
     return { samples: new Int16Array(0), sampleRate: task.live.outputRate, words: [] };
@@ -201,9 +206,14 @@ async function synthesizeWithLibrary(task: EspeakTask): Promise<EspeakOutput> {
   // Event objects are views on emscripten memory that the next callback overwrites: copy now.
   const events: EspeakEvent[] = [];
   const live = task.live && task.semitones === 0 ? new LiveSender(task.live.port, tts.samplerate, task.live.outputRate) : null;
+  // Live audio without a pitch shift loses its DC offset here, piece by piece (the filter's state
+  // spans the chunks); anything else once it is whole, as in the program build.
+  const dc = live ? new DcBlocker(tts.samplerate) : null;
   tts.synthesize(ssml, (samples, evs) => {
     if (samples?.length) {
-      if (live) live.push(samples);
+      // Copied (process() makes a new array): the chunk is a view on emscripten memory that the
+      // next callback reuses.
+      if (live) live.push(dc!.process(samples));
       else chunks.push(samples.slice());
     }
     for (const e of evs) {
@@ -221,6 +231,7 @@ async function synthesizeWithLibrary(task: EspeakTask): Promise<EspeakOutput> {
     o += c.length;
   }
   if (task.semitones !== 0 && samples.length > 0) samples = pitchShift(samples, tts.samplerate, task.semitones);
+  if (!live) removeDc(samples, tts.samplerate, { inPlace: true });
   if (task.live) {
     if (live) live.end();
     else postWhole(task.live, samples, tts.samplerate);

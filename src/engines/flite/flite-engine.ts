@@ -12,6 +12,7 @@ import { WaitQueue } from '../wait-queue.js';
 import { EngineError, type SynthesisRequest, type SynthesisResult, type TtsEngine } from '../engine.js';
 import { decodePcm16MonoWav, decodeWav } from '../../audio/wav.js';
 import { float32ToInt16 } from '../../audio/pcm.js';
+import { removeDc } from '../../audio/dsp/dc-block.js';
 
 export const FLITE_VOICES = ['kal16', 'slt', 'rms', 'awb'] as const;
 /** English variants Flite reads (its voices are American and Scottish English). */
@@ -113,6 +114,9 @@ export class FliteEngine implements TtsEngine {
       samples = await this.pool.run('audio.pitch', { samples, sampleRate: decoded.sampleRate, semitones: req.pitch }, { move: [samples] });
       signal?.throwIfAborted();
     }
+    // rms comes out with a small DC offset (dc-block.ts). Filtered here, in place (the array is
+    // this call's own): about a millisecond for the longest chunk, less than a trip to the pool.
+    removeDc(samples, decoded.sampleRate, { inPlace: true });
     return { samples, sampleRate: decoded.sampleRate };
   }
 
