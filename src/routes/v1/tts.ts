@@ -100,6 +100,13 @@ export const ttsRoutes: FastifyPluginAsyncTypebox<TtsRouteOptions> = async (app,
       schema: {
         tags: ['tts'],
         summary: 'Stream raw PCM (16-bit little-endian, mono) while it is synthesized',
+        description:
+          'Chunked audio/pcm. Headers: X-Sample-Rate, X-Bits-Per-Sample, X-Channels, X-Audio-Format and ' +
+          'X-Credits-Reserved (the price of the whole text, held while streaming). After the last byte, ' +
+          'the HTTP trailer X-Credits-Used (declared in the Trailer header) gives the credits finally ' +
+          'charged: only sentences whose audio was all sent are billed, the rest of the hold is refunded. ' +
+          'A stream cut short (client gone, synthesis failure) ends without the trailer; the usage ' +
+          'records have the charged figure either way.',
         security: [{ apiKey: [] }],
         body: StreamBody,
         response: { 200: Type.Unsafe<unknown>({ type: 'string', format: 'binary', description: 'audio/pcm, chunked' }), ...errorResponses(402, 413) },
@@ -120,12 +127,21 @@ export const ttsRoutes: FastifyPluginAsyncTypebox<TtsRouteOptions> = async (app,
 
       const out = new PassThrough();
       let settled = false;
+      // What the ledger row says was charged, once it is written: the X-Credits-Used trailer.
+      let creditsUsed: number | null = null;
       const settle = async (charactersSent: number) => {
         if (settled) return;
         settled = true;
         const credits = Math.round((job.credits * charactersSent) / Math.max(1, job.characters));
-        if (charactersSent === 0) await hold.release();
-        else await hold.settle({ units: charactersSent, characters: charactersSent, credits }).catch((err: unknown) => request.log.error({ err }, 'settling a stream failed'));
+        if (charactersSent === 0) {
+          await hold.release();
+          creditsUsed = 0;
+        } else {
+          await hold.settle({ units: charactersSent, characters: charactersSent, credits }).then(
+            () => (creditsUsed = credits),
+            (err: unknown) => request.log.error({ err }, 'settling a stream failed'),
+          );
+        }
       };
 
       // The first sentence is synthesized before the headers go out, so a failure there is still a
@@ -156,6 +172,14 @@ export const ttsRoutes: FastifyPluginAsyncTypebox<TtsRouteOptions> = async (app,
         .header('X-Channels', '1')
         .header('X-Audio-Format', 'pcm')
         .header('X-Credits-Reserved', String(job.credits))
+        // Sent after the last audio byte (declared in a Trailer header; Fastify makes the response
+        // chunked): `out` ends only once the hold is settled, so this is the charged figure. A
+        // stream cut short by a failure or by the client ends without trailers; a settlement that
+        // failed (the store was unreachable: nothing charged yet) leaves the trailer out.
+        .trailer('X-Credits-Used', async () => {
+          if (creditsUsed === null) throw new Error('the stream was not settled');
+          return String(creditsUsed);
+        })
         .send(out);
     },
   );
