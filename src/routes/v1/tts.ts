@@ -2,6 +2,7 @@
 // Thin: validate (schemas) -> prepare the job -> hold credits -> synthesize -> settle -> respond.
 
 import { PassThrough } from 'node:stream';
+import { setMaxListeners } from 'node:events';
 import { Type, type Static } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Services } from '../../services.js';
@@ -71,15 +72,22 @@ export const ttsRoutes: FastifyPluginAsyncTypebox<TtsRouteOptions> = async (app,
       const body = request.body as Static<typeof GenerateBody>;
       const req: TtsRequest = { text: body.text, voice: body.voice, model: body.model, language: body.language, speed: body.speed, pitch: body.pitch };
       const job = prepareTts(config, catalog, engines, request.auth, req, 'generate');
-      const hold = await billing.hold(request.auth, { requestId: request.id, kind: 'tts', model: job.model, credits: job.credits, characters: job.characters });
+      // A full node refuses before any credit is held (EnginePool.admit).
+      const admission = pool.admit();
       let audio: Uint8Array;
+      let hold: Awaited<ReturnType<typeof billing.hold>>;
       try {
-        const out = await generateAudio(pool, job, body.format, abortOnClose(reply.raw));
-        audio = out.bytes;
-        services.metrics.observeSynthesis(out.seconds, (performance.now() - started) / 1000, job.voice.engine.id);
-      } catch (err) {
-        await hold.release();
-        throw err;
+        hold = await billing.hold(request.auth, { requestId: request.id, kind: 'tts', model: job.model, credits: job.credits, characters: job.characters });
+        try {
+          const out = await admission.run(() => generateAudio(pool, job, body.format, abortOnClose(reply.raw)));
+          audio = out.bytes;
+          services.metrics.observeSynthesis(out.seconds, (performance.now() - started) / 1000, job.voice.engine.id);
+        } catch (err) {
+          await hold.release();
+          throw err;
+        }
+      } finally {
+        admission.release();
       }
       const balance = await hold.settle({ units: job.characters, characters: job.characters, credits: job.credits });
       return reply
@@ -119,7 +127,16 @@ export const ttsRoutes: FastifyPluginAsyncTypebox<TtsRouteOptions> = async (app,
       }
       const req: TtsRequest = { text: body.text, voice: body.voice, model: body.model, language: body.language, speed: body.speed, pitch: body.pitch };
       const job = prepareTts(config, catalog, engines, request.auth, req, 'stream');
-      const hold = await billing.hold(request.auth, { requestId: request.id, kind: 'tts_stream', model: job.model, credits: job.credits, characters: job.characters });
+      // A full node refuses before any credit is held; the place is freed once the first audio is
+      // out or the stream failed before it (EnginePool.admit says why).
+      const admission = pool.admit();
+      let hold: Awaited<ReturnType<typeof billing.hold>>;
+      try {
+        hold = await billing.hold(request.auth, { requestId: request.id, kind: 'tts_stream', model: job.model, credits: job.credits, characters: job.characters });
+      } catch (err) {
+        admission.release();
+        throw err;
+      }
       const controller = new AbortController();
       reply.raw.once('close', () => {
         if (!reply.raw.writableFinished) controller.abort(new Error('client went away'));
@@ -146,12 +163,14 @@ export const ttsRoutes: FastifyPluginAsyncTypebox<TtsRouteOptions> = async (app,
 
       // The first sentence is synthesized before the headers go out, so a failure there is still a
       // proper JSON error; later failures end the stream early and bill only what was sent.
-      const run = streamAudio(pool, job, body.sample_rate, out, controller.signal);
+      const run = admission.run(() => streamAudio(pool, job, body.sample_rate, out, controller.signal));
       try {
         await run.firstChunk;
       } catch (err) {
         await settle(0);
         throw err;
+      } finally {
+        admission.release();
       }
       run.done.then(
         async (sent) => {
@@ -188,6 +207,8 @@ export const ttsRoutes: FastifyPluginAsyncTypebox<TtsRouteOptions> = async (app,
 /** An abort signal that fires when the client goes away before the response was sent. */
 function abortOnClose(res: import('node:http').ServerResponse): AbortSignal {
   const controller = new AbortController();
+  // Every chunk task of a long text listens on it (a few dozen at most): no leak.
+  setMaxListeners(200, controller.signal);
   res.once('close', () => {
     if (!res.writableFinished) controller.abort(new Error('client went away'));
   });
