@@ -8,7 +8,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Services } from '../../services.js';
 import { errorResponses } from '../../http/schemas.js';
 import { prepareTts, type TtsRequest } from '../../tts/prepare.js';
-import { generateAudio, OUTPUT_FORMATS, type OutputFormat } from '../../tts/generate.js';
+import { generateAudio, OUTPUT_FORMATS, type GeneratedAudio, type OutputFormat } from '../../tts/generate.js';
 import { streamAudio, STREAM_SAMPLE_RATES } from '../../tts/stream.js';
 import type { TtsCatalogPort, TtsEnginePort } from '../../tts/ports.js';
 import { ApiError } from '../../errors.js';
@@ -64,7 +64,7 @@ export const ttsRoutes: FastifyPluginAsyncTypebox<TtsRouteOptions> = async (app,
         summary: 'Synthesize a complete audio file',
         security: [{ apiKey: [] }],
         body: GenerateBody,
-        response: { 200: Type.Unsafe<Buffer>({ type: 'string', format: 'binary', description: 'The audio file (Content-Type per format).' }), ...errorResponses(402, 413) },
+        response: { 200: Type.Unsafe<unknown>({ type: 'string', format: 'binary', description: 'The audio file (Content-Type per format).' }), ...errorResponses(402, 413) },
       },
     },
     async (request, reply) => {
@@ -74,14 +74,13 @@ export const ttsRoutes: FastifyPluginAsyncTypebox<TtsRouteOptions> = async (app,
       const job = prepareTts(config, catalog, engines, request.auth, req, 'generate');
       // A full node refuses before any credit is held (EnginePool.admit).
       const admission = pool.admit();
-      let audio: Uint8Array;
+      let audio: GeneratedAudio;
       let hold: Awaited<ReturnType<typeof billing.hold>>;
       try {
         hold = await billing.hold(request.auth, { requestId: request.id, kind: 'tts', model: job.model, credits: job.credits, characters: job.characters });
         try {
-          const out = await admission.run(() => generateAudio(pool, job, body.format, abortOnClose(reply.raw)));
-          audio = out.bytes;
-          services.metrics.observeSynthesis(out.seconds, (performance.now() - started) / 1000, job.voice.engine.id);
+          audio = await admission.run(() => generateAudio(pool, job, body.format, abortOnClose(reply.raw)));
+          services.metrics.observeSynthesis(audio.seconds, (performance.now() - started) / 1000, job.voice.engine.id);
         } catch (err) {
           await hold.release();
           throw err;
@@ -98,7 +97,7 @@ export const ttsRoutes: FastifyPluginAsyncTypebox<TtsRouteOptions> = async (app,
         .header('X-Processing-Time-Ms', String(Math.round(performance.now() - started)))
         .header('X-Credits-Used', String(job.credits))
         .header('X-Credits-Remaining', String(balance))
-        .send(Buffer.from(audio.buffer, audio.byteOffset, audio.byteLength));
+        .send(audio.body instanceof Uint8Array ? Buffer.from(audio.body.buffer, audio.body.byteOffset, audio.body.byteLength) : audio.body);
     },
   );
 
