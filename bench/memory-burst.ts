@@ -3,7 +3,8 @@
 // ratio after/before should be at most 1.2 (large buffers must not outlive their request).
 // Requests: 5,000-character texts (wav and mp3, eSpeak and Flite) and texts with break tags making
 // ~10 minutes of audio each (the per-request cap); BREAK_MINUTES=87 tries the uncapped reproducer.
-// Run: node --import tsx bench/memory-burst.ts   (PARLA_WORKERS=2 by default; ROUNDS=1)
+// Run: node --import tsx bench/memory-burst.ts   (PARLA_WORKERS=2 by default; ROUNDS=1; the server
+// gets MALLOC_MMAP_THRESHOLD_=131072 as scripts/start.sh sets it, MALLOC_DEFAULT=1 to leave it out)
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { postDrain, startBenchServer, table } from './lib.js';
@@ -28,7 +29,9 @@ function rssMb(pid: number): number {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-const server = await startBenchServer({ PARLA_WORKERS: process.env.PARLA_WORKERS ?? '2' });
+// As `npm start` runs it (scripts/start.sh); MALLOC_DEFAULT=1 leaves glibc's dynamic threshold.
+const mallocEnv: Record<string, string> = process.env.MALLOC_DEFAULT === '1' ? {} : { MALLOC_MMAP_THRESHOLD_: process.env.MALLOC_MMAP_THRESHOLD_ ?? '131072' };
+const server = await startBenchServer({ PARLA_WORKERS: process.env.PARLA_WORKERS ?? '2', ...mallocEnv });
 const pid = server.proc.pid!;
 const headers = { 'x-api-key': server.apiKey };
 const url = `${server.url}/api/v1/tts/generate`;
@@ -83,7 +86,7 @@ try {
     rows.push(row);
     console.log(table([row]));
   }
-  console.log(`\nload average ${loadavg().map((x) => x.toFixed(2)).join(' ')}; PARLA_WORKERS ${process.env.PARLA_WORKERS ?? '2'}\n`);
+  console.log(`\nload average ${loadavg().map((x) => x.toFixed(2)).join(' ')}; PARLA_WORKERS ${process.env.PARLA_WORKERS ?? '2'}; ${JSON.stringify(mallocEnv)}\n`);
   console.log(table(rows));
 } finally {
   await server.stop();
