@@ -1,5 +1,5 @@
 // POST /api/v1/tts/generate (a complete audio file) and POST /api/v1/tts/stream (raw PCM, chunked).
-// Thin: validate (schemas) -> prepare the job -> hold credits -> synthesize -> settle -> respond.
+// Thin: validate (schemas) -> prepare the job -> admit (or 503) -> hold credits -> synthesize -> settle -> respond.
 
 import { PassThrough } from 'node:stream';
 import { setMaxListeners } from 'node:events';
