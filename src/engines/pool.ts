@@ -1,6 +1,7 @@
 // The bounded worker-thread pool every CPU-heavy task runs on (synthesis, encoding, decoding,
 // resampling), so the event loop stays free. Bounded queue: when it is full, callers get
-// SERVICE_OVERLOADED at once instead of waiting without bound (decisions #31).
+// SERVICE_OVERLOADED at once instead of waiting without bound (decisions #31). Synthesis is bounded
+// by whole requests (EnginePool.admit), other work by tasks.
 
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { MessagePort } from 'node:worker_threads';
@@ -45,26 +46,42 @@ export interface PoolStats {
 /** The flow (request) the current async context belongs to; see EnginePool.inFlow. */
 const flows = new AsyncLocalStorage<object>();
 
+/** A synthesis request let in by EnginePool.admit. */
+export interface Admission {
+  /** Runs fn in the request's flow: its pool tasks are never refused for a full queue. */
+  run<T>(fn: () => T): T;
+  /** Frees the request's place; idempotent. */
+  release(): void;
+}
+
 export class EnginePool {
   private readonly piscina: Piscina;
   private readonly maxQueue: number;
+  private readonly threads: number;
+  /** Synthesis requests admitted and not yet released. */
+  private admittedJobs = 0;
+  /** Flows of admitted requests (they outlive their place: see admit). */
+  private readonly admittedFlows = new WeakSet<object>();
 
   /**
    * Runs fn as one flow: every task it starts, however deep (engines, finishing), takes turns with
    * other flows' tasks in the queue (FairTaskQueue) instead of queueing first come, first served.
+   * Inside a flow already (an admitted request), fn stays in it.
    */
   static inFlow<T>(fn: () => Promise<T>): Promise<T> {
-    return flows.run({}, fn);
+    return flows.getStore() ? fn() : flows.run({}, fn);
   }
 
   constructor(opts: PoolOptions) {
     this.maxQueue = opts.maxQueue;
+    this.threads = opts.threads;
     this.piscina = new Piscina({
       filename: new URL(workerFile, import.meta.url).href,
       minThreads: opts.threads,
       maxThreads: opts.threads,
-      // Our own admission check below answers 503 before piscina's queue limit is reached.
-      maxQueue: Math.max(1, opts.maxQueue + opts.threads),
+      // Unbounded here: admit() bounds synthesis requests and run() every other task; the tasks
+      // of an admitted request are never refused, and one request can have many (chunks, breaks).
+      maxQueue: Infinity,
       idleTimeout: 2 ** 31 - 1,
       concurrentTasksPerWorker: 1,
       taskQueue: new FairTaskQueue(),
@@ -72,12 +89,51 @@ export class EnginePool {
   }
 
   /**
-   * Runs a task on a worker; rejects with SERVICE_OVERLOADED when the queue is full. `move`: arrays
+   * Lets one synthesis request in, or throws SERVICE_OVERLOADED (503, Retry-After) when
+   * `threads + maxQueue` requests are in already: one running per worker, PARLA_QUEUE_MAX waiting.
+   * Called before credits are held, so a refusal costs nothing.
+   *
+   * Requests are counted, not their tasks: a long text is split into sentence chunks (and split at
+   * breaks) that run in parallel, and a per-task bound would refuse a request because of its own
+   * chunks, or fail it half-way. Each admitted request has at most `threads` chunks in flight per
+   * segment, so the work waiting in the pool stays proportional to the requests let in. A stream
+   * releases its place once its first audio is out: from then on it synthesizes at most one sentence
+   * ahead of a client that may read slowly, and holding the place would let idle streams refuse
+   * new requests while the workers have nothing to do; its later tasks stay admitted.
+   */
+  admit(): Admission {
+    const limit = this.threads + this.maxQueue;
+    if (this.admittedJobs >= limit) {
+      throw new ApiError('SERVICE_OVERLOADED', { retryAfter: 1, details: { requests_in_progress: this.admittedJobs, limit } });
+    }
+    this.admittedJobs++;
+    const flow = {};
+    this.admittedFlows.add(flow);
+    let released = false;
+    return {
+      run: (fn) => flows.run(flow, fn),
+      release: () => {
+        if (released) return;
+        released = true;
+        this.admittedJobs--;
+      },
+    };
+  }
+
+  /** Synthesis requests admitted now (see admit). */
+  get admitted(): number {
+    return this.admittedJobs;
+  }
+
+  /**
+   * Runs a task on a worker; rejects with SERVICE_OVERLOADED when the queue is full, unless the
+   * task belongs to an admitted synthesis request (see admit). `move`: arrays
    * of the payload handed over without a copy (see movableBuffers; they are detached here after).
    * `ports`: message ports in the payload (a task that reports progress), handed to the worker.
    */
   async run<N extends TaskName>(name: N, payload: TaskPayload<N>, opts: { move?: ArrayBufferView[]; ports?: MessagePort[]; signal?: AbortSignal } = {}): Promise<TaskResult<N>> {
-    if (this.piscina.queueSize >= this.maxQueue) {
+    const flow = flows.getStore();
+    if (!(flow && this.admittedFlows.has(flow)) && this.piscina.queueSize >= this.maxQueue) {
       throw new ApiError('SERVICE_OVERLOADED', { retryAfter: 1, details: { queued: this.piscina.queueSize } });
     }
     const runOpts: Parameters<Piscina['run']>[1] = { name: 'runTask' };
@@ -85,7 +141,7 @@ export class EnginePool {
     if (transferList.length > 0) runOpts.transferList = transferList as never;
     if (opts.signal) runOpts.signal = opts.signal;
     // Symbol keys are not cloned to the worker: the flow stays here, for the queue.
-    const queueOptions: FairQueueOptions = { flow: flows.getStore() };
+    const queueOptions: FairQueueOptions = { flow };
     return (await this.piscina.run({ name, payload, [Piscina.queueOptionsSymbol]: queueOptions }, runOpts)) as TaskResult<N>;
   }
 

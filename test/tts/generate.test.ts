@@ -182,6 +182,21 @@ describe('the audio itself', () => {
     assert.ok(Math.abs(gaps[1]! - 20) < 0.3, `clamped gap ${gaps[1]}`);
   });
 
+  test('a text with breaks: the streamed WAV and a FLAC joined in the worker have the same silences', async () => {
+    const text = 'One.<break time="2s"/>Two.<break time="3s"/>Three.';
+    const gaps: Record<string, number[]> = {};
+    for (const format of ['wav', 'flac']) {
+      const res = await generate({ text, voice: 'Aria', model: 'aura-lite', format });
+      assert.equal(res.statusCode, 200, res.body);
+      assert.equal(Number(res.headers['content-length']), res.rawPayload.length);
+      gaps[format] = silentSpans(await audioOf(res), 16000, { minSeconds: 0.8 }).map((g) => g.end - g.start);
+    }
+    assert.equal(gaps.wav!.length, 2, JSON.stringify(gaps));
+    assert.ok(Math.abs(gaps.wav![0]! - 2) < 0.2 && Math.abs(gaps.wav![1]! - 3) < 0.2, JSON.stringify(gaps));
+    assert.equal(gaps.flac!.length, 2, JSON.stringify(gaps));
+    for (const i of [0, 1]) assert.ok(Math.abs(gaps.flac![i]! - gaps.wav![i]!) < 0.05, JSON.stringify(gaps));
+  });
+
   test('whisper is unvoiced speech of about the same length; vocalizations add audio', async () => {
     const text = 'Please keep this a secret between the two of us.';
     const normal = await audioOf(await generate({ text, voice: 'Aria' }));

@@ -118,3 +118,40 @@ test('a client that goes away stops synthesis and pays only for the sentences se
   assert.ok(used < fullPrice / 2, `billed ${used} of ${fullPrice}`);
   assert.equal(await t.services.store.getBalance(acct.accountId, 'live'), 100_000 - used);
 });
+
+test('the X-Credits-Used trailer, declared in Trailer, gives what the usage record charged', async () => {
+  const acct = await createTestAccount(t.services, { credits: 100_000 });
+  const text = sentences(3);
+  const { res } = await new Promise<{ res: http.IncomingMessage }>((resolve, reject) => {
+    const r = http.request({ host: '127.0.0.1', port, method: 'POST', path: '/api/v1/tts/stream', headers: { 'x-api-key': acct.apiKey, 'content-type': 'application/json' } }, (response) => resolve({ res: response }));
+    r.on('error', reject);
+    r.end(JSON.stringify({ text, voice: 'Aria', sample_rate: 16000 }));
+  });
+  assert.equal(res.statusCode, 200);
+  assert.equal(res.headers['trailer']?.toLowerCase(), 'x-credits-used');
+  assert.equal(res.headers['transfer-encoding'], 'chunked');
+  let bytes = 0;
+  for await (const chunk of res) bytes += (chunk as Buffer).length;
+  assert.ok(bytes > 0);
+  const used = Number(res.trailers['x-credits-used']);
+  assert.equal(used, Number(res.headers['x-credits-reserved']), 'a stream sent in full costs what was reserved');
+  const rows = await t.services.store.listUsage(acct.accountId, 'live', 5);
+  assert.equal(rows.length, 1);
+  assert.equal(rows[0]!.credits, used);
+  assert.equal(rows[0]!.characters, [...text].length, 'the usage record counts the characters sent');
+  assert.equal(await t.services.store.getBalance(acct.accountId, 'live'), 100_000 - used);
+});
+
+test('clients that go away mid-stream do not upset the trailer of the next stream', async () => {
+  for (let i = 0; i < 3; i++) {
+    const { res, req } = await post({ text: sentences(40), voice: 'Aria', sample_rate: 16000 });
+    assert.equal(res.statusCode, 200);
+    await new Promise<void>((resolve) => res.once('data', () => resolve()));
+    req.destroy();
+    res.destroy();
+  }
+  const { res } = await post({ text: 'Still here.', voice: 'Aria', sample_rate: 16000 });
+  assert.equal(res.statusCode, 200);
+  for await (const _ of res) void _;
+  assert.ok(Number(res.trailers['x-credits-used']) > 0);
+});
