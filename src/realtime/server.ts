@@ -52,8 +52,9 @@ export class RealtimeServer {
     this.selfSigned = tls.selfSigned;
     this.cert = tls.cert;
     this.https = https.createServer({ cert: tls.cert, key: tls.key }, (req, res) => {
-      const body = errorBody(new ApiError('NOT_FOUND', { message: `This port serves the real-time WebSocket at ${REALTIME_PATH}.` }), newRequestId());
-      res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+      const requestId = newRequestId();
+      const body = errorBody(new ApiError('NOT_FOUND', { message: `This port serves the real-time WebSocket at ${REALTIME_PATH}.` }), requestId);
+      res.writeHead(404, { 'content-type': 'application/json; charset=utf-8', 'x-request-id': requestId }).end(JSON.stringify(body));
       void req;
     });
     this.https.on('upgrade', (req, socket, head) => {
@@ -80,6 +81,9 @@ export class RealtimeServer {
     const requestId = newRequestId();
     const url = new URL(req.url ?? '/', 'https://localhost');
     if (url.pathname !== REALTIME_PATH) return refuse(socket, new ApiError('NOT_FOUND', { message: `No WebSocket at ${url.pathname}; use ${REALTIME_PATH}.` }), requestId);
+    // A handshake ws would refuse is refused here, before a slot, a hold and a recognizer are taken.
+    const handshake = handshakeProblem(req);
+    if (handshake) return refuse(socket, new ApiError('INVALID_REQUEST', { message: handshake }), requestId);
     const { services } = this;
     let slot: { accountId: string; slotId: string } | null = null;
     let hold: Awaited<ReturnType<Services['billing']['hold']>> | null = null;
@@ -113,7 +117,19 @@ export class RealtimeServer {
       }
       const acquired = slot;
       const held = hold;
+      // Should ws still refuse the handshake, its callback never runs: give everything back when
+      // the socket closes without having been upgraded.
+      let upgraded = false;
+      const abandon = () => {
+        if (upgraded) return;
+        void stream.close().catch(() => undefined);
+        void held.release().catch(() => undefined);
+        void services.limiter.releaseSlot(acquired.accountId, acquired.slotId);
+      };
+      socket.once('close', abandon);
       this.wss.handleUpgrade(req, socket, head, (ws) => {
+        upgraded = true;
+        socket.off('close', abandon);
         const renew = setInterval(() => void services.limiter.renewSlot(acquired.accountId, acquired.slotId, SLOT_LEASE_MS), SLOT_LEASE_MS / 3);
         renew.unref();
         const session = new RealtimeSession(transportOf(ws), {
@@ -189,6 +205,25 @@ function transportOf(ws: WebSocket) {
     pause: () => ws.pause(),
     resume: () => ws.resume(),
   };
+}
+
+const WS_KEY = /^[+/0-9A-Za-z]{22}==$/;
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+
+/** Why ws would refuse this handshake (RFC 6455 4.2.1, as ws checks it), or null. */
+export function handshakeProblem(req: IncomingMessage): string | null {
+  if (req.method !== 'GET') return 'The WebSocket handshake is a GET request.';
+  if ((req.headers.upgrade ?? '').toLowerCase() !== 'websocket') return 'The handshake needs the header Upgrade: websocket.';
+  const key = req.headers['sec-websocket-key'];
+  if (typeof key !== 'string' || !WS_KEY.test(key)) return 'Missing or invalid Sec-WebSocket-Key header.';
+  const version = req.headers['sec-websocket-version'];
+  if (version !== '13' && version !== '8') return 'Sec-WebSocket-Version must be 13.';
+  const protocols = req.headers['sec-websocket-protocol'];
+  if (protocols !== undefined) {
+    const list = protocols.split(',').map((p) => p.trim());
+    if (list.some((p) => !TOKEN.test(p)) || new Set(list).size !== list.length) return 'Invalid Sec-WebSocket-Protocol header.';
+  }
+  return null;
 }
 
 /** Answers the upgrade request with a plain HTTP error: the interface's body and headers. */

@@ -223,7 +223,7 @@ export class RealtimeSession {
         void this.end(CLOSE.NORMAL, 'stream closed by client');
         return;
       default:
-        this.t.send({ type: 'Error', code: 'INVALID_REQUEST', message: `Unknown message type ${JSON.stringify(msg?.type ?? null)}; use KeepAlive, Finalize or CloseStream.` });
+        this.t.send({ type: 'Error', code: 'INVALID_REQUEST', message: `Unknown message type ${describeType(msg?.type)}; use KeepAlive, Finalize or CloseStream.` });
     }
   }
 
@@ -399,4 +399,10 @@ export class RealtimeSession {
     }
     this.o.onEnd({ seconds, credits });
   }
+}
+
+/** The client's "type" for an error message: quoted when a string, else only its kind (it may be JSON nested 100,000 deep). */
+function describeType(type: unknown): string {
+  if (typeof type === 'string') return JSON.stringify(type.length > 64 ? `${type.slice(0, 64)}...` : type);
+  return type === null || type === undefined ? 'null' : Array.isArray(type) ? 'array' : typeof type;
 }

@@ -1,0 +1,540 @@
+// The hostile-input corpus of issue 19: every reproducer of the issue, wrong types for every field
+// of every endpoint, unicode edge cases, unclosed and nested tags, absurd break times, deep JSON,
+// every multipart fault, truncated and lying audio headers, odd methods and paths, header abuse.
+// Plain data (named cases) so the test suite and bench/hostile-health.ts send the same inputs.
+// Expectations beyond the suite-wide invariant (check.ts) are stated per case where the issue or
+// the spec fixes the answer; everything else only has to keep the invariant.
+
+import { multipartBody, wav, silenceWav, type MultipartPart } from './builders.js';
+
+/** Whose credentials a case carries. */
+export type Who = 'rich' | 'broke' | 'none' | 'bad-key' | 'session';
+
+export interface CaseExpect {
+  /** Allowed statuses (otherwise: any status the invariant allows). */
+  status?: number[];
+  /** Allowed error codes for a non-2xx answer. */
+  code?: string[];
+  /** The answer must not be a 2xx (nothing free, nothing served that should not be). */
+  not2xx?: boolean;
+  /** Further checks on the answer; returns a problem or null. */
+  check?: (res: { status: number; headers: Record<string, string>; body: Buffer; trailers: Record<string, string> }) => string | null;
+}
+
+export interface HostileCase {
+  name: string;
+  group: string;
+  /** The defect of issue 19 this case reproduces. */
+  issue?: number;
+  who: Who;
+  method: string;
+  path: string;
+  headers?: Array<[string, string]>;
+  body?: Buffer;
+  /** Declared Content-Length when it must differ from the body (null: none at all). */
+  contentLength?: number | null;
+  expect?: CaseExpect;
+  /** Only sent once this case has passed (a smaller input of a superlinear defect: bigger ones would stall the run for minutes or hours). */
+  requires?: string;
+}
+
+const JSON_CT: [string, string] = ['Content-Type', 'application/json'];
+const jsonBody = (v: unknown) => Buffer.from(JSON.stringify(v));
+const raw = (s: string) => Buffer.from(s, 'utf8');
+
+export const GENERATE = '/api/v1/tts/generate';
+export const STREAM = '/api/v1/tts/stream';
+export const STT_PATHS = ['/api/v1/stt/transcribe', '/api/v1/stt/cipher/transcribe', '/api/v1/stt/lucid/transcribe'] as const;
+
+/** Valid, cheap bodies: a few characters of Flite speech. */
+export const GENERATE_BASE = { text: 'Hi.', voice: 'Aria', model: 'aura-prime', language: 'en-US', speed: 1, pitch: 0, format: 'wav' };
+export const STREAM_BASE = { text: 'Hi.', voice: 'Aria', model: 'aura-prime', language: 'en-US', sample_rate: 8000, speed: 1 };
+
+function post(name: string, group: string, path: string, body: Buffer, opts: Partial<HostileCase> = {}): HostileCase {
+  return { name, group, who: 'rich', method: 'POST', path, headers: [JSON_CT], body, ...opts };
+}
+
+const badRequest: CaseExpect = { status: [400] };
+const clientError = (extra: CaseExpect = {}): CaseExpect => ({ not2xx: true, ...extra });
+
+/** Values of the wrong JSON type for a field of the given type; each must be answered 400. */
+function wrongTypes(type: 'string' | 'number' | 'integer'): Array<[string, string]> {
+  const all: Array<[string, string, string[]]> = [
+    ['null', 'null', []],
+    ['true', 'true', []],
+    ['number', '7', ['number', 'integer']],
+    ['float', '1.5', ['number']],
+    ['huge number', '1e308', ['number', 'integer']],
+    ['overflowing number', '1e999', ['number', 'integer']],
+    ['negative zero', '-0', ['number', 'integer']],
+    ['string', '"1"', ['string']],
+    ['empty array', '[]', []],
+    ['array of string', '["x"]', []],
+    ['empty object', '{}', []],
+    ['object', '{"a":{"b":1}}', []],
+  ];
+  return all.filter(([, , ok]) => !ok.includes(type)).map(([n, v]) => [n, v]);
+}
+
+/** Same-type values that are out of range or odd: the invariant decides. */
+function oddValues(type: 'string' | 'number' | 'integer'): Array<[string, string]> {
+  if (type === 'string') return [['empty string', '""'], ['spaces', '"   "'], ['10k chars', JSON.stringify('x'.repeat(10_000))], ['NUL', '"\\u0000"'], ['lone surrogate', '"\\ud800"'], ['path', '"../../etc/passwd"'], ['html', '"<script>alert(1)</script>"']];
+  return [['zero', '0'], ['negative', '-1'], ['huge', '1e308'], ['tiny', '1e-308'], ['max safe', String(Number.MAX_SAFE_INTEGER)], ['2^63', '9223372036854775808']];
+}
+
+function rawJsonWith(base: Record<string, unknown>, field: string, rawValue: string): Buffer {
+  const rest = { ...base };
+  delete rest[field];
+  const head = JSON.stringify(rest).slice(0, -1);
+  return raw(`${head}${head.length > 1 ? ',' : ''}"${field}":${rawValue}}`);
+}
+
+const FIELD_TYPES_GENERATE: Record<string, 'string' | 'number'> = { text: 'string', voice: 'string', model: 'string', language: 'string', speed: 'number', pitch: 'number', format: 'string' };
+const FIELD_TYPES_STREAM: Record<string, 'string' | 'number' | 'integer'> = { text: 'string', voice: 'string', model: 'string', language: 'string', sample_rate: 'integer', speed: 'number', pitch: 'number' };
+
+function fieldCases(): HostileCase[] {
+  const out: HostileCase[] = [];
+  for (const [path, base, types] of [
+    [GENERATE, GENERATE_BASE, FIELD_TYPES_GENERATE],
+    [STREAM, STREAM_BASE, FIELD_TYPES_STREAM],
+  ] as const) {
+    for (const [field, type] of Object.entries(types)) {
+      for (const [n, v] of wrongTypes(type)) out.push(post(`${path} ${field}: ${n}`, 'wrong types', path, rawJsonWith(base, field, v), { expect: badRequest }));
+      for (const [n, v] of oddValues(type)) out.push(post(`${path} ${field}: ${n}`, 'odd values', path, rawJsonWith(base, field, v)));
+      // The same with the 0-credit account: nothing valid may pass for free.
+      out.push(post(`${path} ${field}: null (0 credits)`, 'wrong types', path, rawJsonWith(base, field, 'null'), { who: 'broke', expect: badRequest }));
+    }
+    out.push(post(`${path} body is an array`, 'wrong types', path, raw('[1,2]'), { expect: { status: [400], code: ['INVALID_REQUEST'] } }));
+    out.push(post(`${path} body is a string`, 'wrong types', path, raw('"text"'), { expect: { status: [400], code: ['INVALID_REQUEST'] } }));
+    out.push(post(`${path} body is null`, 'wrong types', path, raw('null'), { expect: { status: [400] } }));
+    out.push(post(`${path} body is a number`, 'wrong types', path, raw('42'), { expect: { status: [400] } }));
+    out.push(post(`${path} empty body`, 'wrong types', path, Buffer.alloc(0), { expect: { status: [400] } }));
+    out.push(post(`${path} malformed JSON`, 'wrong types', path, raw('{"text": "hi", '), { expect: { status: [400], code: ['INVALID_REQUEST'] } }));
+    out.push(post(`${path} trailing garbage`, 'wrong types', path, raw(`${JSON.stringify(base)}xyz`), { expect: { status: [400], code: ['INVALID_REQUEST'] } }));
+    out.push(post(`${path} __proto__ key`, 'wrong types', path, raw(`{"__proto__":{"admin":true},"text":"Hi.","voice":"Aria"}`)));
+    out.push(post(`${path} constructor.prototype`, 'wrong types', path, raw(`{"constructor":{"prototype":{"admin":true}},"text":"Hi.","voice":"Aria"}`)));
+    out.push(post(`${path} duplicate keys`, 'wrong types', path, raw(`{"text":"Hi.","text":{"a":1},"voice":"Aria"}`), { expect: badRequest }));
+    out.push(post(`${path} missing everything`, 'wrong types', path, raw('{}'), { expect: badRequest }));
+    out.push(post(`${path} invalid UTF-8 bytes`, 'unicode', path, Buffer.concat([raw('{"text":"a'), Buffer.from([0xff, 0xfe, 0xc0, 0xaf]), raw('","voice":"Aria"}')])));
+    out.push(post(`${path} UTF-16 body`, 'unicode', path, Buffer.from('\ufeff' + JSON.stringify(base), 'utf16le'), { headers: [['Content-Type', 'application/json; charset=utf-16']] }));
+    out.push(post(`${path} no key`, 'auth', path, jsonBody(base), { who: 'none', expect: { status: [401], code: ['AUTH_MISSING_API_KEY'] } }));
+    out.push(post(`${path} unknown key`, 'auth', path, jsonBody(base), { who: 'bad-key', expect: { status: [401], code: ['AUTH_INVALID_API_KEY'] } }));
+    out.push(post(`${path} valid body, 0 credits`, 'credits', path, jsonBody(base), { who: 'broke', expect: { status: [402], code: ['INSUFFICIENT_CREDITS'] } }));
+  }
+  return out;
+}
+
+function unicodeCases(): HostileCase[] {
+  const texts: Array<[string, string]> = [
+    ['NUL inside', 'a\u0000b'],
+    ['only NUL', '\u0000'],
+    ['C0 controls', 'a\u0001\u0002\u0003\u0007\u0008\u000b\u000c\u000e\u001b\u001fb'],
+    ['DEL and C1', 'a\u007f\u0085\u009bb'],
+    ['lone high surrogate', 'a\ud800b'],
+    ['lone low surrogate', 'a\udc00b'],
+    ['reversed surrogates', 'a\udc00\ud800b'],
+    ['RTL marks', '\u200fHello\u202e world\u202c\u200e'],
+    ['combining pile', 'e' + '\u0301'.repeat(500)],
+    ['emoji ZWJ family', 'Hi \u{1F468}\u200d\u{1F469}\u200d\u{1F467}\u200d\u{1F466} there'],
+    ['BOM first', '\ufeffHello'],
+    ['BOMs only', '\ufeff\ufeff'],
+    ['4-byte letters', '\u{1D573}\u{1D58A}\u{1D591}\u{1D591}\u{1D594}'],
+    ['zero-width only', '\u200b\u200c\u200d'],
+    ['whitespace only', ' \t\n\r '],
+    ['line separators', 'a\u2028b\u2029c'],
+    ['noncharacters', 'a\ufffe\uffffb'],
+    ['private use', '\ue000\uf8ff'],
+    ['mixed scripts', 'Hello мир 世界 مرحبا'],
+    ['NUL in markup', 'Hi <break time="1\u0000s"/> there'],
+    ['5000 combining marks', 'a' + '\u0300'.repeat(4999)],
+  ];
+  const out: HostileCase[] = [];
+  for (const [n, text] of texts) {
+    // The issue's defect 5: no character may reach an engine that cannot take it (500 ENGINE_ERROR).
+    out.push(post(`generate text: ${n}`, 'unicode', GENERATE, jsonBody({ ...GENERATE_BASE, text }), { issue: n.includes('NUL') || n.includes('C0') ? 5 : undefined }));
+    out.push(post(`stream text: ${n}`, 'unicode', STREAM, jsonBody({ ...STREAM_BASE, text })));
+  }
+  // Every engine gets control characters (defect 5: Flite takes text as argv, others as files).
+  for (const [model, voice] of [['aura-lite', 'Aria'], ['aura-prime', 'Aria'], ['aura-max', 'Aria'], ['rapid-flash', 'Amelia'], ['rapid-max', 'Aria']] as const) {
+    out.push(post(`generate ${model}: NUL and controls`, 'unicode', GENERATE, jsonBody({ text: 'a\u0000b\u0001c\u001bd', voice, model }), { issue: 5 }));
+  }
+  for (const [n, voice] of [['voice NUL', 'Ar\u0000ia'], ['voice RTL', '\u202eairA'], ['voice surrogate', '\ud800'], ['voice emoji', '\u{1F600}']] as const) {
+    out.push(post(`generate ${n}`, 'unicode', GENERATE, jsonBody({ ...GENERATE_BASE, voice }), { expect: clientError() }));
+  }
+  for (const [n, language] of [['language NUL', 'en\u0000US'], ['language RTL', '\u202eSU-ne'], ['language 4-byte', '\u{1D573}\u{1D58A}']] as const) {
+    out.push(post(`generate ${n}`, 'unicode', GENERATE, jsonBody({ ...GENERATE_BASE, language }), { expect: clientError() }));
+  }
+  return out;
+}
+
+function markupCases(): HostileCase[] {
+  const out: HostileCase[] = [];
+  const gen = (name: string, text: string, opts: Partial<HostileCase> = {}) => out.push(post(name, 'markup', GENERATE, jsonBody({ ...GENERATE_BASE, text }), opts));
+  const str = (name: string, text: string, opts: Partial<HostileCase> = {}) => out.push(post(name, 'markup', STREAM, jsonBody({ ...STREAM_BASE, text }), opts));
+  // Defect 1: "<a" and whitespace made the tag regex cubic. Smaller inputs first: a bigger one is
+  // only sent once the smaller one answered without stalling the event loop.
+  gen('markup <a + 1,000 spaces', '<a' + ' '.repeat(1000), { issue: 1 });
+  gen('markup <a + 4,998 spaces (issue reproducer)', '<a' + ' '.repeat(4998), { issue: 1, requires: 'markup <a + 1,000 spaces' });
+  gen('markup <a + 4,998 spaces, 0 credits', '<a' + ' '.repeat(4998), { issue: 1, who: 'broke', requires: 'markup <a + 1,000 spaces', expect: clientError() });
+  str('stream markup <a + 3,000 spaces', '<a' + ' '.repeat(3000), { issue: 1, requires: 'markup <a + 1,000 spaces' });
+  str('stream markup <a + 49,998 spaces', '<a' + ' '.repeat(49_998), { issue: 1, requires: 'stream markup <a + 3,000 spaces' });
+  gen('markup <break + 4,990 spaces', '<break' + ' '.repeat(4990), { issue: 1, requires: 'markup <a + 1,000 spaces' });
+  gen('markup <break time= + tabs and newlines', '<break time=' + ' \t\n'.repeat(1600), { issue: 1, requires: 'markup <a + 1,000 spaces' });
+  gen('markup 2,500 "<" characters', '<'.repeat(2500), { requires: 'markup <a + 1,000 spaces' });
+  gen('markup "<a " x 1,600', '<a '.repeat(1600), { requires: 'markup <a + 1,000 spaces' });
+  gen('markup attribute storm', '<break' + ' time="1s"'.repeat(450) + '/>', { requires: 'markup <a + 1,000 spaces' });
+  gen('markup unclosed quote', 'Hi <break time="1s/> there', { expect: clientError() });
+  gen('markup unclosed whisper', 'Hi <whisper>there', { expect: clientError() });
+  gen('markup nested whisper x 300 unclosed', '<whisper>'.repeat(300) + 'a', { expect: clientError() });
+  gen('markup nested whisper x 300 closed', '<whisper>'.repeat(300) + 'a' + '</whisper>'.repeat(300));
+  gen('markup stray closing tags', '</whisper>'.repeat(300) + 'a', { expect: clientError() });
+  gen('markup crossed tags', 'a <whisper><laugh>b</whisper></laugh>');
+  gen('markup unknown tag', 'Hi <script>alert(1)</script>', { expect: clientError() });
+  gen('markup comment', 'Hi <!-- x --> there');
+  gen('markup CDATA', 'Hi <![CDATA[ x ]]> there');
+  gen('markup processing instruction', '<?xml version="1.0"?>Hi');
+  gen('markup entity', 'Hi &amp; &#0; &#x110000; &bogus; there');
+  gen('markup uppercase tag', 'Hi <BREAK TIME="1s"/> there');
+  gen('markup break without time', 'Hi <break/> there', { expect: clientError() });
+  gen('markup break with two times', 'Hi <break time="1s" time="2s"/> there');
+  gen('markup break not self-closed', 'Hi <break time="1s"> there');
+  // Absurd break times (each in an otherwise valid text).
+  for (const t of ['1e309s', '-1s', '99999999999ms', 'NaNs', 'Infinitys', '0x10s', '1e3ms', ' 1s', '1 s', '', '1.5.5s', '\u0661s', '1s\u0000', '0s', '-0ms', '1e-400s', '5', 's', 'ms', '1h', '9'.repeat(400) + 'ms']) {
+    gen(`break time="${t.length > 20 ? t.slice(0, 12) + '...' : t}"`, `Hi <break time="${t}"/> there`);
+  }
+  // Defect 2: audio for 1 credit, and audio for nothing.
+  gen('262 breaks of 20s (87 minutes, issue reproducer)', 'a' + '<break time="20s"/>'.repeat(262), { issue: 2, expect: { status: [400, 413] } });
+  gen('600 laughs, 0 credits (issue reproducer)', '<laugh/>'.repeat(600), { issue: 2, who: 'broke', expect: clientError() });
+  str('stream 600 laughs, 0 credits', '<laugh/>'.repeat(600), { issue: 2, who: 'broke', expect: clientError() });
+  str('stream 262 breaks at 48 kHz', 'a' + '<break time="20s"/>'.repeat(262));
+  gen('only breaks, no text', '<break time="1s"/>'.repeat(3), { who: 'broke', expect: clientError() });
+  return out;
+}
+
+/** JSON nested n levels deep, built as text (no recursion). */
+export function deepArray(n: number): string {
+  return '['.repeat(n) + ']'.repeat(n);
+}
+function deepObject(n: number): string {
+  return '{"a":'.repeat(n) + '1' + '}'.repeat(n);
+}
+
+function deepJsonCases(): HostileCase[] {
+  const out: HostileCase[] = [];
+  for (const depth of [5_000, 100_000]) {
+    const d = depth.toLocaleString('en-US');
+    for (const field of ['text', 'voice', 'speed', 'format']) {
+      out.push(post(`generate ${field}: arrays ${d} deep`, 'deep JSON', GENERATE, rawJsonWith({ text: 'Hi.', voice: 'Aria' }, field, deepArray(depth)), { issue: 3, expect: badRequest }));
+    }
+    out.push(post(`generate text: objects ${d} deep`, 'deep JSON', GENERATE, raw(`{"voice":"Aria","text":${deepObject(depth)}}`), { issue: 3, expect: badRequest }));
+    out.push(post(`stream sample_rate: arrays ${d} deep`, 'deep JSON', STREAM, raw(`{"text":"Hi.","voice":"Aria","sample_rate":${deepArray(depth)}}`), { issue: 3, expect: badRequest }));
+    out.push(post(`generate whole body: arrays ${d} deep`, 'deep JSON', GENERATE, raw(deepArray(depth)), { issue: 3, expect: badRequest }));
+    out.push(post(`generate unknown field: arrays ${d} deep`, 'deep JSON', GENERATE, raw(`{"text":"Hi.","voice":"Aria","extra":${deepArray(depth)}}`), { issue: 3 }));
+    out.push(post(`dashboard sign-in email: arrays ${d} deep`, 'deep JSON', '/dashboard/api/session', raw(`{"email":${deepArray(depth)},"password":"x"}`), { issue: 3, who: 'none', expect: badRequest }));
+    out.push(post(`dashboard new key name: arrays ${d} deep`, 'deep JSON', '/dashboard/api/keys', raw(`{"name":${deepArray(depth)},"mode":"live"}`), { issue: 3, who: 'session', expect: badRequest }));
+  }
+  return out;
+}
+
+/** A small valid upload and the STT fields of each endpoint, with wrong values. */
+function sttFieldCases(): HostileCase[] {
+  const out: HostileCase[] = [];
+  const file = silenceWav(0.3);
+  const mp = (name: string, path: string, parts: MultipartPart[], opts: Partial<HostileCase> = {}) => {
+    const { body, contentType } = multipartBody(parts);
+    out.push({ name, group: 'stt fields', who: 'rich', method: 'POST', path, headers: [['Content-Type', contentType]], body, ...opts });
+  };
+  const fileParts = (fields: Record<string, string>): MultipartPart[] => [{ name: 'file', filename: 'a.wav', contentType: 'audio/wav', data: file }, ...Object.entries(fields).map(([name, v]) => ({ name, data: Buffer.from(v) }))];
+  // The Lucid endpoint's requests name a Lucid model (the common default, cipher-fast, is refused there).
+  const modelFor = (path: string): Record<string, string> => (path.includes('/lucid/') ? { model: 'lucid-lite' } : {});
+  const bad: Record<string, string[]> = {
+    model: ['', 'nope', 'cipher-fast\u0000', 'x'.repeat(5000), '../lucid-mono', 'CIPHER-FAST'],
+    language: ['??', 'x'.repeat(5000), 'en\u0000', '\u202eus', 'zz-ZZ'],
+    response_format: ['xml', 'JSON', '', 'verbose_json\u0000'],
+    timestamp_granularities: ['char', 'word,char', '[]', '["word"]', 'word'],
+    prompt: ['x'.repeat(3999), 'x'.repeat(4001), '\u0000', '<a' + ' '.repeat(3000)],
+    diarize: ['maybe', '2', '', 'TRUE'],
+    smart_format: ['maybe', 'null'],
+    punctuate: ['yes please'],
+    keywords: [',,,,', 'a:'.repeat(1500), 'x:1e999', ':'.repeat(3000), 'word:' + '9'.repeat(3000)],
+  };
+  for (const path of STT_PATHS) {
+    for (const [field, values] of Object.entries(bad)) {
+      values.forEach((v, i) => mp(`${path} ${field} #${i + 1}`, path, fileParts({ ...modelFor(path), [field]: v })));
+    }
+    mp(`${path} valid upload`, path, fileParts(modelFor(path)), { expect: { status: [200] } });
+    mp(`${path} valid upload, 0 credits`, path, fileParts(modelFor(path)), { who: 'broke', expect: { status: [402], code: ['INSUFFICIENT_CREDITS'] } });
+    mp(`${path} repeated model field`, path, fileParts({ model: 'cipher-fast' }).concat([{ name: 'model', data: Buffer.from('lucid-mono') }]));
+    mp(`${path} 31 fields`, path, fileParts({ ...modelFor(path), ...Object.fromEntries(Array.from({ length: 31 }, (_, i) => [`f${i}`, 'x'])) }), { expect: clientError() });
+    // Over the 16 KB field limit (the Lucid endpoint ignores prompt, so it gets keywords).
+    mp(`${path} field of 20 KB`, path, fileParts({ ...modelFor(path), [path.includes('/lucid/') ? 'keywords' : 'prompt']: 'x'.repeat(20_000) }), { expect: clientError() });
+  }
+  return out;
+}
+
+function multipartFaultCases(): HostileCase[] {
+  const out: HostileCase[] = [];
+  const file = silenceWav(0.3);
+  const good = multipartBody([{ name: 'file', filename: 'a.wav', contentType: 'audio/wav', data: file }]);
+  const boundary = good.contentType.split('boundary=')[1]!;
+  const add = (name: string, contentType: string | null, body: Buffer, opts: Partial<HostileCase> = {}) => {
+    for (const path of STT_PATHS) {
+      out.push({ name: `${path} multipart: ${name}`, group: 'multipart', who: 'rich', method: 'POST', path, headers: contentType === null ? [] : [['Content-Type', contentType]], body, ...opts });
+    }
+  };
+  const invalidRequest: CaseExpect = { status: [400], code: ['INVALID_REQUEST', 'MISSING_FILE'] };
+  // Defect 4: each of these answered 500 INTERNAL_ERROR.
+  add('no boundary', 'multipart/form-data', good.body, { issue: 4, expect: invalidRequest });
+  add('wrong boundary', 'multipart/form-data; boundary=not-the-one', good.body, { issue: 4, expect: invalidRequest });
+  const long = 'b'.repeat(300);
+  add('boundary over 256 characters', `multipart/form-data; boundary=${long}`, Buffer.concat([raw(`--${long}\r\nContent-Disposition: form-data; name="file"; filename="a.wav"\r\nContent-Type: audio/wav\r\n\r\n`), file, raw(`\r\n--${long}--\r\n`)]), { issue: 4, expect: invalidRequest });
+  add('truncated mid-part', good.contentType, good.body.subarray(0, Math.floor(good.body.length / 2)), { issue: 4, expect: invalidRequest });
+  add('truncated in the part headers', good.contentType, good.body.subarray(0, 60), { issue: 4, expect: invalidRequest });
+  add('no closing boundary', good.contentType, good.body.subarray(0, good.body.length - boundary.length - 6), { expect: clientError() });
+  add('empty body', good.contentType, Buffer.alloc(0), { expect: clientError() });
+  // (On the Lucid endpoint a request without a model field is refused for its model first.)
+  add('only the closing boundary', good.contentType, raw(`--${boundary}--\r\n`), { expect: { status: [400], code: ['MISSING_FILE', 'INVALID_REQUEST', 'INVALID_MODEL'] } });
+  add('part without a name', good.contentType, Buffer.concat([raw(`--${boundary}\r\nContent-Disposition: form-data; filename="a.wav"\r\n\r\n`), file, raw(`\r\n--${boundary}--\r\n`)]), { expect: clientError() });
+  add('part without Content-Disposition', good.contentType, Buffer.concat([raw(`--${boundary}\r\nContent-Type: audio/wav\r\n\r\n`), file, raw(`\r\n--${boundary}--\r\n`)]), { expect: clientError() });
+  add('part header of 100 KB', good.contentType, Buffer.concat([raw(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.wav"\r\nX-Junk: ${'j'.repeat(100_000)}\r\n\r\n`), file, raw(`\r\n--${boundary}--\r\n`)]));
+  add('filename of 50 KB', good.contentType, Buffer.concat([raw(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${'f'.repeat(50_000)}"\r\n\r\n`), file, raw(`\r\n--${boundary}--\r\n`)]));
+  add('1,000 empty parts', good.contentType, raw(Array.from({ length: 1000 }, (_, i) => `--${boundary}\r\nContent-Disposition: form-data; name="p${i}"\r\n\r\n\r\n`).join('') + `--${boundary}--\r\n`), { expect: clientError() });
+  add('two files', good.contentType, Buffer.concat([raw(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.wav"\r\n\r\n`), file, raw(`\r\n--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="b.wav"\r\n\r\n`), file, raw(`\r\n--${boundary}--\r\n`)]), { expect: clientError() });
+  add('file field sent as text', good.contentType, raw(`--${boundary}\r\nContent-Disposition: form-data; name="file"\r\n\r\nnot a file\r\n--${boundary}--\r\n`), { expect: clientError() });
+  add('file under another name', good.contentType, Buffer.concat([raw(`--${boundary}\r\nContent-Disposition: form-data; name="audio"; filename="a.wav"\r\n\r\n`), file, raw(`\r\n--${boundary}--\r\n`)]), { expect: { status: [400], code: ['MISSING_FILE', 'INVALID_MODEL'] } });
+  add('nested multipart/mixed', good.contentType, raw(`--${boundary}\r\nContent-Disposition: form-data; name="file"\r\nContent-Type: multipart/mixed; boundary=inner\r\n\r\n--inner\r\nContent-Disposition: file; filename="a.wav"\r\n\r\nxx\r\n--inner--\r\n--${boundary}--\r\n`), { expect: clientError() });
+  add('boundary with quotes and spaces', 'multipart/form-data; boundary="a b c"', raw(`--a b c\r\nContent-Disposition: form-data; name="file"; filename="a.wav"\r\n\r\n`));
+  add('LF line endings', good.contentType, Buffer.from(good.body.toString('latin1').replace(/\r\n/g, '\n'), 'latin1'), { expect: clientError() });
+  add('Content-Type multipart/related', good.contentType.replace('form-data', 'related'), good.body);
+  add('lying Content-Length (30 MB declared)', good.contentType, good.body, { contentLength: 30 * 1024 * 1024, expect: { status: [413], code: ['FILE_TOO_LARGE', 'REQUEST_TOO_LARGE'] } });
+  // Raw uploads (no multipart): the documented 400, not a 415 or a 500.
+  add('raw WAV body', 'audio/wav', file, { expect: { status: [400], code: ['INVALID_REQUEST'] } });
+  add('raw octet-stream body', 'application/octet-stream', file, { expect: { status: [400], code: ['INVALID_REQUEST'] } });
+  add('JSON body', 'application/json', raw('{"file":"a.wav"}'), { expect: clientError() });
+  add('no Content-Type', null, file, { expect: clientError() });
+  add('urlencoded body', 'application/x-www-form-urlencoded', raw('file=a.wav&model=cipher-fast'), { expect: clientError() });
+  return out;
+}
+
+function audioHeaderCases(): HostileCase[] {
+  const out: HostileCase[] = [];
+  const pcm = Buffer.alloc(16000); // 0.5 s of 16 kHz silence
+  const files: Array<[string, Buffer]> = [
+    ['WAV data size bigger than the file', wav({ dataSize: 10_000_000, pcm })],
+    ['WAV RIFF size 0xFFFFFFFF', wav({ riffSize: 0xffffffff, pcm })],
+    ['WAV data size 0xFFFFFFFF', wav({ dataSize: 0xffffffff, pcm })],
+    ['WAV zero channels', wav({ channels: 0, pcm })],
+    ['WAV 65535 channels', wav({ channels: 65535, pcm })],
+    ['WAV sample rate 0', wav({ sampleRate: 0, pcm })],
+    ['WAV sample rate 4 GHz', wav({ sampleRate: 0xffffffff, pcm })],
+    ['WAV 0 bits per sample', wav({ bits: 0, pcm })],
+    ['WAV 7 bits per sample', wav({ bits: 7, pcm })],
+    ['WAV unknown format tag', wav({ format: 0x1234, pcm })],
+    ['WAV fmt chunk size 0xFFFFFFFF', wav({ fmtSize: 0xffffffff, pcm })],
+    ['WAV empty data', wav({ pcm: Buffer.alloc(0) })],
+    ['WAV odd byte count', wav({ pcm: Buffer.alloc(16001) })],
+    ['WAV header only, truncated', wav({ pcm }).subarray(0, 30)],
+    ['RIFF magic only', raw('RIFF')],
+    ['MP3 ID3 magic and junk', Buffer.concat([raw('ID3\u0004\u0000\u0000\u0000\u0000\u0000\u0000'), junk(4000)])],
+    ['MP3 frame sync and junk', Buffer.concat([Buffer.from([0xff, 0xfb, 0x90, 0x64]), junk(4000)])],
+    ['Ogg magic and junk', Buffer.concat([raw('OggS\u0000\u0002'), junk(4000)])],
+    ['FLAC magic and junk', Buffer.concat([raw('fLaC'), junk(4000)])],
+    ['WebM magic and junk', Buffer.concat([Buffer.from([0x1a, 0x45, 0xdf, 0xa3]), junk(4000)])],
+    ['M4A ftyp and junk', Buffer.concat([Buffer.from([0, 0, 0, 0x20]), raw('ftypM4A '), junk(4000)])],
+    ['one byte', Buffer.from([0])],
+    ['64 KB of random bytes', junk(65_536)],
+    ['text file', raw('hello, this is not audio\n'.repeat(100))],
+  ];
+  for (const [name, data] of files) {
+    const { body, contentType } = multipartBody([{ name: 'file', filename: 'x.wav', contentType: 'audio/wav', data }]);
+    out.push({ name: `audio: ${name}`, group: 'audio headers', who: 'rich', method: 'POST', path: STT_PATHS[0], headers: [['Content-Type', contentType]], body });
+  }
+  const { body, contentType } = multipartBody([{ name: 'file', filename: 'x.wav', contentType: 'audio/wav', data: Buffer.alloc(0) }]);
+  out.push({ name: 'audio: empty file', group: 'audio headers', who: 'rich', method: 'POST', path: STT_PATHS[0], headers: [['Content-Type', contentType]], body, expect: { status: [400], code: ['MISSING_FILE'] } });
+  return out;
+}
+
+/** Deterministic junk (a fixed LCG), so every run sends the same bytes. */
+export function junk(n: number, seed = 19): Buffer {
+  const b = Buffer.alloc(n);
+  let x = seed;
+  for (let i = 0; i < n; i++) {
+    x = (x * 1103515245 + 12345) >>> 0;
+    b[i] = x >>> 24;
+  }
+  return b;
+}
+
+const NOT_PACKAGE_JSON: CaseExpect['check'] = (res) => (/"dependencies"|"devDependencies"|root:x:0:0/.test(res.body.toString('latin1')) ? 'served a file from outside the built page' : null);
+
+function methodAndPathCases(): HostileCase[] {
+  const out: HostileCase[] = [];
+  const get = (name: string, path: string, opts: Partial<HostileCase> = {}) => out.push({ name, group: 'methods and paths', who: 'rich', method: 'GET', path, ...opts });
+  // Defect 6: odd dashboard paths (sent as is: no client-side normalization).
+  for (const p of ['/dashboard/../package.json', '/dashboard/%2e%2e', '/dashboard/..%2f..%2fpackage.json', '/dashboard/assets/a%00.js', '/dashboard/%2e%2e/%2e%2e/package.json', '/dashboard/assets/..%5c..%5cpackage.json', '/dashboard/assets/%c0%ae%c0%ae/package.json', '/dashboard/assets/../../../../etc/passwd', '/dashboard/.stamp', '/dashboard/assets/%2fetc%2fpasswd', '/dashboard//etc/passwd', '/dashboard/assets/x.js%00.html']) {
+    get(`dashboard path ${p}`, p, { issue: 6, who: 'none', expect: { check: NOT_PACKAGE_JSON } });
+  }
+  // Defect 7: methods Node's parser or the router does not know; bad percent-encoding.
+  for (const m of ['CONNECT_X', 'PROPFIND', 'TRACE', 'FOO', 'get', 'M-SEARCH', 'PATCH', 'PUT', 'DELETE', 'OPTIONS', 'HEAD']) {
+    get(`method ${m} /api/v1/models`, '/api/v1/models', { issue: 7, method: m, expect: m === 'HEAD' ? {} : { not2xx: m !== 'OPTIONS' && m !== 'HEAD' } });
+  }
+  get('method DELETE /api/v1/tts/generate', GENERATE, { method: 'DELETE', expect: { status: [404, 405] } });
+  get('method GET /api/v1/tts/generate', GENERATE, { expect: { status: [404, 405] } });
+  get('CONNECT host:port', '127.0.0.1:1', { method: 'CONNECT', issue: 7 });
+  for (const p of ['/dashboard/assets/%ZZ', '/api/v1/voices?model=%ZZ', '/api/v1/%', '/api/v1/models%', '/%ZZ/../api', '/api/v1/voices/%E0%A4%A/preview', '/api/v1/models?%=%']) {
+    get(`bad percent-encoding ${p}`, p, { issue: 7, expect: { not2xx: !p.includes('models?') } });
+  }
+  get('NUL in path', '/api/v1/models\u0000', { issue: 7 });
+  get('space in path', '/api/v1/mod els', { issue: 7 });
+  get('absolute-form URL', 'http://evil.example/api/v1/models');
+  get('asterisk path', '*', { expect: { not2xx: true } });
+  get('double slash', '//api/v1/models');
+  get('dot segments', '/api/v1/./../v1/models');
+  get('URL of 100 KB', '/api/v1/models?x=' + 'a'.repeat(100_000), { expect: { not2xx: true } });
+  get('path of 100 KB', '/' + 'a/'.repeat(50_000), { expect: { not2xx: true } });
+  get('4,000 query parameters', '/api/v1/voices?' + Array.from({ length: 4000 }, (_, i) => `p${i}=1`).join('&'));
+  get('repeated model parameter', '/api/v1/voices?model=aura-prime&model=aura-lite');
+  get('array-style parameter', '/api/v1/voices?model[]=aura-prime&language[x]=en');
+  get('prototype parameter', '/api/v1/voices?__proto__[model]=x&constructor[prototype][x]=1');
+  get('voices: unknown model', '/api/v1/voices?model=nope', { expect: { status: [400] } });
+  get('voices: language of 36 chars', '/api/v1/voices?language=' + 'x'.repeat(36), { expect: { status: [400] } });
+  get('voices: bad gender', '/api/v1/voices?gender=other', { expect: { status: [400] } });
+  get('languages: unknown model', '/api/v1/languages?model=nope', { expect: { status: [400] } });
+  get('preview: voice of 65 chars', '/api/v1/voices/' + 'a'.repeat(65) + '/preview', { who: 'none', expect: { not2xx: true } });
+  get('preview: NUL voice', '/api/v1/voices/%00/preview', { who: 'none', expect: { not2xx: true } });
+  get('preview: dot-dot voice', '/api/v1/voices/..%2f..%2fpackage.json/preview', { who: 'none', expect: { not2xx: true, check: NOT_PACKAGE_JSON } });
+  get('preview: unknown model', '/api/v1/voices/Aria/preview?model=nope', { who: 'none', expect: { status: [400] } });
+  get('usage without key', '/api/v1/usage', { who: 'none', expect: { status: [401] } });
+  get('credits with unknown key', '/api/v1/user/credits', { who: 'bad-key', expect: { status: [401] } });
+  get('openapi.json with 10,000 params', '/openapi.json?' + 'a=1&'.repeat(3000));
+  get('health with junk query', '/health?%ff%fe=%00');
+  get('realtime port path on the API port', '/api/v1/stt/realtime/stream', { expect: { status: [404] } });
+  return out;
+}
+
+function headerCases(): HostileCase[] {
+  const out: HostileCase[] = [];
+  const models = (name: string, headers: Array<[string, string]>, opts: Partial<HostileCase> = {}) =>
+    out.push({ name, group: 'headers', who: 'none', method: 'GET', path: '/api/v1/models', headers, ...opts });
+  models('X-API-Key of 8 KB', [['X-API-Key', 'svc_live_' + 'a'.repeat(8000)]], { expect: { status: [401] } });
+  models('X-API-Key of 100 KB', [['X-API-Key', 'a'.repeat(100_000)]], { expect: { not2xx: true } });
+  models('X-API-Key with latin-1 bytes', [['X-API-Key', 'svc_live_\u00ff\u00fe']], { expect: { status: [401] } });
+  models('X-API-Key with spaces', [['X-API-Key', '   ']], { expect: { status: [401] } });
+  models('two X-API-Key headers', [['X-API-Key', 'a'], ['X-API-Key', 'b']], { expect: { status: [401] } });
+  models('Authorization Bearer garbage', [['Authorization', 'Bearer ' + 'x'.repeat(1000)]], { expect: { status: [401] } });
+  models('1,000 headers', Array.from({ length: 1000 }, (_, i): [string, string] => [`X-H${i}`, 'v']), { expect: {} });
+  models('3,000 headers', Array.from({ length: 3000 }, (_, i): [string, string] => [`X-H${i}`, 'v']), { expect: { not2xx: true } });
+  models('header without value', [['X-API-Key', '']], { expect: { status: [401] } });
+  models('obsolete line folding', [['X-API-Key', 'abc\r\n folded']], { expect: { not2xx: true } });
+  models('header name with space', [['X API Key', 'abc']], { expect: { not2xx: true } });
+  models('X-Request-ID spoof', [['X-Request-ID', '<script>' + 'x'.repeat(5000)]], {
+    expect: { status: [401], check: (res) => (/script/.test(res.headers['x-request-id'] ?? '') ? 'echoed a client-chosen request id' : null) },
+  });
+  models('X-Forwarded-For garbage', [['X-Forwarded-For', '999.999.999.999, ::g, ' + 'x'.repeat(3000)]], { expect: { status: [401] } });
+  models('Host header of 8 KB', [['X-Forwarded-Host', 'h'.repeat(8000)]], { expect: { status: [401] } });
+  const gen = (name: string, headers: Array<[string, string]>, body: Buffer, opts: Partial<HostileCase> = {}) =>
+    out.push({ name, group: 'headers', who: 'rich', method: 'POST', path: GENERATE, headers, body, ...opts });
+  const body = jsonBody(GENERATE_BASE);
+  gen('Content-Type text/plain', [['Content-Type', 'text/plain']], body, { expect: { status: [400], code: ['INVALID_REQUEST'] } });
+  gen('Content-Type multipart on TTS', [['Content-Type', 'multipart/form-data; boundary=x']], body, { expect: { not2xx: true } });
+  gen('Content-Type application/json; charset=latin1', [['Content-Type', 'application/json; charset=latin1']], body);
+  gen('Content-Type with junk parameters', [['Content-Type', 'application/json; ' + 'a=b; '.repeat(1000)]], body);
+  gen('no Content-Type', [], body, { expect: { not2xx: true } });
+  gen('Content-Length smaller than the body', [JSON_CT], body, { contentLength: 5, expect: { not2xx: true } });
+  gen('Content-Length not a number', [JSON_CT], body, { contentLength: null, headers: [JSON_CT, ['Content-Length', 'abc']], expect: { not2xx: true } });
+  gen('Content-Length negative', [JSON_CT], body, { contentLength: null, headers: [JSON_CT, ['Content-Length', '-1']], expect: { not2xx: true } });
+  gen('Transfer-Encoding chunked and Content-Length', [JSON_CT, ['Transfer-Encoding', 'chunked']], body, { expect: { not2xx: true } });
+  gen('bad chunked body', [JSON_CT, ['Transfer-Encoding', 'chunked']], raw('zz\r\nabc\r\n0\r\n\r\n'), { contentLength: null, expect: { not2xx: true } });
+  gen('chunked body of many 1-byte chunks', [JSON_CT, ['Transfer-Encoding', 'chunked']], raw([...JSON.stringify(GENERATE_BASE)].map((c) => `1\r\n${c}\r\n`).join('') + '0\r\n\r\n'), { contentLength: null });
+  gen('Content-Encoding gzip with junk', [JSON_CT, ['Content-Encoding', 'gzip']], junk(200), { expect: { not2xx: true } });
+  gen('body over 2 MB', [JSON_CT], raw(JSON.stringify({ ...GENERATE_BASE, pad: 'x'.repeat(2_200_000) })), { expect: { status: [413], code: ['REQUEST_TOO_LARGE'] } });
+  gen('Expect: 100-continue', [JSON_CT, ['Expect', '100-continue']], body);
+  gen('Expect: something else', [JSON_CT, ['Expect', 'teapot']], body, { expect: { not2xx: true } });
+  // Dashboard cookie and CSRF abuse.
+  const dash = (name: string, method: string, path: string, headers: Array<[string, string]>, b = Buffer.alloc(0), opts: Partial<HostileCase> = {}) =>
+    out.push({ name, group: 'headers', who: 'none', method, path, headers, body: b, ...opts });
+  dash('dashboard session cookie of 8 KB', 'GET', '/dashboard/api/keys', [['Cookie', 'parla_session=' + 'a'.repeat(8000)]], undefined, { expect: { status: [401] } });
+  dash('dashboard cookie garbage', 'GET', '/dashboard/api/keys', [['Cookie', '=;;==; parla_session; \u00ff=\u00fe']], undefined, { expect: { status: [401] } });
+  dash('dashboard sign-in from another origin', 'POST', '/dashboard/api/session', [JSON_CT, ['Origin', 'https://evil.example']], jsonBody({ email: 'a@b.c', password: 'x' }), { expect: { status: [403] } });
+  dash('dashboard sign-in with Origin null', 'POST', '/dashboard/api/session', [JSON_CT, ['Origin', 'null']], jsonBody({ email: 'a@b.c', password: 'x' }), { expect: { status: [403] } });
+  dash('dashboard sign-in with a broken Origin', 'POST', '/dashboard/api/session', [JSON_CT, ['Origin', 'http://[::1']], jsonBody({ email: 'a@b.c', password: 'x' }), { expect: { status: [403] } });
+  out.push({ name: 'dashboard new key with a wrong CSRF token', group: 'headers', who: 'session', method: 'POST', path: '/dashboard/api/keys', headers: [JSON_CT, ['X-CSRF-Token', 'x'.repeat(64)]], body: jsonBody({ name: 'k', mode: 'live' }), expect: { status: [403], code: ['CSRF_FAILED'] } });
+  return out;
+}
+
+function dashboardFieldCases(): HostileCase[] {
+  const out: HostileCase[] = [];
+  const bodies: Array<[string, string, Record<string, 'string'>, Record<string, unknown>, Who]> = [
+    ['/dashboard/api/session', 'sign-in', { email: 'string', password: 'string' }, { email: 'nobody@example.com', password: 'wrong password' }, 'none'],
+    ['/dashboard/api/keys', 'new key', { name: 'string', mode: 'string' }, { name: 'hostile', mode: 'live' }, 'session'],
+  ];
+  for (const [path, what, types, base, who] of bodies) {
+    for (const [field, type] of Object.entries(types)) {
+      for (const [n, v] of wrongTypes(type)) out.push(post(`dashboard ${what} ${field}: ${n}`, 'wrong types', path, rawJsonWith(base, field, v), { who, expect: badRequest }));
+      // Sign-in fails for every odd value; a key's name is a label (any text but blank is one).
+      for (const [n, v] of oddValues(type)) out.push(post(`dashboard ${what} ${field}: ${n}`, 'odd values', path, rawJsonWith(base, field, v), { who, expect: who === 'none' || field === 'mode' || n === 'empty string' || n === 'spaces' ? { not2xx: true } : {} }));
+    }
+    out.push(post(`dashboard ${what}: body is an array`, 'wrong types', path, raw('[]'), { who, expect: badRequest }));
+    out.push(post(`dashboard ${what}: malformed JSON`, 'wrong types', path, raw('{"'), { who, expect: badRequest }));
+  }
+  out.push(post('dashboard sign-in: email of 300 chars', 'odd values', '/dashboard/api/session', jsonBody({ email: 'a'.repeat(290) + '@example.com', password: 'x' }), { who: 'none', expect: badRequest }));
+  out.push(post('dashboard sign-in: password of 1,025 chars', 'odd values', '/dashboard/api/session', jsonBody({ email: 'a@example.com', password: 'x'.repeat(1025) }), { who: 'none', expect: badRequest }));
+  out.push(post('dashboard new key: reserved playground name', 'odd values', '/dashboard/api/keys', jsonBody({ name: 'DASHBOARD PLAYGROUND', mode: 'live' }), { who: 'session', expect: { not2xx: true } }));
+  for (const id of ['x'.repeat(101), '%00', '..%2f..%2f', 'key_does_not_exist', '%ZZ']) {
+    out.push({ name: `dashboard revoke key ${id.slice(0, 20)}`, group: 'odd values', who: 'session', method: 'DELETE', path: `/dashboard/api/keys/${id}`, expect: { not2xx: true } });
+  }
+  for (const q of ['mode=x', 'mode=', 'mode=live&mode=test', 'mode[]=live', 'mode=%00']) {
+    out.push({ name: `dashboard usage ?${q}`, group: 'odd values', who: 'session', method: 'GET', path: `/dashboard/api/usage?${q}` });
+  }
+  out.push({ name: 'dashboard keys without a session', group: 'auth', who: 'none', method: 'GET', path: '/dashboard/api/keys', expect: { status: [401], code: ['SESSION_REQUIRED'] } });
+  out.push({ name: 'dashboard unknown API path', group: 'methods and paths', who: 'session', method: 'GET', path: '/dashboard/api/../api/keys/../../../package.json', expect: { check: NOT_PACKAGE_JSON } });
+  return out;
+}
+
+function reproducerExtras(): HostileCase[] {
+  return [
+    {
+      name: 'realtime info of an idle account reports 0 streams in use',
+      group: 'reproducers',
+      issue: 8,
+      who: 'rich',
+      method: 'GET',
+      path: '/api/v1/stt/realtime/info',
+      expect: {
+        status: [200],
+        check: (res) => {
+          const inUse = (JSON.parse(res.body.toString()) as { limits?: { concurrent_in_use?: unknown } }).limits?.concurrent_in_use;
+          return inUse === 0 ? null : `concurrent_in_use is ${String(inUse)} for an idle account`;
+        },
+      },
+    },
+    post('stream declares and sends the credits charged in a trailer', 'reproducers', STREAM, jsonBody({ ...STREAM_BASE, text: 'Hello there.' }), {
+      issue: 9,
+      expect: {
+        status: [200],
+        check: (res) => {
+          if (!/x-credits-used/i.test(res.headers.trailer ?? '')) return `no "Trailer: X-Credits-Used" header (got ${JSON.stringify(res.headers.trailer ?? null)})`;
+          const used = res.trailers['x-credits-used'];
+          return used !== undefined && /^\d+$/.test(used) ? null : `no X-Credits-Used trailer (trailers ${JSON.stringify(res.trailers)})`;
+        },
+      },
+    }),
+  ];
+}
+
+/** Every named case, in the order they are sent. */
+export function hostileCorpus(): HostileCase[] {
+  return [
+    ...reproducerExtras(),
+    ...fieldCases(),
+    ...unicodeCases(),
+    ...markupCases(),
+    ...deepJsonCases(),
+    ...sttFieldCases(),
+    ...multipartFaultCases(),
+    ...audioHeaderCases(),
+    ...methodAndPathCases(),
+    ...headerCases(),
+    ...dashboardFieldCases(),
+  ];
+}

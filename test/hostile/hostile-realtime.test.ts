@@ -1,0 +1,314 @@
+// Issue 19's bad-input suite on the real-time socket: hostile upgrade requests (wrong query
+// parameters, keys, handshakes) must be refused with the HTTP error body of interface.md; inside
+// an open stream, malformed control messages, unknown types, binary garbage, oversized and
+// malformed frames and sending after close must get the protocol's Error messages and close codes
+// of docs/realtime.md, never an internal error, never a crash; the slot comes back every time.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import tls from 'node:tls';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import WebSocket from 'ws';
+import { RealtimeServer } from '../../src/realtime/server.js';
+import { opusSupported } from '../../src/realtime/opus-decoder.js';
+import { SETTINGS, startHostileService, Tally, type HostileService } from './harness.js';
+import { answerProblems } from './check.js';
+import { junk, deepArray } from './corpus.js';
+import { parseResponse, sendRaw, type Outcome } from './wire.js';
+
+let svc: HostileService;
+let rt: RealtimeServer;
+let port: number;
+const tally = new Tally();
+const eld = monitorEventLoopDelay({ resolution: 1 });
+const PATH = '/api/v1/stt/realtime/stream';
+
+before(async () => {
+  svc = await startHostileService();
+  rt = new RealtimeServer(svc.t.services, { idleTimeoutMs: 3000, recognizerWaitMs: 5000 });
+  port = await rt.listen(0, '127.0.0.1');
+  await svc.t.services.stt.pocketsphinx.whenReady();
+  eld.enable();
+});
+
+after(async () => {
+  eld.disable();
+  console.log(tally.summary('real-time socket'));
+  await rt?.close();
+  await svc?.close();
+});
+
+/** Runs fn and fails when the event loop stalled past the bound meanwhile. */
+async function measured<T>(name: string, fn: () => Promise<T>): Promise<T> {
+  eld.reset();
+  await sleep(2);
+  const out = await fn();
+  await sleep(2);
+  const ms = eld.max / 1e6;
+  if (ms > tally.worstDelayMs) {
+    tally.worstDelayMs = ms;
+    tally.worstDelayCase = name;
+  }
+  assert.ok(ms <= SETTINGS.maxLoopDelayMs * 2, `event loop delayed ${ms.toFixed(0)} ms`);
+  return out;
+}
+
+/** An upgrade request written by hand over TLS; the server's whole answer, parsed. */
+function rawUpgrade(path: string, headers: Array<[string, string]> = [], timeoutMs = SETTINGS.timeoutMs): Promise<Outcome> {
+  const started = performance.now();
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let done = false;
+    const socket = tls.connect({ port, host: '127.0.0.1', rejectUnauthorized: false }, () => {
+      const lines = [`GET ${path} HTTP/1.1`, `Host: 127.0.0.1:${port}`, ...headers.map(([k, v]) => `${k}: ${v}`), ...(headers.length ? [] : ['Connection: close'])];
+      socket.write(lines.join('\r\n') + '\r\n\r\n');
+    });
+    const finish = (o: Outcome) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(o);
+    };
+    const timer = setTimeout(() => finish({ kind: 'stall', ms: performance.now() - started }), timeoutMs);
+    socket.on('data', (d) => {
+      chunks.push(d);
+      // A refusal is the whole answer; a 101 means the stream opened (close it: not expected here).
+      const res = parseResponse(Buffer.concat(chunks), false);
+      if (res && (res.status === 101 || res.body.length >= Number(res.headers['content-length'] ?? Infinity))) finish({ kind: 'answer', res, ms: performance.now() - started });
+    });
+    socket.on('error', () => undefined);
+    socket.on('close', () => {
+      const res = parseResponse(Buffer.concat(chunks), false);
+      finish(res ? { kind: 'answer', res, ms: performance.now() - started } : { kind: 'no-answer', ms: performance.now() - started, error: 'closed without an answer' });
+    });
+  });
+}
+
+const WS_HEADERS: Array<[string, string]> = [['Upgrade', 'websocket'], ['Connection', 'Upgrade'], ['Sec-WebSocket-Key', 'dGhlIHNhbXBsZSBub25jZQ=='], ['Sec-WebSocket-Version', '13']];
+const q = (params: Record<string, string>) => `${PATH}?${new URLSearchParams(params)}`;
+
+async function inUse(): Promise<number> {
+  const o = await sendRaw(svc.port, { method: 'GET', path: '/api/v1/stt/realtime/info', headers: [['X-API-Key', svc.creds.rich]], body: Buffer.alloc(0) }, 10_000);
+  assert.equal(o.kind, 'answer');
+  return (JSON.parse((o as { res: { body: Buffer } }).res.body.toString()) as { limits: { concurrent_in_use: number } }).limits.concurrent_in_use;
+}
+
+describe('hostile upgrades are refused with the error body', () => {
+  const refusals: Array<[string, () => string, Array<[string, string]>, number[]]> = [
+    ['no key', () => q({}), WS_HEADERS, [401]],
+    ['unknown key', () => q({ api_key: 'svc_live_' + '0'.repeat(40) }), WS_HEADERS, [401]],
+    ['key of 8 KB', () => q({ api_key: 'k'.repeat(8000) }), WS_HEADERS, [401]],
+    ['0-credit account', () => q({ api_key: svc.creds.broke }), WS_HEADERS, [402]],
+    ['unknown model', () => q({ api_key: svc.creds.rich, model: 'nope' }), WS_HEADERS, [400]],
+    ['unknown encoding', () => q({ api_key: svc.creds.rich, encoding: 'mp3' }), WS_HEADERS, [400]],
+    ['sample_rate 4000', () => q({ api_key: svc.creds.rich, sample_rate: '4000' }), WS_HEADERS, [400]],
+    ['sample_rate 1e309', () => q({ api_key: svc.creds.rich, sample_rate: '1e309' }), WS_HEADERS, [400]],
+    ['sample_rate -1', () => q({ api_key: svc.creds.rich, sample_rate: '-1' }), WS_HEADERS, [400]],
+    ['sample_rate of 400 digits', () => q({ api_key: svc.creds.rich, sample_rate: '9'.repeat(400) }), WS_HEADERS, [400]],
+    ['endpointing abc', () => q({ api_key: svc.creds.rich, endpointing: 'abc' }), WS_HEADERS, [400]],
+    ['utterance_end_ms 99999999', () => q({ api_key: svc.creds.rich, utterance_end_ms: '99999999' }), WS_HEADERS, [400]],
+    ['interim_results maybe', () => q({ api_key: svc.creds.rich, interim_results: 'maybe' }), WS_HEADERS, [400]],
+    ['punctuate NUL', () => `${PATH}?api_key=${svc.creds.rich}&punctuate=%00`, WS_HEADERS, [400]],
+    ['bad percent-encoding', () => `${PATH}?api_key=${svc.creds.rich}&model=%ZZ`, WS_HEADERS, [400]],
+    ['unsupported language', () => q({ api_key: svc.creds.rich, language: 'xx-YY' }), WS_HEADERS, [400]],
+    ['wrong path', () => `/api/v1/stt/realtime/other?api_key=${svc.creds.rich}`, WS_HEADERS, [404]],
+    ['dot-dot path', () => `/api/v1/stt/realtime/stream/../../../../package.json?api_key=${svc.creds.rich}`, WS_HEADERS, [404]],
+    ['WebSocket version 7', () => q({ api_key: svc.creds.rich }), [...WS_HEADERS.slice(0, 3), ['Sec-WebSocket-Version', '7']], [400]],
+    ['no Sec-WebSocket-Key', () => q({ api_key: svc.creds.rich }), [...WS_HEADERS.slice(0, 2), ['Sec-WebSocket-Version', '13']], [400]],
+    ['Sec-WebSocket-Key of 8 KB', () => q({ api_key: svc.creds.rich }), [...WS_HEADERS.slice(0, 2), ['Sec-WebSocket-Key', 'k'.repeat(8000)], ['Sec-WebSocket-Version', '13']], [400]],
+    ['invalid Sec-WebSocket-Protocol', () => q({ api_key: svc.creds.rich }), [...WS_HEADERS, ['Sec-WebSocket-Protocol', 'a b, a, a']], [400]],
+    ['Upgrade: h2c', () => q({ api_key: svc.creds.rich }), [['Upgrade', 'h2c'], ...WS_HEADERS.slice(1)], [400, 404]],
+    ['plain HTTPS request', () => q({ api_key: svc.creds.rich }), [], [404]],
+  ];
+  for (const [name, path, headers, statuses] of refusals) {
+    test(name, async () => {
+      const o = await measured(name, () => rawUpgrade(path(), headers));
+      tally.record(`upgrade: ${name}`, { outcome: o, loopDelayMs: 0, firstLoopDelayMs: 0, problems: [] });
+      assert.deepEqual(answerProblems(o, 'GET', { status: statuses }), []);
+    });
+  }
+
+  test('a refused handshake gives its slot, hold and recognizer back', async () => {
+    await rawUpgrade(q({ api_key: svc.creds.rich }), [...WS_HEADERS.slice(0, 3), ['Sec-WebSocket-Version', '7']]);
+    await sleep(200);
+    // The recognizer is free again (the test services have one): a new stream opens.
+    const s = await open();
+    s.ws.send(JSON.stringify({ type: 'CloseStream' }));
+    assert.equal((await s.closed).code, 1000);
+    assert.equal(await inUse(), 0, 'a slot is still held after the refused handshake');
+  });
+});
+
+interface Session {
+  ws: WebSocket;
+  messages: Array<Record<string, unknown>>;
+  closed: Promise<{ code: number; reason: string }>;
+}
+
+function open(params: Record<string, string> = {}): Promise<Session> {
+  const ws = new WebSocket(`wss://127.0.0.1:${port}${q({ api_key: svc.creds.rich, ...params })}`, { rejectUnauthorized: false, maxPayload: 1 << 24 });
+  const messages: Array<Record<string, unknown>> = [];
+  ws.on('message', (d, bin) => {
+    if (!bin) messages.push(JSON.parse(d.toString()) as Record<string, unknown>);
+  });
+  const closed = new Promise<{ code: number; reason: string }>((resolve) => ws.on('close', (code, reason) => resolve({ code, reason: reason.toString() })));
+  ws.on('error', () => undefined);
+  return new Promise((resolve, reject) => {
+    ws.once('open', () => resolve({ ws, messages, closed }));
+    ws.once('unexpected-response', (_req, res) => reject(new Error(`refused with ${res.statusCode}`)));
+  });
+}
+
+async function until(pred: () => boolean, ms = 10_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!pred()) {
+    if (Date.now() > end) throw new Error('timed out');
+    await sleep(10);
+  }
+}
+
+/** The stream's protocol answers: no internal error, and the close code is one docs/realtime.md or RFC 6455 names for the fault. */
+function assertProtocol(s: Session, close: { code: number } | null, allowed: number[]): void {
+  const internal = s.messages.filter((m) => m.type === 'Error' && m.code === 'INTERNAL_ERROR');
+  assert.deepEqual(internal, [], 'an internal error was reported');
+  for (const m of s.messages.filter((x) => x.type === 'Error')) assert.ok(typeof m.code === 'string' && typeof m.message === 'string', JSON.stringify(m));
+  if (close) assert.ok(allowed.includes(close.code), `closed with ${close.code}; expected ${allowed.join(' or ')}`);
+}
+
+describe('hostile messages on an open stream', () => {
+  const controls: Array<[string, string | Buffer]> = [
+    ['invalid JSON', '{"type":'],
+    ['empty text frame', ''],
+    ['JSON null', 'null'],
+    ['JSON array', '[{"type":"KeepAlive"}]'],
+    ['JSON number', '42'],
+    ['JSON string', '"KeepAlive"'],
+    ['unknown type', '{"type":"Explode"}'],
+    ['type in lower case', '{"type":"closestream"}'],
+    ['type is an object', '{"type":{"toString":1}}'],
+    ['type with NUL', '{"type":"CloseStream\\u0000"}'],
+    ['__proto__ type', '{"__proto__":{"type":"CloseStream"}}'],
+    ['deep JSON 100,000 levels', `{"type":${deepArray(100_000)}}`],
+    ['900 KB text frame', JSON.stringify({ type: 'KeepAlive', pad: 'x'.repeat(900_000) })],
+    ['lone surrogate text', '{"type":"\ud800"}'],
+  ];
+  for (const [name, frame] of controls) {
+    test(`control message: ${name} gets an Error (or is ignored) and the stream goes on`, async () => {
+      await measured(name, async () => {
+        const s = await open();
+        await until(() => s.messages.some((m) => m.type === 'Metadata'));
+        s.ws.send(frame);
+        s.ws.send(JSON.stringify({ type: 'KeepAlive' }));
+        s.ws.send(JSON.stringify({ type: 'CloseStream' }));
+        const close = await s.closed;
+        assertProtocol(s, close, [1000]);
+        assert.ok(s.messages.some((m) => m.type === 'Summary'), `no Summary: ${JSON.stringify(s.messages.map((m) => m.type))}`);
+        tally.record(`stream: ${name}`, { outcome: { kind: 'answer', res: { status: close.code, headers: {}, body: Buffer.alloc(0), trailers: {} }, ms: 0 }, loopDelayMs: 0, firstLoopDelayMs: 0, problems: [] });
+      });
+    });
+  }
+
+  test('binary garbage as linear16 audio is transcribed as noise and billed, not a crash', async () => {
+    await measured('binary garbage', async () => {
+      const s = await open();
+      for (const n of [1, 3, 4097, 16_001, 65_535]) s.ws.send(junk(n, n));
+      s.ws.send(JSON.stringify({ type: 'Finalize' }));
+      s.ws.send(JSON.stringify({ type: 'CloseStream' }));
+      const close = await s.closed;
+      assertProtocol(s, close, [1000]);
+      assert.ok(s.messages.some((m) => m.type === 'Summary'));
+    });
+  });
+
+  test('binary garbage with encoding=opus: INVALID_AUDIO and close 1007', async (t) => {
+    if (!(await opusSupported())) return t.skip('no Opus decoder (ffmpeg) on this machine');
+    await measured('opus garbage', async () => {
+      const s = await open({ encoding: 'opus' });
+      s.ws.send(junk(5000));
+      const close = await s.closed;
+      assertProtocol(s, close, [1007]);
+      assert.ok(s.messages.some((m) => m.type === 'Error' && m.code === 'INVALID_AUDIO'));
+    });
+  });
+
+  test('a text frame over the 1 MiB frame limit closes with 1009', async () => {
+    await measured('huge text frame', async () => {
+      const s = await open();
+      s.ws.send('x'.repeat(2 * 1024 * 1024));
+      assertProtocol(s, await s.closed, [1009]);
+    });
+  });
+
+  test('a binary frame over the 1 MiB frame limit closes with 1009', async () => {
+    await measured('huge binary frame', async () => {
+      const s = await open();
+      s.ws.send(Buffer.alloc(2 * 1024 * 1024));
+      assertProtocol(s, await s.closed, [1009]);
+    });
+  });
+
+  test('a text frame that is not UTF-8 closes with 1007', async () => {
+    await measured('invalid UTF-8', async () => {
+      const s = await open();
+      s.ws.send(Buffer.from([0x7b, 0xff, 0xfe, 0x7d]), { binary: false });
+      assertProtocol(s, await s.closed, [1007]);
+    });
+  });
+
+  const rawFrames: Array<[string, Buffer]> = [
+    ['unmasked client frame', Buffer.from([0x81, 0x02, 0x68, 0x69])],
+    ['reserved opcode 0x3', Buffer.from([0x83, 0x80, 1, 2, 3, 4])],
+    ['RSV1 without an extension', Buffer.from([0xc1, 0x80, 1, 2, 3, 4])],
+    ['ping of 126 bytes', Buffer.concat([Buffer.from([0x89, 0xfe, 0x00, 0x7e, 1, 2, 3, 4]), Buffer.alloc(126)])],
+    ['fragmented ping', Buffer.from([0x09, 0x80, 1, 2, 3, 4])],
+    ['continuation without a start', Buffer.from([0x80, 0x80, 1, 2, 3, 4])],
+    ['64-bit length of 2^63', Buffer.from([0x82, 0xff, 0x80, 0, 0, 0, 0, 0, 0, 0, 1, 2, 3, 4])],
+    ['close frame with a 1-byte payload', Buffer.from([0x88, 0x81, 1, 2, 3, 4, 0x41])],
+    ['close frame with code 999', Buffer.from([0x88, 0x82, 0, 0, 0, 0, 0x03, 0xe7])],
+  ];
+  for (const [name, bytes] of rawFrames) {
+    test(`malformed frame: ${name} closes the stream cleanly`, async () => {
+      await measured(name, async () => {
+        const s = await open();
+        await until(() => s.messages.some((m) => m.type === 'Metadata'));
+        (s.ws as unknown as { _socket: tls.TLSSocket })._socket.write(bytes);
+        const close = await Promise.race([s.closed, sleep(10_000).then(() => null)]);
+        if (!close) s.ws.terminate();
+        assert.ok(close, 'the server kept the stream open after a malformed frame');
+        assertProtocol(s, close, [1002, 1006, 1007, 1009]);
+      });
+    });
+  }
+
+  test('sending after CloseStream and after close is ignored', async () => {
+    await measured('after close', async () => {
+      const s = await open();
+      s.ws.send(JSON.stringify({ type: 'CloseStream' }));
+      s.ws.send(junk(3200));
+      s.ws.send(JSON.stringify({ type: 'Finalize' }));
+      s.ws.send('{"type":');
+      const close = await s.closed;
+      assertProtocol(s, close, [1000]);
+      assert.equal(s.messages.filter((m) => m.type === 'Summary').length, 1);
+      const late = await new Promise<Error | undefined>((resolve) => s.ws.send('{"type":"KeepAlive"}', resolve));
+      assert.ok(late instanceof Error, 'a send after close went out');
+    });
+  });
+
+  test('a client that vanishes mid-stream (no close frame) frees its slot', async () => {
+    const s = await open();
+    s.ws.send(junk(3200));
+    (s.ws as unknown as { _socket: tls.TLSSocket })._socket.destroy();
+    await s.closed;
+    await until(() => rt.activeStreams === 0, 10_000);
+  });
+
+  test('after all of it: no stream left, the slot count is 0, the service answers', async () => {
+    await until(() => rt.activeStreams === 0, 10_000);
+    await sleep(200);
+    assert.equal(await inUse(), 0);
+    const health = await sendRaw(svc.port, { method: 'GET', path: '/health', headers: [], body: Buffer.alloc(0) }, 10_000);
+    assert.equal(health.kind === 'answer' && health.res.status, 200);
+  });
+});
