@@ -1,6 +1,6 @@
 // Raw HTTP/1.1 over a TCP socket, for what app.inject() and HTTP clients cannot send: paths as-is
 // (`..` unresolved), unknown methods, lying Content-Length, broken framing. Also the assertion
-// that an answer carries the error body of interface.md with X-Request-ID.
+// that an answer carries the error body of docs/interface.md with X-Request-ID.
 
 import assert from 'node:assert/strict';
 import net from 'node:net';
@@ -57,7 +57,7 @@ export async function rawRequest(port: number, head: string, body: string | Buff
   return parseResponse((await rawExchange(port, data)).text);
 }
 
-/** Asserts the error body of interface.md with `code`, and X-Request-ID equal to its request_id. */
+/** Asserts the error body of docs/interface.md with `code`, and X-Request-ID equal to its request_id. */
 export function assertErrorBody(res: RawResponse, status: number, code: string): Record<string, any> {
   assert.equal(res.status, status, `status for ${code}: ${res.body.slice(0, 300)}`);
   const body = JSON.parse(res.body);

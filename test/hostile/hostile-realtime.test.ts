@@ -1,5 +1,5 @@
 // Issue 19's bad-input suite on the real-time socket: hostile upgrade requests (wrong query
-// parameters, keys, handshakes) must be refused with the HTTP error body of interface.md; inside
+// parameters, keys, handshakes) must be refused with the HTTP error body of docs/interface.md; inside
 // an open stream, malformed control messages, unknown types, binary garbage, oversized and
 // malformed frames and sending after close must get the protocol's Error messages and close codes
 // of docs/realtime.md, never an internal error, never a crash; the slot comes back every time.
@@ -27,7 +27,7 @@ before(async () => {
   svc = await startHostileService();
   rt = new RealtimeServer(svc.t.services, { idleTimeoutMs: 3000, recognizerWaitMs: 5000 });
   port = await rt.listen(0, '127.0.0.1');
-  await svc.t.services.stt.pocketsphinx.whenReady();
+  await svc.t.services.stt.models.whenReady();
   eld.enable();
 });
 

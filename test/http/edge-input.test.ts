@@ -1,6 +1,6 @@
 // Malformed input at the HTTP edge (issue 19, items 3 and 7): deeply nested JSON, bad
 // percent-encodings, methods Node's parser refuses, CONNECT, oversized headers and broken framing
-// all answer the error body of interface.md with X-Request-ID, over a real socket, and the node
+// all answer the error body of docs/interface.md with X-Request-ID, over a real socket, and the node
 // keeps serving.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';

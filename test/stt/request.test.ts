@@ -21,8 +21,10 @@ test('defaults: cipher-fast, json, smart format and punctuation on, no diarizati
 test('engine endpoints ignore the other engine\'s fields; the universal endpoint reads them all', () => {
   const lucidOnCipher = parse({ diarize: 'nonsense', smart_format: 'false', keywords: 'Kubernetes' }, 'cipher');
   assert.deepEqual([lucidOnCipher.diarize, lucidOnCipher.smartFormat, lucidOnCipher.keywords], [false, true, []]);
-  const cipherOnLucid = parse({ response_format: 'docx', timestamp_granularities: 'word' }, 'lucid');
-  assert.equal(cipherOnLucid.responseFormat, 'json');
+  // response_format is read by every endpoint (decisions #16); the other Cipher fields are not.
+  const cipherOnLucid = parse({ response_format: 'srt', timestamp_granularities: 'word' }, 'lucid');
+  assert.deepEqual([cipherOnLucid.responseFormat, cipherOnLucid.granularities], ['srt', []]);
+  assert.equal(code(() => parse({ response_format: 'docx' }, 'lucid')), 'INVALID_FORMAT');
   assert.equal(code(() => parse({ diarize: 'nonsense' })), 'INVALID_PARAMETER');
   assert.equal(code(() => parse({ response_format: 'docx' })), 'INVALID_FORMAT');
 });

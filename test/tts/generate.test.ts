@@ -192,7 +192,8 @@ describe('the audio itself', () => {
       gaps[format] = silentSpans(await audioOf(res), 16000, { minSeconds: 0.8 }).map((g) => g.end - g.start);
     }
     assert.equal(gaps.wav!.length, 2, JSON.stringify(gaps));
-    assert.ok(Math.abs(gaps.wav![0]! - 2) < 0.2 && Math.abs(gaps.wav![1]! - 3) < 0.2, JSON.stringify(gaps));
+    // eSpeak's own pause after a sentence (up to ~0.25 s) adds to the break.
+    assert.ok(gaps.wav![0]! - 2 > -0.1 && gaps.wav![0]! - 2 < 0.3 && gaps.wav![1]! - 3 > -0.1 && gaps.wav![1]! - 3 < 0.3, JSON.stringify(gaps));
     assert.equal(gaps.flac!.length, 2, JSON.stringify(gaps));
     for (const i of [0, 1]) assert.ok(Math.abs(gaps.flac![i]! - gaps.wav![i]!) < 0.05, JSON.stringify(gaps));
   });
