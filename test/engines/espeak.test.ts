@@ -116,7 +116,8 @@ describe('EspeakEngine', () => {
     await assert.rejects(engine.synthesize(req(), pre.signal), /gone before/);
     assert.equal(pool.stats().completed, done, 'no task was queued');
     const ac = new AbortController();
-    const run = engine.synthesize(req(), ac.signal);
+    // A text that takes far longer than the 5 ms before the abort, on any machine.
+    const run = engine.synthesize(req({ text: 'A sentence that takes a while to say. '.repeat(40) }), ac.signal);
     setTimeout(() => ac.abort(new Error('gone during')), 5);
     await assert.rejects(run, /gone during/);
     // The same workers answer at once: nothing was terminated and rebuilt.
