@@ -44,6 +44,8 @@ test('RSS is back within 20% of before within 30 s of a burst of large answers',
     const before = rssMb(node.proc.pid!);
     let peak = before;
     const sampler = setInterval(() => (peak = Math.max(peak, rssMb(node.proc.pid!))), 50);
+    // A failed assertion below must not leave the sampler holding the test process open.
+    sampler.unref();
     let served = 0;
     for (let round = 0; round < 2; round++) {
       const answers = await Promise.all(Array.from({ length: 8 }, () => drain(url, key.api_key, { text, voice: 'Aria', model: 'aura-lite', format: 'wav' })));
