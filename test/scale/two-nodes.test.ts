@@ -14,7 +14,9 @@ let b: NodeProcess;
 
 before(async () => {
   schema = await freshPgSchema();
-  env = { DATABASE_URL: schema.url, REDIS_URL };
+  // One worker per node (helpers' default), with room to queue the 30 concurrent requests of the credits test
+  // (past the queue, requests get 503 before their credits are checked).
+  env = { DATABASE_URL: schema.url, REDIS_URL, PARLA_QUEUE_MAX: '64' };
   [a, b] = await Promise.all([startNode(env), startNode(env)]);
 });
 after(async () => {
