@@ -185,6 +185,19 @@ export function bodyHash(parts: Array<string | Buffer>): string {
   return h.digest('hex');
 }
 
+/**
+ * What the edge accepts in Idempotency-Key: 1-255 visible ASCII characters (as Stripe does), so
+ * a key fits an index and never carries control bytes into the database.
+ */
+export function validIdempotencyKey(key: string): boolean {
+  if (key.length < 1 || key.length > 255) return false;
+  for (let i = 0; i < key.length; i++) {
+    const c = key.charCodeAt(i);
+    if (c < 0x21 || c > 0x7e) return false;
+  }
+  return true;
+}
+
 export function newJobId(): string {
   return `job_${base62(20)}`;
 }

@@ -124,6 +124,12 @@ export function runQueueContract(name: string, handle: () => Promise<QueueHandle
       assert.equal(later.created, true, 'after 24 h the key starts a new job');
       assert.notEqual(later.job.id, first.job.id);
       assert.notEqual(bodyHash(['ab', 'c']), bodyHash(['a', 'bc']));
+      // The same request sent twice at once through two nodes: one job.
+      const nodeB = await open();
+      const racing = `race-${randomUUID()}`;
+      const both = await Promise.all([q, nodeB, q, nodeB].map((x) => x.enqueue(newJob(a, { idempotencyKey: racing, bodyHash: hash }))));
+      assert.equal(new Set(both.map((r) => r.job.id)).size, 1);
+      assert.equal(both.filter((r) => r.created).length, 1);
     });
 
     test('claim, heartbeat with progress, complete exactly once; the record shows result, credits and a pending webhook', async () => {
@@ -265,6 +271,7 @@ export function runQueueContract(name: string, handle: () => Promise<QueueHandle
     test('cancel: queued and running jobs stop (the worker learns it), finished ones stay; another account cannot', async () => {
       const a = acct();
       const queued = (await q.enqueue(newJob(a))).job;
+      clock.advance(1); // claims go oldest first; within one millisecond the order is unspecified
       const running = (await q.enqueue(newJob(a, { callbackUrl: 'https://hooks.example.com/c' }))).job;
       assert.equal(await q.cancel(acct(), queued.id), null);
       assert.equal((await q.get(a, queued.id))?.status, 'queued');
