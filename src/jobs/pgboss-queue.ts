@@ -25,6 +25,7 @@ import {
   clampProgress,
   decodeCursor,
   DEFAULT_MAX_ATTEMPTS,
+  DEFAULT_RETRY_DELAY_MS,
   encodeCursor,
   IDEMPOTENCY_MS,
   IdempotencyConflictError,
@@ -107,9 +108,9 @@ type Row = JobRow & { boss_id: string };
 export interface PgBossQueueOptions extends QueueOptions {
   /** pg-boss's schema (default "pgboss"); tests give each run its own. */
   bossSchema?: string;
-  /** pg-boss's delay before a retried job is fetched again (seconds, doubled per retry). */
-  retryDelaySeconds?: number;
   poolMax?: number;
+  /** pg-boss's background errors (maintenance, supervision); the server logs them. */
+  onError?: (err: Error) => void;
 }
 
 /** pg-boss's `db` option: run its statements on our transaction's client. */
@@ -132,7 +133,8 @@ export class PgBossJobQueue implements JobQueue {
     this.pool.on('error', () => undefined);
     this.maxAttempts = opts.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
     this.idempotencyMs = opts.idempotencyMs ?? IDEMPOTENCY_MS;
-    this.retryDelay = opts.retryDelaySeconds ?? 10;
+    // pg-boss counts whole seconds and doubles from the first retry on (with jitter).
+    this.retryDelay = Math.ceil((opts.retryDelayMs ?? DEFAULT_RETRY_DELAY_MS) / 1000);
     this.now = opts.now ?? (() => new Date());
     this.boss = new PgBoss({
       db: onClient(this.pool),
@@ -140,7 +142,7 @@ export class PgBossJobQueue implements JobQueue {
       // Cron scheduling is not used; supervision keeps pg-boss's expiry backstop and archive.
       schedule: false,
     });
-    this.boss.on('error', () => undefined);
+    this.boss.on('error', (err: Error) => opts.onError?.(err));
   }
 
   private async tx<T>(fn: (q: Q) => Promise<T>): Promise<T> {
@@ -233,7 +235,7 @@ export class PgBossJobQueue implements JobQueue {
       );
       // retryLimit is only a ceiling: stt_jobs.attempts against maxAttempts decides when a job
       // stops, so pg-boss must never be the one to give up first.
-      await this.boss.send(QUEUE, { jobId: id }, { id: bossId, retryLimit: 1000, db: onClient(q) });
+      await this.boss.send(QUEUE, { jobId: id }, { id: bossId, retryLimit: 1000, retryDelay: this.retryDelay, retryBackoff: this.retryDelay > 0, db: onClient(q) });
       return { id, created: true };
     });
     return { job: (await this.record(this.pool, id))!, created };

@@ -124,6 +124,12 @@ export class IdempotencyConflictError extends Error {
 export interface QueueOptions {
   /** Claims of one job before it fails for good (a job that keeps killing its worker must stop). */
   maxAttempts?: number;
+  /**
+   * A job failed with `retry: true` waits this long before it may run again, doubling with each
+   * attempt (default 10 s). A job taken over from a dead worker is not delayed on SQLite; on
+   * PostgreSQL pg-boss applies the same delay to it.
+   */
+  retryDelayMs?: number;
   /** How long an idempotency key replays its job. */
   idempotencyMs?: number;
   /** Clock, injectable so tests can step over leases and retention without sleeping. */
@@ -132,6 +138,7 @@ export interface QueueOptions {
 
 export const DEFAULT_MAX_ATTEMPTS = 3;
 export const IDEMPOTENCY_MS = 24 * 3600_000;
+export const DEFAULT_RETRY_DELAY_MS = 10_000;
 
 export interface JobQueue {
   readonly kind: 'sqlite' | 'postgres';

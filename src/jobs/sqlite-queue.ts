@@ -18,6 +18,7 @@ import {
   clampProgress,
   decodeCursor,
   DEFAULT_MAX_ATTEMPTS,
+  DEFAULT_RETRY_DELAY_MS,
   encodeCursor,
   IDEMPOTENCY_MS,
   IdempotencyConflictError,
@@ -58,6 +59,7 @@ const MIGRATIONS: Array<{ version: number; sql: string }> = [
         started_at INTEGER,
         finished_at INTEGER,
         attempts INTEGER NOT NULL DEFAULT 0,
+        run_after INTEGER,
         lease_token TEXT,
         lease_owner TEXT,
         lease_expires_at INTEGER,
@@ -96,6 +98,7 @@ export class SqliteJobQueue implements JobQueue {
   private readonly statements = new Map<string, Database.Statement>();
   private readonly maxAttempts: number;
   private readonly idempotencyMs: number;
+  private readonly retryDelayMs: number;
   private readonly now: () => Date;
 
   constructor(file: string, opts: QueueOptions = {}) {
@@ -107,6 +110,7 @@ export class SqliteJobQueue implements JobQueue {
     this.db.pragma('busy_timeout = 5000');
     this.maxAttempts = opts.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
     this.idempotencyMs = opts.idempotencyMs ?? IDEMPOTENCY_MS;
+    this.retryDelayMs = opts.retryDelayMs ?? DEFAULT_RETRY_DELAY_MS;
     this.now = opts.now ?? (() => new Date());
   }
 
@@ -241,7 +245,7 @@ export class SqliteJobQueue implements JobQueue {
       const dead = this.sql("SELECT id, attempts FROM stt_jobs WHERE status = 'running' AND lease_expires_at <= ? AND attempts >= ?").all(now, this.maxAttempts) as Array<{ id: string; attempts: number }>;
       for (const d of dead) this.finish(d.id, 'failed', { error: ABANDONED(d.attempts) });
       const next =
-        (this.sql("SELECT id FROM stt_jobs WHERE status = 'queued' ORDER BY created_at, id LIMIT 1").get() as { id: string } | undefined) ??
+        (this.sql("SELECT id FROM stt_jobs WHERE status = 'queued' AND (run_after IS NULL OR run_after <= ?) ORDER BY created_at, id LIMIT 1").get(now) as { id: string } | undefined) ??
         (this.sql("SELECT id FROM stt_jobs WHERE status = 'running' AND lease_expires_at <= ? ORDER BY created_at, id LIMIT 1").get(now) as { id: string } | undefined);
       if (!next) return null;
       const lease: Lease = { jobId: next.id, token: newToken(), workerId, expiresAt: new Date(now + leaseMs) };
@@ -283,7 +287,8 @@ export class SqliteJobQueue implements JobQueue {
     return this.withLease(lease, () => {
       const r = this.row(lease.jobId)!;
       if (opts.retry && r.attempts < this.maxAttempts) {
-        this.sql("UPDATE stt_jobs SET status = 'queued', lease_token = NULL, lease_owner = NULL, lease_expires_at = NULL, error = ? WHERE id = ?").run(JSON.stringify(error), lease.jobId);
+        const runAfter = this.t() + this.retryDelayMs * 2 ** (r.attempts - 1);
+        this.sql("UPDATE stt_jobs SET status = 'queued', run_after = ?, lease_token = NULL, lease_owner = NULL, lease_expires_at = NULL, error = ? WHERE id = ?").run(runAfter, JSON.stringify(error), lease.jobId);
       } else {
         this.finish(lease.jobId, 'failed', { error, creditsUsed: opts.creditsUsed ?? null });
       }

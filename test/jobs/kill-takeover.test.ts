@@ -87,7 +87,7 @@ test('SQLite: kill -9 a worker, the restarted node takes its job over', async ()
 test('PostgreSQL: kill -9 a worker node, a second node takes its job over', async () => {
   const schema = await freshPgSchema();
   const bossSchema = `${schema.schema}_boss`;
-  const nodeB = new PgBossJobQueue(schema.url, { bossSchema, retryDelaySeconds: 0 });
+  const nodeB = new PgBossJobQueue(schema.url, { bossSchema, retryDelayMs: 0 });
   await nodeB.migrate();
   const { job } = await nodeB.enqueue(newJob('acc_kill'));
   const worker = await runWorker(['postgres', schema.url, bossSchema]);

@@ -16,7 +16,7 @@ runQueueContract('PgBossJobQueue', async () => {
   const schema = await freshPgSchema();
   const bossSchema = `${schema.schema}_boss`;
   return {
-    open: async (opts) => new PgBossJobQueue(schema.url, { ...opts, bossSchema, retryDelaySeconds: 0 }),
+    open: async (opts) => new PgBossJobQueue(schema.url, { retryDelayMs: 0, ...opts, bossSchema }),
     cleanup: async () => {
       await schema.drop();
       await dropSchema(bossSchema);
@@ -27,8 +27,8 @@ runQueueContract('PgBossJobQueue', async () => {
 test('pg-boss carries each job: one pg-boss job per API job, completed with the outcome; two nodes migrate at once', async () => {
   const schema = await freshPgSchema();
   const bossSchema = `${schema.schema}_boss`;
-  const a = new PgBossJobQueue(schema.url, { bossSchema, retryDelaySeconds: 0 });
-  const b = new PgBossJobQueue(schema.url, { bossSchema, retryDelaySeconds: 0 });
+  const a = new PgBossJobQueue(schema.url, { bossSchema, retryDelayMs: 0 });
+  const b = new PgBossJobQueue(schema.url, { bossSchema, retryDelayMs: 0 });
   try {
     await Promise.all([a.migrate(), b.migrate()]);
     const { job } = await a.enqueue(newJob('acc_boss'));

@@ -266,6 +266,15 @@ export function runQueueContract(name: string, handle: () => Promise<QueueHandle
       assert.deepEqual(failed.error, { code: 'INVALID_AUDIO', message: 'not audio', details: { field: 'url' } });
       assert.equal(failed.result, null);
       assert.equal(failed.webhook.state, 'none', 'no callback, no webhook');
+      // With a retry delay the job waits before it runs again.
+      const patient = await open({ retryDelayMs: 60_000 });
+      const { job: later } = await patient.enqueue(newJob(a));
+      const c3 = await claimOwn(patient, a, 'w');
+      assert.equal(c3?.job.id, later.id);
+      assert.equal(await patient.fail(c3!.lease, { code: 'URL_FETCH_FAILED', message: 'HTTP 503' }, { retry: true }), true);
+      assert.equal((await patient.get(a, later.id))?.status, 'queued');
+      assert.equal(await claimOwn(patient, a, 'w'), null, 'not before its retry delay');
+      await patient.cancel(a, later.id);
     });
 
     test('cancel: queued and running jobs stop (the worker learns it), finished ones stay; another account cannot', async () => {

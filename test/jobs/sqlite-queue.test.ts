@@ -11,7 +11,7 @@ import { newJob, runQueueContract } from './queue-contract.js';
 runQueueContract('SqliteJobQueue', async () => {
   const tmp = tempDir();
   const file = path.join(tmp.dir, 'jobs.db');
-  return { open: async (opts) => new SqliteJobQueue(file, opts), cleanup: async () => tmp.cleanup() };
+  return { open: async (opts) => new SqliteJobQueue(file, { retryDelayMs: 0, ...opts }), cleanup: async () => tmp.cleanup() };
 });
 
 test('SQLite jobs file: WAL, own migration table, reopening keeps the jobs', async () => {

@@ -58,7 +58,7 @@ const backends: Backend[] = [
     open: async () => {
       const schema = await freshPgSchema();
       const bossSchema = `${schema.schema}_boss`;
-      const queue = new PgBossJobQueue(schema.url, { bossSchema, retryDelaySeconds: 0 });
+      const queue = new PgBossJobQueue(schema.url, { bossSchema, retryDelayMs: 0 });
       return {
         queue,
         cleanup: async () => {
