@@ -3,7 +3,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { checkUrl, FileTooLargeError, fetchErrorToApi, isPublicAddress, safeDownload, UrlFetchFailedError, UrlNotAllowedError, type FetchPolicy, type Limits, type Resolver } from '../../src/net/safe-fetch.js';
 import { ApiError } from '../../src/errors.js';
@@ -191,6 +191,15 @@ describe('safe fetch', () => {
     await assert.rejects(download(`${base}/missing`), (e: unknown) => e instanceof UrlFetchFailedError && e.status === 404);
     const closed = `http://127.0.0.1:1/audio`;
     await assert.rejects(download(closed, policy()), UrlFetchFailedError);
+    // A peer that takes the TCP connection but never finishes the TLS handshake: the connect limit.
+    const mute = net.createServer((socket) => socket.resume()); // reads (and ignores) the ClientHello, so it sees the client leave
+    await new Promise<void>((r) => mute.listen(0, '127.0.0.1', r));
+    try {
+      const mutePort = (mute.address() as AddressInfo).port;
+      await assert.rejects(download(`https://127.0.0.1:${mutePort}/a`, policy(), 1024, { connectTimeoutMs: 200, idleTimeoutMs: 5000, totalTimeoutMs: 5000 }), (e: unknown) => e instanceof UrlFetchFailedError && /no connection within 200 ms/.test(e.message));
+    } finally {
+      await new Promise((r) => mute.close(r));
+    }
   });
 
   test('errors map to the API codes', () => {
