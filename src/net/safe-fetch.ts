@@ -191,7 +191,7 @@ function exchange(url: URL, o: SafeRequestOptions, deadline: number): Promise<Ex
       method: o.method ?? 'GET',
       agent,
       lookup: net.isIP(host) ? undefined : pinnedLookup(o.policy, host),
-      headers: { 'user-agent': 'Parla/0.1 (+https://github.com/parla)', 'accept-encoding': 'identity', ...o.headers },
+      headers: { 'user-agent': 'Parla/0.1', 'accept-encoding': 'identity', ...o.headers },
       ...(o.signal ? { signal: o.signal } : {}),
     });
     const total = Math.max(1, deadline - Date.now());

@@ -1,3 +1,4 @@
+// The PostgreSQL job queue (records in stt_jobs, pg-boss for the claim) through the contract suite, each run on a fresh schema and a fresh pg-boss schema.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';

@@ -1,3 +1,4 @@
+// The embedded SQLite job queue through the contract suite, plus what is particular to it: its own file, WAL, its own migrations, and openJobQueue.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
