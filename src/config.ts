@@ -74,7 +74,20 @@ export interface Config {
   trustProxy: boolean;
   /** Ceilings on the audio of one TTS request (seconds); over them is 400 AUDIO_TOO_LONG. */
   ttsLimits: TtsLimits;
+  /** Asynchronous jobs and their URL downloads (docs/jobs.md). */
+  jobs: JobsConfig;
   product: ProductConfig;
+}
+
+export interface JobsConfig {
+  /** Finished jobs (record and result) are purged this many days after they end. */
+  retentionDays: number;
+  /** Largest upload or URL download a job takes, in bytes. */
+  maxBytes: number;
+  /** Let URL downloads and webhooks reach loopback/private/link-local addresses (trusted networks only). */
+  fetchAllowPrivate: boolean;
+  /** Host names (lower case) that may be fetched whatever their addresses. */
+  fetchAllowHosts: string[];
 }
 
 export interface TtsLimits {
@@ -226,6 +239,12 @@ export function loadConfig(env: Env = process.env): Config {
       maxAudioSeconds: int(env, 'PARLA_TTS_MAX_AUDIO_SECONDS', 1200, 1, 86400),
       maxStreamAudioSeconds: int(env, 'PARLA_TTS_STREAM_MAX_AUDIO_SECONDS', 10800, 1, 86400),
       maxBreakSeconds: int(env, 'PARLA_TTS_MAX_BREAK_SECONDS', 300, 0, 86400),
+    },
+    jobs: {
+      retentionDays: int(env, 'PARLA_JOB_RETENTION_DAYS', 7, 1, 3650),
+      maxBytes: int(env, 'PARLA_JOB_MAX_BYTES', 1024 ** 3, 1024, 64 * 1024 ** 3),
+      fetchAllowPrivate: bool(env, 'PARLA_FETCH_ALLOW_PRIVATE', false),
+      fetchAllowHosts: (str(env, 'PARLA_FETCH_ALLOW_HOSTS') ?? '').split(',').map((h) => h.trim().toLowerCase()).filter((h) => h !== ''),
     },
     product: validateProduct(product),
   };

@@ -51,6 +51,9 @@ export const ERRORS = {
   FILE_TOO_LARGE: { status: 413, category: 'validation', message: 'The uploaded file is larger than 25 MB.', resolution: 'Compress or split the audio into files of at most 25 MB.' },
   REQUEST_TOO_LARGE: { status: 413, category: 'validation', message: 'The request body is too large.', resolution: 'Send a smaller request body.' },
   AUDIO_TOO_LONG: { status: 400, category: 'validation', message: 'The requested audio is longer than one request may produce.', resolution: 'Use fewer or shorter break and expression tags, or split the text across several requests.' },
+  IDEMPOTENCY_KEY_REUSED: { status: 409, category: 'validation', message: 'The Idempotency-Key was already used with a different request body.', resolution: 'Send the same body to replay the request, or use a new Idempotency-Key for a new request.' },
+  URL_NOT_ALLOWED: { status: 400, category: 'validation', message: 'The audio URL is not allowed: only http(s) URLs without credentials that resolve to public addresses may be fetched.', resolution: 'Use a public http(s) URL, or ask the operator to allow the host (PARLA_FETCH_ALLOW_HOSTS).' },
+  URL_FETCH_FAILED: { status: 422, category: 'validation', message: 'The audio could not be downloaded from the URL.', resolution: 'Check that the URL answers 200 with the audio within the time limits, then submit a new job.' },
   INVALID_AUDIO: { status: 422, category: 'validation', message: 'The audio file could not be decoded.', resolution: 'Send WAV, MP3, FLAC, Ogg (Vorbis/Opus), WebM/Opus or M4A/AAC audio.' },
 
   // Credits and quota (decisions #27, #29, #34).

@@ -15,6 +15,7 @@ Operator commands (read DATABASE_URL / PARLA_DATA_DIR like the server):
                         [--email E --password-stdin]      dashboard sign-in (password read from stdin)
   parla accounts set-password ID [--email E] --password-stdin   set the dashboard password (min. 10 characters)
   parla accounts list | show ID
+  parla accounts webhook-secret ID [--rotate]   show (or replace) the secret that signs job webhooks
   parla accounts plan ID PLAN
   parla accounts features ID --enable|--disable FEATURE   (tts, tts_stream, stt, stt_realtime, diarization)
   parla keys create --account ID --name N [--test] [--expires-at ISO8601]   (a future date-time)

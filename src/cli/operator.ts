@@ -10,6 +10,7 @@ import { FEATURES, PLANS, type Account, type Feature, type KeyMode } from '../do
 import { optionalInt, oneOf, output, parse, requireString, UsageError } from './args.js';
 import { hashPassword } from '../dashboard/password.js';
 import { readPasswordFromStdin, validEmail } from './password-input.js';
+import { newWebhookSecret } from '../jobs/webhook-signature.js';
 
 async function withStore<T>(config: Config, fn: (store: Store) => Promise<T>): Promise<T> {
   const store = await openStore(config);
@@ -158,8 +159,21 @@ export async function accountsCommand(config: Config, args: string[]): Promise<n
         return 0;
       });
     }
+    case 'webhook-secret': {
+      const { values, positionals } = parse(rest, { rotate: { type: 'boolean' } });
+      const id = positionals[0];
+      if (!id) throw new UsageError('usage: parla accounts webhook-secret ACCOUNT_ID [--rotate]');
+      return withStore(config, async (store) => {
+        await getAccountOrFail(store, id);
+        // The first call makes the secret; --rotate replaces it (old signatures stop verifying at once).
+        if (values.rotate) await store.rotateWebhookSecret(id, newWebhookSecret());
+        const secret = (await store.getWebhookSecret(id, newWebhookSecret()))!;
+        output(!!values.json, { id, webhook_secret: secret, rotated: !!values.rotate }, () => secret);
+        return 0;
+      });
+    }
     default:
-      throw new UsageError('usage: parla accounts create|list|show|features|plan|set-password ... (parla help)');
+      throw new UsageError('usage: parla accounts create|list|show|features|plan|set-password|webhook-secret ... (parla help)');
   }
 }
 

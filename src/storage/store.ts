@@ -135,6 +135,15 @@ export interface Store {
   dailyUsage(accountId: string, mode: KeyMode, from: Date): Promise<DailyUsage[]>;
   listUsage(accountId: string, mode: KeyMode, limit: number): Promise<UsageRecord[]>;
 
+  // Webhook signing secret (job webhooks, docs/jobs.md)
+  /**
+   * The account's webhook secret. An account without one gets `fresh` (a new whsec_ value the
+   * caller made), stored atomically, so two nodes asking at once agree. Null for an unknown account.
+   */
+  getWebhookSecret(accountId: string, fresh: string): Promise<string | null>;
+  /** Replaces the secret with `fresh`; false for an unknown account. Signatures with the old one stop verifying. */
+  rotateWebhookSecret(accountId: string, fresh: string): Promise<boolean>;
+
   // Dashboard sessions (shared by every node through the database)
   createSession(session: DashboardSession): Promise<void>;
   /** The session, or null when unknown or expired at `now`. */

@@ -52,6 +52,16 @@ test('accounts, keys and credits from the command line', () => {
   assert.equal(feats.features.stt_realtime, false);
   assert.equal(feats.features.tts, true);
   assert.equal(parla('accounts', 'plan', account.id, 'pro', '--json').json().plan, 'pro');
+
+  const secret = parla('accounts', 'webhook-secret', account.id);
+  assert.equal(secret.code, 0, secret.err);
+  assert.match(secret.out.trim(), /^whsec_[A-Za-z0-9_-]{43}$/);
+  assert.equal(parla('accounts', 'webhook-secret', account.id, '--json').json().webhook_secret, secret.out.trim(), 'shown again unchanged');
+  const rotated = parla('accounts', 'webhook-secret', account.id, '--rotate', '--json').json();
+  assert.equal(rotated.rotated, true);
+  assert.notEqual(rotated.webhook_secret, secret.out.trim());
+  assert.equal(parla('accounts', 'webhook-secret', account.id).out.trim(), rotated.webhook_secret);
+  assert.equal(parla('accounts', 'webhook-secret', 'acc_missing').code, 2);
 });
 
 test('bad arguments: a clear message and exit code 2', () => {

@@ -417,6 +417,21 @@ export function runStoreContract(name: string, open: () => Promise<StoreHandle>)
       assert.equal((await s.usageSummary(a.id, 'live', p2, p2)).charactersUsed, 1105);
     });
 
+    test('webhook secret: made once (concurrent first calls agree), kept, rotated; unknown accounts get none', async () => {
+      const a = await s.createAccount({ name: 'W', plan: 'pro' });
+      const firsts = await Promise.all(['whsec_first_a', 'whsec_first_b', 'whsec_first_c'].map((f) => s.getWebhookSecret(a.id, f)));
+      assert.equal(new Set(firsts).size, 1, 'every caller sees the same secret');
+      assert.match(firsts[0]!, /^whsec_first_[abc]$/);
+      assert.equal(await s.getWebhookSecret(a.id, 'whsec_other'), firsts[0], 'an existing secret is kept');
+      assert.equal(await s.rotateWebhookSecret(a.id, 'whsec_rotated'), true);
+      assert.equal(await s.getWebhookSecret(a.id, 'whsec_other'), 'whsec_rotated');
+      assert.equal(await s.getWebhookSecret('acc_nope', 'whsec_x'), null);
+      assert.equal(await s.rotateWebhookSecret('acc_nope', 'whsec_x'), false);
+      const b = await s.createAccount({ name: 'W2', plan: 'pro' });
+      assert.equal(await s.getWebhookSecret(b.id, 'whsec_b'), 'whsec_b', 'secrets are per account');
+      assert.equal(await s.getWebhookSecret(a.id, 'whsec_other'), 'whsec_rotated');
+    });
+
     test('dashboard sessions: create, read until expiry, touch, delete one, per account, expired', async () => {
       const a = await s.createAccount({ name: 'S', plan: 'basic' });
       const b = await s.createAccount({ name: 'S2', plan: 'basic' });

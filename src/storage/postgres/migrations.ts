@@ -104,4 +104,11 @@ export const POSTGRES_MIGRATIONS: Array<{ version: number; sql: string }> = [
       ALTER TABLE accounts ADD COLUMN seq BIGSERIAL;
     `,
   },
+  {
+    // The key that signs the account's job webhooks (whsec_...). Kept as is: signing needs it.
+    version: 6,
+    sql: `
+      ALTER TABLE accounts ADD COLUMN webhook_secret TEXT;
+    `,
+  },
 ];

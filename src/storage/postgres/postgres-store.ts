@@ -402,6 +402,21 @@ export class PostgresStore implements Store {
     return rows.map(usageFromRow);
   }
 
+  // ------------------------------------------------------------------ webhook secret
+
+  async getWebhookSecret(accountId: string, fresh: string): Promise<string | null> {
+    // One statement: the row lock makes a concurrent first call wait and then keep the winner's secret.
+    const { rows } = await this.run((q) =>
+      q.query<{ webhook_secret: string }>('UPDATE accounts SET webhook_secret = COALESCE(webhook_secret, $1) WHERE id = $2 RETURNING webhook_secret', [fresh, accountId]),
+    );
+    return rows[0]?.webhook_secret ?? null;
+  }
+
+  async rotateWebhookSecret(accountId: string, fresh: string): Promise<boolean> {
+    const res = await this.run((q) => q.query('UPDATE accounts SET webhook_secret = $1 WHERE id = $2', [fresh, accountId]));
+    return res.rowCount === 1;
+  }
+
   // ------------------------------------------------------------------ dashboard sessions
 
   async createSession(x: DashboardSession): Promise<void> {

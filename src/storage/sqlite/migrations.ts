@@ -96,4 +96,11 @@ export const SQLITE_MIGRATIONS: Array<{ version: number; sql: string }> = [
       CREATE INDEX dashboard_sessions_expiry ON dashboard_sessions(expires_at);
     `,
   },
+  {
+    // The key that signs the account's job webhooks (whsec_...). Kept as is: signing needs it.
+    version: 5,
+    sql: `
+      ALTER TABLE accounts ADD COLUMN webhook_secret TEXT;
+    `,
+  },
 ];

@@ -321,6 +321,18 @@ export class SqliteStore implements Store {
     return rows.map(usageFromRow);
   }
 
+  // ------------------------------------------------------------------ webhook secret
+
+  async getWebhookSecret(accountId: string, fresh: string): Promise<string | null> {
+    this.sql('UPDATE accounts SET webhook_secret = ? WHERE id = ? AND webhook_secret IS NULL').run(fresh, accountId);
+    const row = this.sql('SELECT webhook_secret FROM accounts WHERE id = ?').get(accountId) as { webhook_secret: string } | undefined;
+    return row ? row.webhook_secret : null;
+  }
+
+  async rotateWebhookSecret(accountId: string, fresh: string): Promise<boolean> {
+    return this.sql('UPDATE accounts SET webhook_secret = ? WHERE id = ?').run(fresh, accountId).changes === 1;
+  }
+
   // ------------------------------------------------------------------ dashboard sessions
 
   async createSession(x: DashboardSession): Promise<void> {

@@ -1,0 +1,50 @@
+// The embedded SQLite job queue through the contract suite, plus what is particular to it: its own file, WAL, its own migrations, and openJobQueue.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { SqliteJobQueue } from '../../src/jobs/sqlite-queue.js';
+import { openJobQueue } from '../../src/jobs/open-queue.js';
+import { tempDir, testConfig } from '../helpers/env.js';
+import { newJob, runQueueContract } from './queue-contract.js';
+
+runQueueContract('SqliteJobQueue', async () => {
+  const tmp = tempDir();
+  const file = path.join(tmp.dir, 'jobs.db');
+  return { open: async (opts) => new SqliteJobQueue(file, { retryDelayMs: 0, ...opts }), cleanup: async () => tmp.cleanup() };
+});
+
+test('SQLite jobs file: WAL, own migration table, reopening keeps the jobs', async () => {
+  const tmp = tempDir();
+  const file = path.join(tmp.dir, 'data', 'jobs.db');
+  const q = new SqliteJobQueue(file);
+  await q.migrate();
+  const { job } = await q.enqueue(newJob('acc_persist'));
+  await q.close();
+  const again = new SqliteJobQueue(file);
+  await again.migrate();
+  assert.equal((await again.get('acc_persist', job.id))?.status, 'queued');
+  await again.close();
+  const raw = new Database(file, { readonly: true });
+  assert.equal(raw.pragma('journal_mode', { simple: true }), 'wal');
+  assert.deepEqual(raw.prepare('SELECT version FROM job_schema_migrations').all(), [{ version: 1 }]);
+  raw.close();
+  tmp.cleanup();
+});
+
+test('openJobQueue: SQLite at <dataDir>/jobs.db without DATABASE_URL, pg-boss with it', async () => {
+  const tmp = tempDir();
+  const q = await openJobQueue(testConfig({ DATABASE_URL: undefined }, tmp.dir));
+  assert.equal(q.kind, 'sqlite');
+  await q.migrate();
+  await q.close();
+  assert.ok(existsSync(path.join(tmp.dir, 'jobs.db')));
+  const pgq = await openJobQueue(testConfig({ DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/test' }, tmp.dir));
+  assert.equal(pgq.kind, 'postgres');
+  await pgq.close();
+  const config = testConfig({ PARLA_JOB_RETENTION_DAYS: '30', PARLA_FETCH_ALLOW_HOSTS: ' Media.Local ,cdn.internal', PARLA_FETCH_ALLOW_PRIVATE: 'true' }, tmp.dir);
+  assert.deepEqual(config.jobs, { retentionDays: 30, maxBytes: 1024 ** 3, fetchAllowPrivate: true, fetchAllowHosts: ['media.local', 'cdn.internal'] });
+  assert.equal(testConfig({}, tmp.dir).jobs.retentionDays, 7);
+  tmp.cleanup();
+});
