@@ -36,8 +36,12 @@ export function serialize(req: RawRequest, host: string): Buffer {
   return Buffer.concat([Buffer.from(lines.join('\r\n') + '\r\n\r\n', 'latin1'), req.body]);
 }
 
-/** Sends one request on a fresh connection; a stall after timeoutMs destroys the socket. */
-export function sendRaw(port: number, req: RawRequest, timeoutMs: number, host = `127.0.0.1:${port}`): Promise<Outcome> {
+/**
+ * Sends one request on a fresh connection; a stall after timeoutMs destroys the socket. With
+ * maxBytes, an answer is complete once that much of it arrived: the client stops listening and
+ * hangs up, as one would on a long audio stream (what a stall is: no answer, not a long one).
+ */
+export function sendRaw(port: number, req: RawRequest, timeoutMs: number, host = `127.0.0.1:${port}`, maxBytes = Infinity): Promise<Outcome> {
   const bytes = serialize(req, host);
   const started = performance.now();
   return new Promise((resolve) => {
@@ -53,7 +57,14 @@ export function sendRaw(port: number, req: RawRequest, timeoutMs: number, host =
       resolve(o);
     };
     const timer = setTimeout(() => finish({ kind: 'stall', ms: performance.now() - started }), timeoutMs);
-    socket.on('data', (d) => chunks.push(d));
+    let received = 0;
+    socket.on('data', (d: Buffer) => {
+      chunks.push(d);
+      received += d.length;
+      if (received < maxBytes) return;
+      const res = parseResponse(Buffer.concat(chunks), req.method === 'HEAD');
+      if (res) finish({ kind: 'answer', res, ms: performance.now() - started });
+    });
     // A server that answers early and closes may reset our unfinished upload: the answer counts.
     socket.on('error', (e) => (error = e.message));
     socket.on('close', () => {
