@@ -13,7 +13,7 @@ import { newRequestId, requestIdPlugin } from './http/request-id.js';
 import { lazyChildLoggerFactory } from './http/lazy-child-logger.js';
 import { errorHandlerPlugin, frameworkErrors } from './http/error-handler.js';
 import { registerJsonBodyParser } from './http/json-body.js';
-import { clientErrorHandler, refuseConnect } from './http/raw-errors.js';
+import { clientErrorHandler, refuseConnect, refuseUnknownExpectation } from './http/raw-errors.js';
 import { authPlugin } from './http/auth.js';
 import { rateLimitPlugin } from './http/rate-limit.js';
 import { metricsPlugin } from './http/metrics.js';
@@ -86,6 +86,7 @@ export async function buildApp(services: Services, opts: BuildAppOptions = {}): 
     clientErrorHandler,
   }).withTypeProvider<TypeBoxTypeProvider>();
   refuseConnect(app.server);
+  refuseUnknownExpectation(app.server);
   registerJsonBodyParser(app);
 
   const bodyAjv = makeAjv(false);

@@ -45,6 +45,9 @@ export async function createServices(config: Config, log: FastifyBaseLogger): Pr
     const pool = new EnginePool({ threads: config.workerThreads, maxQueue: config.engineQueueMax });
     closers.push(() => pool.close());
     const registry = new TtsEngineRegistry(config, createTtsEngines(config, pool, { espeakExtraLanguages: Catalog.espeakLanguageMap() }));
+    closers.push(async () => {
+      for (const e of registry.all()) e.close?.();
+    });
     for (const e of registry.all()) {
       const st = e.status();
       if (!st.available) log.warn({ engine: e.id, reason: st.reason }, 'TTS engine unavailable');

@@ -76,6 +76,8 @@ export interface TtsEngine {
    * the whole sentence). Resolves once all of it was handed over.
    */
   synthesizeLive?(req: SynthesisRequest, outputRate: number, onAudio: (pcm: Int16Array) => void, signal?: AbortSignal): Promise<void>;
+  /** Frees what the engine holds outside the pool (Flite's helper process), when the service closes. */
+  close?(): void;
 }
 
 // ---------------------------------------------------------------- speech-to-text

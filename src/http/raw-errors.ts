@@ -1,6 +1,7 @@
 // Answers for what never becomes a Fastify request: bytes Node's HTTP parser rejects (an unknown
 // method, a malformed request line or header, headers over the limit, a request that took too
-// long) and CONNECT, which Node hands to a 'connect' listener or drops. They get the same error
+// long), CONNECT, which Node hands to a 'connect' listener or drops, and an Expect header other
+// than 100-continue, which Node answers with a bare 417 of its own. They get the same error
 // body and X-Request-ID as every other answer, written straight to the socket, and the
 // connection is closed, since what follows on it cannot be framed.
 
@@ -82,5 +83,25 @@ export function refuseConnect(server: Server): void {
     socket.on('error', () => socket.destroy());
     const target = (req.url ?? '').slice(0, 200);
     writeAndClose(socket, rawErrorResponse(new ApiError('NOT_FOUND', { message: `No endpoint CONNECT ${target}.` })));
+  });
+}
+
+/**
+ * An Expect header other than 100-continue: Node answers a bare 417 unless a 'checkExpectation'
+ * listener does. 417 is no status of the error table, and the client's fault is a header the
+ * service does not take: 400 INVALID_REQUEST. The request's body (if the client sends it anyway)
+ * is read and dropped by Node, so the connection stays usable.
+ */
+export function refuseUnknownExpectation(server: Server): void {
+  server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
+    const requestId = newRequestId();
+    const err = new ApiError('INVALID_REQUEST', {
+      message: 'The Expect header is not supported: the only expectation this service meets is 100-continue.',
+      resolution: 'Send the request without the Expect header, or with Expect: 100-continue.',
+      details: { field: 'Expect', provided: String(req.headers.expect ?? '').slice(0, 200) },
+    });
+    const body = JSON.stringify(errorBody(err, requestId));
+    res.writeHead(err.status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body), 'X-Request-ID': requestId });
+    res.end(req.method === 'HEAD' ? undefined : body);
   });
 }

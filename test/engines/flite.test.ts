@@ -10,9 +10,11 @@ import { rms, speechSpan } from '../../src/audio/analysis.js';
 import { runTtsEngineContract } from './tts-engine-contract.js';
 
 /** Process ids of flite processes this test process started. */
+/** Flite processes this test started: children of its spawner helper (spawner.ts), or its own. */
 function fliteChildren(): string[] {
-  const res = spawnSync('pgrep', ['-P', String(process.pid), '-x', 'flite'], { encoding: 'utf8' });
-  return res.stdout.split('\n').filter(Boolean);
+  const lines = (r: { stdout: string }) => r.stdout.split('\n').filter(Boolean);
+  const children = lines(spawnSync('pgrep', ['-P', String(process.pid)], { encoding: 'utf8' }));
+  return lines(spawnSync('pgrep', ['-P', [process.pid, ...children].join(','), '-x', 'flite'], { encoding: 'utf8' }));
 }
 
 const TEXT = 'The quick brown fox jumps over the lazy dog, and then it runs far away into the green forest.';

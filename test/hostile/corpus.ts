@@ -57,7 +57,7 @@ function post(name: string, group: string, path: string, body: Buffer, opts: Par
 const badRequest: CaseExpect = { status: [400] };
 const clientError = (extra: CaseExpect = {}): CaseExpect => ({ not2xx: true, ...extra });
 
-/** Values of the wrong JSON type for a field of the given type; each must be answered 400. */
+/** Values of the wrong JSON type for a field of the given type; all but null (which means "not given": see fieldCases) must be answered 400. */
 function wrongTypes(type: 'string' | 'number' | 'integer'): Array<[string, string]> {
   const all: Array<[string, string, string[]]> = [
     ['null', 'null', []],
@@ -89,6 +89,8 @@ function rawJsonWith(base: Record<string, unknown>, field: string, rawValue: str
   return raw(`${head}${head.length > 1 ? ',' : ''}"${field}":${rawValue}}`);
 }
 
+/** The fields both TTS endpoints require: null for them is a missing field (400). */
+const REQUIRED_TTS_FIELDS = ['text', 'voice'];
 const FIELD_TYPES_GENERATE: Record<string, 'string' | 'number'> = { text: 'string', voice: 'string', model: 'string', language: 'string', speed: 'number', pitch: 'number', format: 'string' };
 const FIELD_TYPES_STREAM: Record<string, 'string' | 'number' | 'integer'> = { text: 'string', voice: 'string', model: 'string', language: 'string', sample_rate: 'integer', speed: 'number', pitch: 'number' };
 
@@ -99,10 +101,18 @@ function fieldCases(): HostileCase[] {
     [STREAM, STREAM_BASE, FIELD_TYPES_STREAM],
   ] as const) {
     for (const [field, type] of Object.entries(types)) {
-      for (const [n, v] of wrongTypes(type)) out.push(post(`${path} ${field}: ${n}`, 'wrong types', path, rawJsonWith(base, field, v), { expect: badRequest }));
+      // null means "not given" (docs/architecture.md): a required field sent as null is missing
+      // (400), an optional one takes its default, so the answer is the valid body's: 200, or 402
+      // for the 0-credit account.
+      const required = REQUIRED_TTS_FIELDS.includes(field);
+      for (const [n, v] of wrongTypes(type)) {
+        const expect = n === 'null' && !required ? { status: [200] } : badRequest;
+        out.push(post(`${path} ${field}: ${n}`, 'wrong types', path, rawJsonWith(base, field, v), { expect }));
+      }
       for (const [n, v] of oddValues(type)) out.push(post(`${path} ${field}: ${n}`, 'odd values', path, rawJsonWith(base, field, v)));
       // The same with the 0-credit account: nothing valid may pass for free.
-      out.push(post(`${path} ${field}: null (0 credits)`, 'wrong types', path, rawJsonWith(base, field, 'null'), { who: 'broke', expect: badRequest }));
+      const brokeNull: CaseExpect = required ? badRequest : { status: [402], code: ['INSUFFICIENT_CREDITS'] };
+      out.push(post(`${path} ${field}: null (0 credits)`, 'wrong types', path, rawJsonWith(base, field, 'null'), { who: 'broke', expect: brokeNull }));
     }
     out.push(post(`${path} body is an array`, 'wrong types', path, raw('[1,2]'), { expect: { status: [400], code: ['INVALID_REQUEST'] } }));
     out.push(post(`${path} body is a string`, 'wrong types', path, raw('"text"'), { expect: { status: [400], code: ['INVALID_REQUEST'] } }));
@@ -449,7 +459,7 @@ function headerCases(): HostileCase[] {
   gen('Content-Encoding gzip with junk', [JSON_CT, ['Content-Encoding', 'gzip']], junk(200), { expect: { not2xx: true } });
   gen('body over 2 MB', [JSON_CT], raw(JSON.stringify({ ...GENERATE_BASE, pad: 'x'.repeat(2_200_000) })), { expect: { status: [413], code: ['REQUEST_TOO_LARGE'] } });
   gen('Expect: 100-continue', [JSON_CT, ['Expect', '100-continue']], body);
-  gen('Expect: something else', [JSON_CT, ['Expect', 'teapot']], body, { expect: { not2xx: true } });
+  gen('Expect: something else', [JSON_CT, ['Expect', 'teapot']], body, { expect: { status: [400], code: ['INVALID_REQUEST'] } });
   // Dashboard cookie and CSRF abuse.
   const dash = (name: string, method: string, path: string, headers: Array<[string, string]>, b = Buffer.alloc(0), opts: Partial<HostileCase> = {}) =>
     out.push({ name, group: 'headers', who: 'none', method, path, headers, body: b, ...opts });

@@ -19,6 +19,12 @@ export const SETTINGS = {
   timeoutMs: Number(process.env.HOSTILE_TIMEOUT_MS ?? 30_000),
   maxLoopDelayMs: Number(process.env.HOSTILE_MAX_LOOP_DELAY_MS ?? 100),
   seed: Number(process.env.HOSTILE_SEED ?? 19),
+  /**
+   * An answer counts once this much of it arrived (the prober then hangs up): a valid 10,000-letter
+   * stream is 37 minutes of audio, over a minute to synthesize, and a stall is no answer, not a
+   * long one. One other corpus answer passes it (the generate of "<a " x 1,600: a WAV of minutes).
+   */
+  maxAnswerBytes: Number(process.env.HOSTILE_MAX_ANSWER_BYTES ?? 4 * 1024 * 1024),
 };
 
 export interface Credentials {
@@ -142,7 +148,7 @@ export class Prober {
   private async once(req: RawRequest): Promise<{ outcome: Outcome; loopDelayMs: number }> {
     this.h.reset();
     await sleep(2);
-    const outcome = await sendRaw(this.port, req, SETTINGS.timeoutMs);
+    const outcome = await sendRaw(this.port, req, SETTINGS.timeoutMs, undefined, SETTINGS.maxAnswerBytes);
     await sleep(2);
     return { outcome, loopDelayMs: this.h.max / 1e6 };
   }

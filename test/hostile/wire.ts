@@ -5,6 +5,7 @@
 // Shared by the test suite and bench/hostile-health.ts.
 
 import net from 'node:net';
+import { Worker } from 'node:worker_threads';
 
 export interface RawRequest {
   method: string;
@@ -36,8 +37,12 @@ export function serialize(req: RawRequest, host: string): Buffer {
   return Buffer.concat([Buffer.from(lines.join('\r\n') + '\r\n\r\n', 'latin1'), req.body]);
 }
 
-/** Sends one request on a fresh connection; a stall after timeoutMs destroys the socket. */
-export function sendRaw(port: number, req: RawRequest, timeoutMs: number, host = `127.0.0.1:${port}`): Promise<Outcome> {
+/**
+ * Sends one request on a fresh connection; a stall after timeoutMs destroys the socket. With
+ * maxBytes, an answer is complete once that much of it arrived: the client stops listening and
+ * hangs up, as one would on a long audio stream (what a stall is: no answer, not a long one).
+ */
+export function sendRaw(port: number, req: RawRequest, timeoutMs: number, host = `127.0.0.1:${port}`, maxBytes = Infinity): Promise<Outcome> {
   const bytes = serialize(req, host);
   const started = performance.now();
   return new Promise((resolve) => {
@@ -53,7 +58,14 @@ export function sendRaw(port: number, req: RawRequest, timeoutMs: number, host =
       resolve(o);
     };
     const timer = setTimeout(() => finish({ kind: 'stall', ms: performance.now() - started }), timeoutMs);
-    socket.on('data', (d) => chunks.push(d));
+    let received = 0;
+    socket.on('data', (d: Buffer) => {
+      chunks.push(d);
+      received += d.length;
+      if (received < maxBytes) return;
+      const res = parseResponse(Buffer.concat(chunks), req.method === 'HEAD');
+      if (res) finish({ kind: 'answer', res, ms: performance.now() - started });
+    });
     // A server that answers early and closes may reset our unfinished upload: the answer counts.
     socket.on('error', (e) => (error = e.message));
     socket.on('close', () => {
@@ -118,4 +130,45 @@ function dechunk(raw: Buffer, trailers: Record<string, string>): Buffer {
     pos += size + 2;
   }
   return Buffer.concat(parts);
+}
+
+/**
+ * The client side of sendRaw for `count` copies of one request at once, run on a worker thread: a
+ * burst's 200 connects, writes and reads then load the service's event loop only with the
+ * service's own work (this suite runs the service in its own process, so an in-thread client's
+ * work would count as the service's). Plain JavaScript, so the worker needs no TypeScript loader.
+ */
+export async function burstFromWorker(port: number, req: RawRequest, count: number, timeoutMs: number): Promise<Outcome[]> {
+  const bytes = serialize(req, `127.0.0.1:${port}`);
+  const worker = new Worker(
+    `const net = require('node:net');
+    const { parentPort, workerData: w } = require('node:worker_threads');
+    const one = () => new Promise((resolve) => {
+      const started = performance.now();
+      const chunks = [];
+      let error = '';
+      const socket = net.connect(w.port, '127.0.0.1');
+      const timer = setTimeout(() => { socket.destroy(); resolve({ stalled: true, ms: performance.now() - started }); }, w.timeoutMs);
+      socket.on('data', (d) => chunks.push(d));
+      socket.on('error', (e) => (error = e.message));
+      socket.on('close', () => { clearTimeout(timer); resolve({ bytes: Buffer.concat(chunks), error, ms: performance.now() - started }); });
+      socket.write(Buffer.from(w.bytes));
+    });
+    Promise.all(Array.from({ length: w.count }, one)).then((r) => parentPort.postMessage(r));`,
+    { eval: true, workerData: { port, bytes, count, timeoutMs } },
+  );
+  try {
+    const results = await new Promise<Array<{ stalled?: true; bytes?: Uint8Array; error?: string; ms: number }>>((resolve, reject) => {
+      worker.once('message', resolve);
+      worker.once('error', reject);
+    });
+    return results.map((r): Outcome => {
+      if (r.stalled) return { kind: 'stall', ms: r.ms };
+      const all = Buffer.from(r.bytes!);
+      const res = all.length > 0 ? parseResponse(all, req.method === 'HEAD') : null;
+      return res ? { kind: 'answer', res, ms: r.ms } : { kind: 'no-answer', ms: r.ms, error: r.error || 'closed without an answer' };
+    });
+  } finally {
+    await worker.terminate();
+  }
 }

@@ -140,3 +140,20 @@ test('garbage pipelined after a good request: the good answer arrives whole, the
   const rest = text.slice(text.indexOf(first.body) + first.body.length);
   assertErrorBody(parseResponse(rest), 400, 'INVALID_REQUEST');
 });
+
+test('an Expect header other than 100-continue: 400 INVALID_REQUEST with the body, not Node\'s bare 417; the connection keeps serving', async () => {
+  const body = JSON.stringify({ text: 'Hi.', voice: 'Aria' });
+  const head = `POST /api/v1/tts/generate HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\nContent-Type: application/json\r\nExpect: teapot\r\nContent-Length: ${body.length}\r\n\r\n`;
+  // The refused request's body, then a second request on the same connection.
+  const { text } = await rawExchange(port, `${head}${body}GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+  const first = parseResponse(text);
+  const err = assertErrorBody(first, 400, 'INVALID_REQUEST');
+  assert.match(err.error.message, /Expect/);
+  assert.equal(err.error.details.provided, 'teapot');
+  const second = parseResponse(text.slice(text.indexOf(first.body) + first.body.length));
+  assert.equal(second.status, 200);
+  // 100-continue is still met as before.
+  const { text: continuedText } = await rawExchange(port, `${head.replace('teapot', '100-continue').replace('\r\n\r\n', '\r\nConnection: close\r\n\r\n')}${body}`);
+  assert.match(continuedText, /^HTTP\/1\.1 100 Continue\r\n\r\n/);
+  assert.equal(parseResponse(continuedText.slice(continuedText.indexOf('\r\n\r\n') + 4)).status, 200);
+});

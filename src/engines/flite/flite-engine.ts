@@ -2,13 +2,14 @@
 // call. Its voices (kal16, slt, rms, awb) are the clearest English voices available offline here.
 // Flite is English only. If the binary is missing the engine says so and serves nothing.
 
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { EnginePool } from '../pool.js';
 import { WaitQueue } from '../wait-queue.js';
+import { ProcessSpawner } from './spawner.js';
 import { EngineError, type SynthesisRequest, type SynthesisResult, type TtsEngine } from '../engine.js';
 import { decodePcm16MonoWav, decodeWav } from '../../audio/wav.js';
 import { float32ToInt16 } from '../../audio/pcm.js';
@@ -45,6 +46,8 @@ export class FliteEngine implements TtsEngine {
   private readonly problem: string | null;
   private running = 0;
   private readonly waiting = new WaitQueue<void>();
+  /** Flite runs are started from a small helper process, not from this one (spawner.ts says why). */
+  private readonly spawner = new ProcessSpawner();
 
   constructor(
     private readonly pool: EnginePool,
@@ -120,24 +123,22 @@ export class FliteEngine implements TtsEngine {
     return { samples, sampleRate: decoded.sampleRate };
   }
 
-  private run(args: string[], signal?: AbortSignal): Promise<void> {
-    return new Promise((resolve, reject) => {
-      if (signal?.aborted) return reject(signal.reason ?? new Error('aborted'));
-      const child = spawn(this.opts.binary ?? 'flite', args, { stdio: ['ignore', 'ignore', 'pipe'] });
-      let err = '';
-      const kill = () => child.kill('SIGKILL');
-      const timer = setTimeout(kill, TIMEOUT_MS);
-      signal?.addEventListener('abort', kill, { once: true });
-      child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-      child.on('error', (e) => reject(new EngineError(this.id, e.message, true, { cause: e })));
-      child.on('close', (code, sig) => {
-        clearTimeout(timer);
-        signal?.removeEventListener('abort', kill);
-        if (signal?.aborted) return reject(signal.reason ?? new Error('aborted'));
-        if (code !== 0) return reject(new EngineError(this.id, `flite exited with ${code ?? sig}: ${err.trim().slice(0, 200)}`));
-        resolve();
-      });
-    });
+  private async run(args: string[], signal?: AbortSignal): Promise<void> {
+    signal?.throwIfAborted();
+    const timeout = AbortSignal.timeout(TIMEOUT_MS);
+    let status;
+    try {
+      status = await this.spawner.run(this.opts.binary ?? 'flite', args, signal ? AbortSignal.any([signal, timeout]) : timeout);
+    } catch (e) {
+      throw new EngineError(this.id, (e as Error).message, true, { cause: e });
+    }
+    signal?.throwIfAborted();
+    if (status.code !== 0) throw new EngineError(this.id, `flite exited with ${status.code ?? status.signal}: ${status.stderr.trim().slice(0, 200)}`);
+  }
+
+  /** Stops the helper process Flite is started from. */
+  close(): void {
+    this.spawner.close();
   }
 }
 

@@ -1,0 +1,111 @@
+// Starts programs (Flite) through a small helper process instead of from the service's own.
+// spawn() forks the calling process, and fork() copies its page tables while the caller waits: in
+// the service (engines, models and audio: hundreds of MB resident) that held the event loop for
+// 60-150 ms per Flite call (a CPU profile of the hostile suite: ChildProcess.spawn), so every
+// Flite synthesis stalled every other request, and a burst of them stalled /health for seconds.
+// Forking from a worker thread instead still took the process's memory-map lock and delayed the
+// loop ~50 ms. The helper (spawner-child.ts) is a bare Node process: forking it costs a few ms,
+// on its own CPU time. It is started on first use, restarted if it dies, and runs nothing but
+// what the service sends it.
+
+import { fork, type ChildProcess } from 'node:child_process';
+
+export interface ExitStatus {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stderr: string;
+}
+
+type Answer = { id: number; error: string } | ({ id: number } & ExitStatus);
+
+interface Pending {
+  /** The helper the run was sent to. */
+  child: ChildProcess;
+  resolve(status: ExitStatus): void;
+  reject(err: Error): void;
+}
+
+// From TypeScript sources (tests, tsx) the helper needs tsx's hooks; compiled, plain JavaScript.
+const fromSources = import.meta.url.endsWith('.ts');
+const childFile = new URL(fromSources ? './spawner-child.ts' : './spawner-child.js', import.meta.url);
+
+export class ProcessSpawner {
+  private child: ChildProcess | null = null;
+  private nextId = 1;
+  private readonly pending = new Map<number, Pending>();
+  private closed = false;
+
+  /** Runs `file` with `args` (stdin and stdout ignored) and resolves with how it exited. */
+  run(file: string, args: string[], signal?: AbortSignal): Promise<ExitStatus> {
+    return new Promise((resolve, reject) => {
+      if (this.closed) return reject(new Error('the process spawner is closed'));
+      if (signal?.aborted) return reject(signal.reason ?? new Error('aborted'));
+      const child = this.helper();
+      const id = this.nextId++;
+      const kill = () => child.connected && child.send({ kill: id });
+      signal?.addEventListener('abort', kill, { once: true });
+      const done = () => {
+        this.pending.delete(id);
+        signal?.removeEventListener('abort', kill);
+        this.updateRef();
+      };
+      this.pending.set(id, {
+        child,
+        resolve: (s) => {
+          done();
+          resolve(s);
+        },
+        reject: (e) => {
+          done();
+          reject(e);
+        },
+      });
+      this.updateRef();
+      child.send({ id, file, args }, (err) => {
+        if (err) this.pending.get(id)?.reject(err);
+      });
+    });
+  }
+
+  /** Kills the helper (and so whatever it runs); later calls are refused. */
+  close(): void {
+    this.closed = true;
+    this.child?.kill('SIGKILL');
+    this.child = null;
+  }
+
+  private helper(): ChildProcess {
+    if (this.child?.connected) return this.child;
+    // The parent's own flags (the test runner's, --cpu-prof, inspector ports) are not the helper's.
+    const child = fork(childFile, [], { execArgv: fromSources ? ['--import', 'tsx'] : [], stdio: ['ignore', 'ignore', 'inherit', 'ipc'], serialization: 'json' });
+    child.on('message', (m: Answer) => {
+      const p = this.pending.get(m.id);
+      if (!p) return;
+      if ('error' in m) p.reject(new Error(m.error));
+      else p.resolve({ code: m.code, signal: m.signal, stderr: m.stderr });
+    });
+    const lost = (why: string) => {
+      if (this.child === child) this.child = null;
+      for (const p of [...this.pending.values()]) if (p.child === child) p.reject(new Error(`the process spawner ${why}`));
+    };
+    child.on('exit', (code, sig) => lost(`exited (${code ?? sig})`));
+    child.on('error', (err) => lost(`failed: ${err.message}`));
+    this.child = child;
+    this.updateRef();
+    return child;
+  }
+
+  /** The helper keeps the service's process alive only while something runs in it. */
+  private updateRef(): void {
+    const child = this.child;
+    if (!child) return;
+    const channel = child.channel as { ref?(): void; unref?(): void } | undefined;
+    if (this.pending.size > 0) {
+      child.ref();
+      channel?.ref?.();
+    } else {
+      child.unref();
+      channel?.unref?.();
+    }
+  }
+}
