@@ -5,7 +5,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from './config.js';
 import type { Store } from './storage/store.js';
 import type { Limiter } from './limits/limiter.js';
-import { EnginePool } from './engines/pool.js';
+import { EnginePool } from './workers/pool.js';
 import { Billing } from './accounts/billing.js';
 import { KeyAuthenticator } from './accounts/authenticate.js';
 import { openStore } from './storage/open-store.js';

@@ -5,7 +5,7 @@
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { TtsEngine } from '../engines/engine.js';
-import type { EnginePool } from '../engines/pool.js';
+import type { EnginePool } from '../workers/pool.js';
 import type { TtsEngineRegistry } from '../engines/registry.js';
 import { ApiError } from '../errors.js';
 import { finishDocument } from '../tts/finish.js';

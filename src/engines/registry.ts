@@ -5,7 +5,7 @@
 
 import type { Config } from '../config.js';
 import type { TtsEngine } from './engine.js';
-import type { EnginePool } from './pool.js';
+import type { EnginePool } from '../workers/pool.js';
 import { FliteEngine } from './flite/flite-engine.js';
 import { EspeakEngine } from './espeak/espeak-engine.js';
 import { SherpaTtsEngine } from './sherpa/sherpa-tts-engine.js';

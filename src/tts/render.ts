@@ -2,7 +2,7 @@
 // in the voice's register. Styles the engine cannot render itself are transformed here (whisper:
 // LPC resynthesis with noise in a worker; emphasis: slower, higher and louder).
 
-import type { EnginePool } from '../engines/pool.js';
+import type { EnginePool } from '../workers/pool.js';
 import { EngineError, type PcmAudio, type SpeechStyle, type SynthesisRequest, type TtsEngine } from '../engines/engine.js';
 import { ApiError } from '../errors.js';
 import type { MarkupItem } from './markup.js';

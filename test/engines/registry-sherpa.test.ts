@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { EnginePool } from '../../src/engines/pool.js';
+import { EnginePool } from '../../src/workers/pool.js';
 import { TtsEngineRegistry } from '../../src/engines/registry.js';
 import { SherpaTtsEngine } from '../../src/engines/sherpa/sherpa-tts-engine.js';
 import { findSherpaTtsModels } from '../../src/engines/sherpa/models.js';

@@ -1,7 +1,7 @@
 // The TTS engine registry on the real engines and the shipped bindings (config/parla.json).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { EnginePool } from '../../src/engines/pool.js';
+import { EnginePool } from '../../src/workers/pool.js';
 import { TtsEngineRegistry } from '../../src/engines/registry.js';
 import { EspeakEngine } from '../../src/engines/espeak/espeak-engine.js';
 import { FliteEngine } from '../../src/engines/flite/flite-engine.js';

@@ -6,7 +6,7 @@
 
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import type { EnginePool } from '../pool.js';
+import type { EnginePool } from '../../workers/pool.js';
 import { ApiError } from '../../errors.js';
 import { EngineError, type SynthesisRequest, type SynthesisResult, type TtsEngine } from '../engine.js';
 import { findSherpaTtsModels, type SherpaTtsModel } from './models.js';
