@@ -12,10 +12,9 @@ import type { Services } from '../services.js';
 import type { SttStream } from '../engines/engine.js';
 import { ApiError, errorBody } from '../errors.js';
 import { requireFeature } from '../accounts/auth-context.js';
-import { guardStore } from '../accounts/billing.js';
-import { newRequestId } from '../http/request-id.js';
-import { toApiError } from '../http/error-handler.js';
-import { admitRequest, SLOT_LEASE_MS } from '../http/rate-limit.js';
+import { newRequestId } from '../edge/request-id.js';
+import { toApiError } from '../edge/errors.js';
+import { admitRequest, SLOT_LEASE_MS } from '../limits/admission.js';
 import { parseRealtimeParams } from './params.js';
 import { CLOSE, RealtimeSession } from './session.js';
 import { loadTls } from './tls.js';
@@ -102,7 +101,7 @@ export class RealtimeServer {
       slot = { accountId: auth.account.id, slotId: admitted.slotId };
       // The first block is what the balance covers, up to a minute; below one second billing.hold
       // refuses with 402. The hold grows while audio arrives (RealtimeSession.ensureCredits).
-      const balance = await guardStore(() => services.store.getBalance(auth.account.id, auth.mode));
+      const balance = await services.store.getBalance(auth.account.id, auth.mode);
       const heldSeconds = Math.max(1, Math.min(HOLD_BLOCK_SECONDS, Math.floor(balance / rate)));
       hold = await services.billing.hold(auth, { requestId, kind: 'stt_realtime', model: params.model, credits: heldSeconds * rate, characters: 0 });
       const stream = await openWithin(binding.engine.openStream({ language, profile: binding.profile, keywords: params.keywords }), this.opts.recognizerWaitMs ?? 3000);
@@ -144,7 +143,7 @@ export class RealtimeServer {
     } catch (err) {
       if (hold) await hold.release();
       if (slot) await services.limiter.releaseSlot(slot.accountId, slot.slotId);
-      const apiErr = err instanceof ApiError ? err : toApiError(err, req as never);
+      const apiErr = toApiError(err);
       refuse(socket, apiErr, requestId);
     }
   }

@@ -18,15 +18,7 @@ const EXCLUDED = [path.join(SRC, 'dashboard', 'web')];
 const KNOWN_CIRCLES: string[][] = [];
 
 /** Imports in a forbidden direction still in src/, as "from -> to". */
-const KNOWN_FORBIDDEN: string[] = [
-  // The WebSocket edge borrows the HTTP edge's helpers; one shared error translation replaces
-  // them (issue 18 item 2).
-  'src/realtime/server.ts -> src/http/error-handler.ts',
-  'src/realtime/server.ts -> src/http/rate-limit.ts',
-  'src/realtime/server.ts -> src/http/request-id.ts',
-  // Engines throw the edge's ApiError instead of their own errors (issue 18 item 2).
-  'src/engines/sherpa/sherpa-tts-engine.ts -> src/errors.ts',
-];
+const KNOWN_FORBIDDEN: string[] = [];
 
 interface Rule {
   name: string;
@@ -40,6 +32,9 @@ const RULES: Rule[] = [
   { name: 'src/realtime imports nothing from src/http', forbids: (f, t) => under(f, 'realtime') && under(t, 'http') },
   { name: 'src/engines imports nothing from src/http', forbids: (f, t) => under(f, 'engines') && under(t, 'http') },
   { name: 'src/engines throws its own errors, not the error table of the edges (src/errors.ts)', forbids: (f, t) => under(f, 'engines') && t === 'src/errors.ts' },
+  { name: 'src/workers throws its own errors, not the error table of the edges (src/errors.ts)', forbids: (f, t) => under(f, 'workers') && t === 'src/errors.ts' },
+  { name: 'src/workers imports nothing from src/http', forbids: (f, t) => under(f, 'workers') && under(t, 'http') },
+  { name: 'src/edge (shared by every edge) imports nothing from src/http', forbids: (f, t) => under(f, 'edge') && under(t, 'http') },
   { name: 'src/routes imports nothing from src/storage', forbids: (f, t) => under(f, 'routes') && under(t, 'storage') },
   { name: 'src/realtime imports nothing from src/storage', forbids: (f, t) => under(f, 'realtime') && under(t, 'storage') },
   { name: 'src/storage imports nothing from src/accounts (accounts uses storage, not both ways)', forbids: (f, t) => under(f, 'storage') && under(t, 'accounts') },

@@ -3,7 +3,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { Services } from '../../services.js';
 import { errorResponses } from '../../http/schemas.js';
-import { guardStore } from '../../accounts/billing.js';
 import { STT_MODELS, engineFamily } from '../../stt/stt-models.js';
 import { REALTIME_DEFAULTS, REALTIME_ENCODINGS } from '../../realtime/params.js';
 import { opusSupported } from '../../realtime/opus-decoder.js';
@@ -21,7 +20,7 @@ export const realtimeInfoRoutes: FastifyPluginAsync<{ services: Services; endpoi
     async (request) => {
       const { account, mode } = request.auth;
       const plan = services.config.product.plans[account.plan];
-      const [balance, inUse, opus] = await Promise.all([guardStore(() => services.store.getBalance(account.id, mode)), services.limiter.slotsInUse(account.id), opusSupported()]);
+      const [balance, inUse, opus] = await Promise.all([services.store.getBalance(account.id, mode), services.limiter.slotsInUse(account.id), opusSupported()]);
       const port = endpoint.port ?? services.config.realtimePort;
       const host = request.hostname.replace(/:\d+$/, '') || endpoint.host;
       return {
