@@ -94,6 +94,33 @@ export class CreditHold {
   }
 }
 
+/**
+ * One billable piece of work, from its hold to its one ledger row: `finish` settles what the work
+ * used (null, nothing to bill: the hold is released), `fail` releases the hold, or bills what a work cut
+ * short had already delivered (the sentences a stream sent). Whichever comes first counts; later
+ * calls do nothing, so a client's abort racing the work's own end never bills twice.
+ */
+export class BillableWork {
+  private outcome: Promise<number | null> | null = null;
+
+  constructor(readonly hold: CreditHold) {}
+
+  /** Settles once with what was used; resolves with the balance after it (null when released). */
+  finish(used: SettleSpec | null): Promise<number | null> {
+    this.outcome ??= used ? this.hold.settle(used) : this.hold.release().then(() => null);
+    return this.outcome;
+  }
+
+  /** The work failed or its client went away. Never throws: a hold that cannot be settled expires. */
+  async fail(delivered: SettleSpec | null = null): Promise<void> {
+    await this.finish(delivered).catch(() => this.hold.release());
+  }
+
+  get finished(): boolean {
+    return this.outcome !== null;
+  }
+}
+
 export class Billing {
   constructor(
     readonly store: Store,
@@ -119,6 +146,33 @@ export class Billing {
     });
     this.check(res, auth, spec.credits);
     return new CreditHold(this, holdId, auth, spec, res.ok ? res.balance : 0);
+  }
+
+  /** Holds the credits of a piece of work (402 / 429 before any of it runs); see BillableWork. */
+  async begin(auth: AuthContext, spec: HoldSpec): Promise<BillableWork> {
+    return new BillableWork(await this.hold(auth, spec));
+  }
+
+  /**
+   * Runs one billable piece of work: holds `spec`, runs `work`, settles exactly once with the usage
+   * it resolves with, and releases the hold when it fails (the client's abort included: the work
+   * rejects on its signal). Returns the work's result and the balance after settling.
+   */
+  async run<T>(auth: AuthContext, spec: HoldSpec, work: () => Promise<{ result: T; used: SettleSpec }>): Promise<{ result: T; balance: number | null }> {
+    const billed = await this.begin(auth, spec);
+    let done: { result: T; used: SettleSpec };
+    try {
+      done = await work();
+    } catch (err) {
+      await billed.fail();
+      throw err;
+    }
+    return { result: done.result, balance: await billed.finish(done.used) };
+  }
+
+  /** The account's balance in the caller's mode (what a real-time stream may prepay). */
+  balance(auth: AuthContext): Promise<number> {
+    return this.store.getBalance(auth.account.id, auth.mode);
   }
 
   check(res: HoldResult, auth: AuthContext, credits: number): void {

@@ -13,7 +13,7 @@ import type { FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
 import type { Store } from '../storage/store.js';
 import type { AuthContext } from '../accounts/auth-context.js';
-import type { ApiKeyRecord, KeyMode } from '../accounts/types.js';
+import type { ApiKeyRecord, KeyMode } from '../domain/accounts.js';
 import { createApiKey } from '../accounts/admin.js';
 import { KeyTouch } from '../accounts/key-touch.js';
 import { effectiveKeyState } from '../accounts/api-keys.js';

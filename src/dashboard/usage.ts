@@ -4,7 +4,7 @@
 
 import type { Config } from '../config.js';
 import type { Store } from '../storage/store.js';
-import type { Account, DailyUsage, KeyMode } from '../accounts/types.js';
+import type { Account, DailyUsage, KeyMode } from '../domain/accounts.js';
 import { isoDate } from '../accounts/period.js';
 import { usageReport } from '../accounts/usage-report.js';
 
