@@ -1,8 +1,13 @@
-// The TTS engine registry on the real engines and the shipped bindings (config/parla.json).
+// The model registry on the real engines and the shipped bindings (config/parla.json): TTS engine
+// chains, STT model chains (extra engines passed in at construction), the LANGUAGE_NOT_SUPPORTED rule
+// and the prices.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { EnginePool } from '../../src/workers/pool.js';
-import { ModelRegistry } from '../../src/registry/model-registry.js';
+import { ModelRegistry, STT_MODELS, TTS_MODELS } from '../../src/registry/model-registry.js';
+import { PocketSphinxEngine } from '../../src/engines/pocketsphinx/pocketsphinx-engine.js';
+import { ApiError } from '../../src/errors.js';
+import type { SttBinding } from '../../src/config.js';
 import { EspeakEngine } from '../../src/engines/espeak/espeak-engine.js';
 import { FliteEngine } from '../../src/engines/flite/flite-engine.js';
 import type { Config } from '../../src/config.js';
@@ -72,5 +77,59 @@ describe('ModelRegistry', () => {
     assert.equal(reg.resolveTtsEngine('reversed', 'en-US')?.id, 'espeak');
     assert.equal(reg.resolveTtsEngine('neural', 'en-US')?.id, 'flite');
     assert.deepEqual(reg.unknownTtsBindings(), ['sherpa-kokoro']);
+  });
+});
+
+function withSttBindings(config: Config, extra: Record<string, SttBinding[]>): Config {
+  return { ...config, product: { ...config.product, sttBindings: { ...config.product.sttBindings, ...extra } } };
+}
+
+const codeOf = (fn: () => unknown): string | undefined => {
+  try {
+    fn();
+  } catch (err) {
+    return err instanceof ApiError ? err.code : `not an ApiError: ${String(err)}`;
+  }
+  return undefined;
+};
+
+describe('ModelRegistry: STT and prices', () => {
+  const config = testConfig();
+  // Not loaded: the registry only asks it for its status and languages.
+  const pocketsphinx = new PocketSphinxEngine({ decodersPerProfile: 1, profiles: ['fast'], preload: false });
+
+  test('the first engine of a model\'s chain that this node has serves it; one it does not have is skipped', () => {
+    const reg = new ModelRegistry(withSttBindings(config, { 'cipher-fast': [{ engine: 'sherpa-whisper', profile: 'tiny' }, { engine: 'pocketsphinx', profile: 'fast' }] }), { stt: [pocketsphinx] });
+    assert.equal(reg.sttBinding('cipher-fast')?.engine.id, 'pocketsphinx');
+    assert.equal(reg.sttBinding('cipher-fast')?.profile, 'fast');
+    assert.deepEqual(reg.sttLanguages('cipher-fast'), pocketsphinx.languages());
+    assert.equal(reg.resolveSttLanguage('cipher-fast', 'en-US'), 'en-US');
+    assert.equal(codeOf(() => reg.resolveSttLanguage('cipher-fast', 'de')), 'LANGUAGE_NOT_SUPPORTED');
+  });
+
+  test('no engine for a model: LANGUAGE_NOT_SUPPORTED, for the binding and for the language', () => {
+    const reg = new ModelRegistry(config, { stt: [] });
+    assert.equal(reg.sttBinding('cipher-fast'), null);
+    assert.equal(codeOf(() => reg.requireSttBinding('cipher-fast')), 'LANGUAGE_NOT_SUPPORTED');
+    assert.equal(codeOf(() => reg.resolveSttLanguage('cipher-fast', undefined)), 'LANGUAGE_NOT_SUPPORTED');
+    assert.equal(codeOf(() => new ModelRegistry(config, { tts: [] }).requireTtsEngine('aura-prime', 'en-US')), 'LANGUAGE_NOT_SUPPORTED');
+  });
+
+  test('models are checked against their endpoint: unknown, or the other family\'s, is INVALID_MODEL', () => {
+    const reg = new ModelRegistry(config, { stt: [pocketsphinx] });
+    assert.equal(reg.checkSttModel('lucid-mono', 'universal'), 'lucid-mono');
+    assert.equal(codeOf(() => reg.checkSttModel('lucid-mono', 'cipher')), 'INVALID_MODEL');
+    assert.equal(codeOf(() => reg.checkSttModel('whisper-1', 'universal')), 'INVALID_MODEL');
+  });
+
+  test('prices come from the configured tables: per character, per started second', () => {
+    const reg = new ModelRegistry(config, {});
+    const pricing = config.product.pricing;
+    for (const m of TTS_MODELS) assert.equal(reg.ttsCredits(m, 120), pricing.ttsCreditsPerCharacter[m]! * 120, m);
+    for (const m of STT_MODELS) {
+      assert.equal(reg.sttRate(m), pricing.sttCreditsPerSecond[m], m);
+      assert.equal(reg.sttCredits(m, 2.2), pricing.sttCreditsPerSecond[m]! * 3, m);
+      assert.equal(reg.sttCredits(m, 0.1), pricing.sttCreditsPerSecond[m]!, m);
+    }
   });
 });
