@@ -23,7 +23,7 @@ const tmp = tempDir('parla-bench-');
 const services = await createServices(testConfig({ PARLA_WORKERS: '2' }, tmp.dir), (await import('pino')).pino({ level: 'silent' }) as never);
 const acct = await createTestAccount(services, { plan: 'enterprise' });
 const auth: AuthContext = { account: (await services.store.getAccount(acct.accountId))!, key: (await services.store.getKey(acct.keyId))!, mode: 'live' };
-const { catalog, registry } = services.tts;
+const { catalog, registry } = services;
 
 const prepare = (text: string, voice: string, model: string, language: string | undefined): TtsJob =>
   prepareTts(services.config, catalog, registry, auth, { text, voice, model, language, speed: 1, pitch: undefined }, 'generate');

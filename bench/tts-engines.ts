@@ -6,7 +6,7 @@
 import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { EnginePool } from '../src/engines/pool.js';
+import { EnginePool } from '../src/workers/pool.js';
 import { EspeakEngine } from '../src/engines/espeak/espeak-engine.js';
 import { FliteEngine } from '../src/engines/flite/flite-engine.js';
 import type { SynthesisRequest, TtsEngine } from '../src/engines/engine.js';

@@ -5,7 +5,7 @@
 // the DSP steps other requests use (resampling for /tts/stream, pitch shift, whisper).
 // Medians of RUNS (default 5). Run: node --import tsx bench/tts-stages.ts
 import { loadavg } from 'node:os';
-import { EnginePool } from '../src/engines/pool.js';
+import { EnginePool } from '../src/workers/pool.js';
 import { EspeakEngine } from '../src/engines/espeak/espeak-engine.js';
 import { renderItems, type VoiceParams } from '../src/tts/render.js';
 import { finishDocument } from '../src/tts/finish.js';

@@ -9,7 +9,8 @@ import cookie from '@fastify/cookie';
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { Services } from './services.js';
-import { newRequestId, requestIdPlugin } from './http/request-id.js';
+import { requestIdPlugin } from './http/request-id.js';
+import { newRequestId } from './edge/request-id.js';
 import { lazyChildLoggerFactory } from './http/lazy-child-logger.js';
 import { errorHandlerPlugin, frameworkErrors } from './http/error-handler.js';
 import { registerJsonBodyParser } from './http/json-body.js';
@@ -22,6 +23,7 @@ import { withNullMeansAbsent } from './http/null-means-absent.js';
 import { healthRoutes, VERSION } from './routes/health.js';
 import { accountRoutes } from './routes/v1/account.js';
 import { catalogRoutes } from './routes/v1/catalog.js';
+import { languagesAliasRoutes } from './routes/v1/languages.js';
 import { ttsRoutes } from './routes/v1/tts.js';
 import { sttRoutes } from './routes/v1/stt.js';
 import { realtimeInfoRoutes, type RealtimeEndpoint } from './routes/v1/realtime-info.js';
@@ -129,10 +131,11 @@ export async function buildApp(services: Services, opts: BuildAppOptions = {}): 
 
   await app.register(healthRoutes, { services });
   await app.register(accountRoutes, { services, prefix: '/api/v1' });
-  await app.register(catalogRoutes, { services, catalog: services.tts.catalog, engines: services.tts.registry });
-  await app.register(sttRoutes, { services, models: services.stt.models, prefix: '/api/v1' });
+  await app.register(catalogRoutes, { services, prefix: '/api/v1' });
+  await app.register(languagesAliasRoutes, { catalog: services.catalog, prefix: '/api/api/v1' });
+  await app.register(sttRoutes, { stt: services.stt, prefix: '/api/v1' });
   await app.register(realtimeInfoRoutes, { services, endpoint: opts.realtime ?? { port: null, host: services.config.realtimeHost }, prefix: '/api/v1' });
-  await app.register(ttsRoutes, { services, catalog: services.tts.catalog, engines: services.tts.registry, prefix: '/api/v1' });
+  await app.register(ttsRoutes, { tts: services.tts, prefix: '/api/v1' });
   await app.register(dashboardStatic);
   await app.register(dashboardApiRoutes, { services, dashboard, prefix: '/dashboard/api' });
 

@@ -1,6 +1,7 @@
 // Every API error code in one table: status, category, default message and resolution.
-// Services and engines throw ApiError (or EngineError, mapped at the edge); only the HTTP/WS edge
-// turns them into the error body of docs/interface.md. docs/errors.md documents this same table.
+// Services throw ApiError; engines, the worker pool and the store throw their own errors, which
+// src/edge/errors.ts maps to these codes. Only the edges (HTTP, WebSocket) turn them into the error
+// body of docs/interface.md. docs/errors.md documents this same table.
 
 export type ErrorCategory =
   | 'authentication'

@@ -84,7 +84,7 @@ export async function startServer(config: Config = loadConfig(), opts: { announc
 
 /** eSpeak in every worker before the first request; a failure only costs the first requests time. */
 async function warmUpTts(services: Services, log: FastifyBaseLogger): Promise<void> {
-  const espeak = services.tts.registry.engine('espeak');
+  const espeak = services.registry.ttsEngine('espeak');
   if (!(espeak instanceof EspeakEngine) || !espeak.status().available) return;
   const started = performance.now();
   try {

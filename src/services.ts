@@ -5,17 +5,21 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from './config.js';
 import type { Store } from './storage/store.js';
 import type { Limiter } from './limits/limiter.js';
-import { EnginePool } from './engines/pool.js';
+import { EnginePool } from './workers/pool.js';
 import { Billing } from './accounts/billing.js';
 import { KeyAuthenticator } from './accounts/authenticate.js';
 import { openStore } from './storage/open-store.js';
 import { openLimiter } from './limits/open-limiter.js';
-import { TtsEngineRegistry, createTtsEngines } from './engines/registry.js';
+import { createTtsEngines } from './engines/create.js';
+import { ModelRegistry } from './registry/model-registry.js';
 import { Catalog } from './catalog/catalog.js';
 import { PocketSphinxEngine } from './engines/pocketsphinx/pocketsphinx-engine.js';
 import { warmupUtterance } from './engines/pocketsphinx/warmup.js';
-import { SttModels } from './stt/stt-models.js';
+import type { SttEngine } from './engines/engine.js';
+import { closeReadings } from './tts/readings/readings.js';
 import { Metrics } from './http/metrics.js';
+import { TtsService } from './tts/service.js';
+import { SttService } from './stt/service.js';
 
 export interface Services {
   config: Config;
@@ -25,16 +29,28 @@ export interface Services {
   pool: EnginePool;
   billing: Billing;
   authenticator: KeyAuthenticator;
-  /** Text-to-speech engines and the voice/language catalogue built on them. */
-  tts: { registry: TtsEngineRegistry; catalog: Catalog };
-  /** Speech-to-text engines and the product models bound to them. */
-  stt: { models: SttModels };
+  /** The product models (TTS and STT), the engines bound to them, their prices. */
+  registry: ModelRegistry;
+  /** The voice/language catalogue built on the TTS engines. */
+  catalog: Catalog;
+  /** Text-to-speech: generate and stream (src/tts/service.ts). */
+  tts: TtsService;
+  /** Speech-to-text: transcribe, and admit real-time streams (src/stt/service.ts). */
+  stt: SttService;
   metrics: Metrics;
   /** Closes everything this object opened, in reverse order. */
   close(): Promise<void>;
 }
 
-export async function createServices(config: Config, log: FastifyBaseLogger): Promise<Services> {
+export interface CreateServicesOptions {
+  /**
+   * STT engines besides PocketSphinx (installed models), registered in the model registry at
+   * construction: config.product.sttBindings names them in a model's chain.
+   */
+  extraSttEngines?: SttEngine[];
+}
+
+export async function createServices(config: Config, log: FastifyBaseLogger, opts: CreateServicesOptions = {}): Promise<Services> {
   const closers: Array<() => Promise<void>> = [];
   try {
     const store = await openStore(config);
@@ -44,35 +60,41 @@ export async function createServices(config: Config, log: FastifyBaseLogger): Pr
     closers.push(() => limiter.close());
     const pool = new EnginePool({ threads: config.workerThreads, maxQueue: config.engineQueueMax });
     closers.push(() => pool.close());
-    const registry = new TtsEngineRegistry(config, createTtsEngines(config, pool, { espeakExtraLanguages: Catalog.espeakLanguageMap() }));
+    // The Japanese/Korean readings thread starts with the first such text; it stops with the node.
+    closers.push(() => closeReadings());
+    const ttsEngines = createTtsEngines(config, pool, { espeakExtraLanguages: Catalog.espeakLanguageMap() });
+    // Engines with helpers of their own (Flite's spawner process) stop with the node.
     closers.push(async () => {
-      for (const e of registry.all()) e.close?.();
+      for (const e of ttsEngines) e.close?.();
     });
-    for (const e of registry.all()) {
+    for (const e of ttsEngines) {
       const st = e.status();
       if (!st.available) log.warn({ engine: e.id, reason: st.reason }, 'TTS engine unavailable');
     }
     const pocketsphinx = new PocketSphinxEngine({ decodersPerProfile: config.sttDecoders, warmup: config.sttPreload ? warmupUtterance() : null, preload: config.sttPreload });
     if (!pocketsphinx.status().available) log.warn({ reason: pocketsphinx.status().reason }, 'PocketSphinx unavailable: speech-to-text is disabled');
     else if (config.sttPreload) await pocketsphinx.whenReady();
-    // Billing reports debits to the metrics created below.
-    let metricsRef!: Metrics;
+    const registry = new ModelRegistry(config, { tts: ttsEngines, stt: [pocketsphinx, ...(opts.extraSttEngines ?? [])] });
+    const metrics = new Metrics(pool);
+    const billing = new Billing(store, config, (model, mode, credits) => metrics.credits.labels(model, mode).inc(credits));
+    const catalog = new Catalog(config, registry);
     const services: Services = {
       config,
       log,
       store,
       limiter,
       pool,
-      billing: new Billing(store, config, (model, mode, credits) => metricsRef.credits.labels(model, mode).inc(credits)),
+      billing,
       authenticator: new KeyAuthenticator(store, config.keySecret),
-      tts: { registry, catalog: new Catalog(config, registry) },
-      stt: { models: new SttModels(config, [pocketsphinx]) },
-      metrics: new Metrics(pool),
+      registry,
+      catalog,
+      tts: new TtsService({ config, catalog, models: registry, pool, billing, onSynthesis: (a, w, e) => metrics.observeSynthesis(a, w, e) }),
+      stt: new SttService({ config, registry, pool, billing, limiter, onRecognition: (a, w, e) => metrics.observeRecognition(a, w, e) }),
+      metrics,
       async close() {
         for (const c of closers.reverse()) await c().catch((err: unknown) => log.warn({ err }, 'close failed'));
       },
     };
-    metricsRef = services.metrics;
     return services;
   } catch (err) {
     for (const c of closers.reverse()) await c().catch(() => undefined);

@@ -7,7 +7,6 @@ import { ApiError } from '../errors.js';
 import { hashApiKey, keyMode } from './api-keys.js';
 import type { AuthContext } from './auth-context.js';
 import type { Account, ApiKeyRecord } from '../domain/accounts.js';
-import { guardStore } from './billing.js';
 import { KeyTouch } from './key-touch.js';
 
 const CACHE_TTL_MS = 500;
@@ -92,7 +91,7 @@ export class KeyAuthenticator {
    */
   private async lookup(rawKey: string): Promise<CacheEntry['found']> {
     const now = Date.now();
-    const found = await guardStore(() => this.store.findKeyByHash(hashApiKey(this.secret, rawKey)));
+    const found = await this.store.findKeyByHash(hashApiKey(this.secret, rawKey));
     this.sweep(now);
     if (this.cache.size >= CACHE_MAX) this.cache.clear();
     this.cache.set(rawKey, { at: now, found });

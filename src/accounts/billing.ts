@@ -1,12 +1,12 @@
 // Billing rules at the service level: price -> hold (before work) -> settle once on success, or
-// release on failure (decisions #27). Store failures become 503 CREDIT_CHECK_FAILED (#34);
-// an exhausted monthly character quota is 429 QUOTA_EXCEEDED with Retry-After until the period
+// release on failure (decisions #27). Store failures travel as StoreUnavailableError (the edges
+// answer 503 CREDIT_CHECK_FAILED, #34); an exhausted monthly character quota is 429 QUOTA_EXCEEDED with Retry-After until the period
 // ends (#29).
 
 import { randomUUID } from 'node:crypto';
 import type { Config } from '../config.js';
 import { ApiError } from '../errors.js';
-import { StoreUnavailableError, type HoldResult, type Store } from '../storage/store.js';
+import type { HoldResult, Store } from '../storage/store.js';
 import type { AuthContext } from './auth-context.js';
 import { currentPeriod } from './period.js';
 import type { UsageKind } from '../domain/accounts.js';
@@ -28,30 +28,6 @@ export interface SettleSpec {
   units: number;
   characters: number;
   credits: number;
-}
-
-export function storeFailure(err: unknown, message = 'The credit balance could not be verified because the account store is unreachable.'): ApiError {
-  return new ApiError('CREDIT_CHECK_FAILED', {
-    message,
-    retryAfter: 5,
-    cause: err,
-  });
-}
-
-/** The outage message of the dashboard's own lookups (its session, its account): no balance is involved. */
-export const DASHBOARD_STORE_MESSAGE = 'The account store is unreachable; the dashboard works again as soon as it is back.';
-
-/**
- * Runs a store call, turning an unreachable database into 503 CREDIT_CHECK_FAILED (with
- * `message`, when the call checks no balance).
- */
-export async function guardStore<T>(fn: () => Promise<T>, message?: string): Promise<T> {
-  try {
-    return await fn();
-  } catch (err) {
-    if (err instanceof StoreUnavailableError) throw storeFailure(err, message);
-    throw err;
-  }
 }
 
 export class CreditHold {
@@ -80,9 +56,7 @@ export class CreditHold {
     const { store, config } = this.billing;
     const limit = config.product.plans[this.auth.account.plan].monthlyCharacters;
     const period = currentPeriod(this.auth.account.periodAnchor);
-    const res = await guardStore(() =>
-      store.extendHold(this.holdId, extraCredits, extraCharacters, extraCharacters > 0 ? limit : null, period.start, new Date(Date.now() + HOLD_LEASE_MS)),
-    );
+    const res = await store.extendHold(this.holdId, extraCredits, extraCharacters, extraCharacters > 0 ? limit : null, period.start, new Date(Date.now() + HOLD_LEASE_MS));
     this.billing.check(res, this.auth, extraCredits);
     this.credits += extraCredits;
     this.characters += extraCharacters;
@@ -92,20 +66,18 @@ export class CreditHold {
   async settle(actual: SettleSpec): Promise<number> {
     if (this.done) throw new Error('hold already settled or released');
     this.done = true;
-    const res = await guardStore(() =>
-      this.billing.store.settleHold(this.holdId, {
-        requestId: this.spec.requestId,
-        accountId: this.auth.account.id,
-        keyId: this.auth.key.id,
-        mode: this.auth.mode,
-        kind: this.spec.kind,
-        model: this.spec.model,
-        units: actual.units,
-        characters: actual.characters,
-        credits: actual.credits,
-        createdAt: new Date(),
-      }),
-    );
+    const res = await this.billing.store.settleHold(this.holdId, {
+      requestId: this.spec.requestId,
+      accountId: this.auth.account.id,
+      keyId: this.auth.key.id,
+      mode: this.auth.mode,
+      kind: this.spec.kind,
+      model: this.spec.model,
+      units: actual.units,
+      characters: actual.characters,
+      credits: actual.credits,
+      createdAt: new Date(),
+    });
     this.billing.onDebit(this.spec.model, this.auth.mode, actual.credits);
     return res.balance;
   }
@@ -122,6 +94,33 @@ export class CreditHold {
   }
 }
 
+/**
+ * One billable piece of work, from its hold to its one ledger row: `finish` settles what the work
+ * used (null, nothing to bill: the hold is released), `fail` releases the hold, or bills what a work cut
+ * short had already delivered (the sentences a stream sent). Whichever comes first counts; later
+ * calls do nothing, so a client's abort racing the work's own end never bills twice.
+ */
+export class BillableWork {
+  private outcome: Promise<number | null> | null = null;
+
+  constructor(readonly hold: CreditHold) {}
+
+  /** Settles once with what was used; resolves with the balance after it (null when released). */
+  finish(used: SettleSpec | null): Promise<number | null> {
+    this.outcome ??= used ? this.hold.settle(used) : this.hold.release().then(() => null);
+    return this.outcome;
+  }
+
+  /** The work failed or its client went away. Never throws: a hold that cannot be settled expires. */
+  async fail(delivered: SettleSpec | null = null): Promise<void> {
+    await this.finish(delivered).catch(() => this.hold.release());
+  }
+
+  get finished(): boolean {
+    return this.outcome !== null;
+  }
+}
+
 export class Billing {
   constructor(
     readonly store: Store,
@@ -135,20 +134,45 @@ export class Billing {
     const plan = this.config.product.plans[auth.account.plan];
     const period = currentPeriod(auth.account.periodAnchor);
     const holdId = `hold_${randomUUID()}`;
-    const res = await guardStore(() =>
-      this.store.holdCredits({
-        holdId,
-        accountId: auth.account.id,
-        mode: auth.mode,
-        credits: spec.credits,
-        characters: spec.characters,
-        characterLimit: spec.characters > 0 ? plan.monthlyCharacters : null,
-        periodStart: period.start,
-        expiresAt: new Date(Date.now() + HOLD_LEASE_MS),
-      }),
-    );
+    const res = await this.store.holdCredits({
+      holdId,
+      accountId: auth.account.id,
+      mode: auth.mode,
+      credits: spec.credits,
+      characters: spec.characters,
+      characterLimit: spec.characters > 0 ? plan.monthlyCharacters : null,
+      periodStart: period.start,
+      expiresAt: new Date(Date.now() + HOLD_LEASE_MS),
+    });
     this.check(res, auth, spec.credits);
     return new CreditHold(this, holdId, auth, spec, res.ok ? res.balance : 0);
+  }
+
+  /** Holds the credits of a piece of work (402 / 429 before any of it runs); see BillableWork. */
+  async begin(auth: AuthContext, spec: HoldSpec): Promise<BillableWork> {
+    return new BillableWork(await this.hold(auth, spec));
+  }
+
+  /**
+   * Runs one billable piece of work: holds `spec`, runs `work`, settles exactly once with the usage
+   * it resolves with, and releases the hold when it fails (the client's abort included: the work
+   * rejects on its signal). Returns the work's result and the balance after settling.
+   */
+  async run<T>(auth: AuthContext, spec: HoldSpec, work: () => Promise<{ result: T; used: SettleSpec }>): Promise<{ result: T; balance: number | null }> {
+    const billed = await this.begin(auth, spec);
+    let done: { result: T; used: SettleSpec };
+    try {
+      done = await work();
+    } catch (err) {
+      await billed.fail();
+      throw err;
+    }
+    return { result: done.result, balance: await billed.finish(done.used) };
+  }
+
+  /** The account's balance in the caller's mode (what a real-time stream may prepay). */
+  balance(auth: AuthContext): Promise<number> {
+    return this.store.getBalance(auth.account.id, auth.mode);
   }
 
   check(res: HoldResult, auth: AuthContext, credits: number): void {

@@ -3,7 +3,6 @@
 
 import type { Config, PlanConfig } from '../config.js';
 import type { Store } from '../storage/store.js';
-import { guardStore } from './billing.js';
 import { currentPeriod, isoDate, startOfUtcDay, type Period } from './period.js';
 import type { Account, KeyMode, UsageSummary } from '../domain/accounts.js';
 
@@ -19,7 +18,7 @@ export interface UsageReport {
 export async function usageReport(store: Store, config: Config, account: Account, mode: KeyMode, now: Date = new Date()): Promise<UsageReport> {
   const plan = config.product.plans[account.plan];
   const period = currentPeriod(account.periodAnchor, now);
-  const summary = await guardStore(() => store.usageSummary(account.id, mode, period.start, startOfUtcDay(now)));
+  const summary = await store.usageSummary(account.id, mode, period.start, startOfUtcDay(now));
   return {
     plan,
     period,

@@ -1,6 +1,6 @@
 // Audio encoders, all incremental (push PCM, get bytes; end() flushes): WAV (PCM16), MP3 (LAME,
 // wasm-media-encoders), Ogg Vorbis (libvorbis, wasm-media-encoders), FLAC (libFLAC, libflacjs).
-// These run inside worker threads (see src/engines/worker-tasks.ts).
+// These run inside worker threads (see src/workers/worker-tasks.ts).
 
 import { createRequire } from 'node:module';
 import { createMp3Encoder, createOggEncoder } from 'wasm-media-encoders';

@@ -4,14 +4,14 @@
 
 import type { Plan } from '../domain/accounts.js';
 import type { Config } from '../config.js';
-import type { TtsEngineRegistry } from '../engines/registry.js';
+import type { ModelRegistry } from '../registry/model-registry.js';
 import { ApiError } from '../errors.js';
 import type { TtsCatalogPort, VoiceRequest, VoiceSelection } from '../tts/ports.js';
 import { loadCatalogData, type AuraLanguage, type AuraVoice, type CatalogData, type FlashVoice, type LanguageInfo } from './data.js';
 import { baseOf, isRealLanguage, normalizeCode, PREFERRED_VARIANT } from './language-codes.js';
 
-export const TTS_MODELS = ['aura-lite', 'aura-prime', 'aura-max', 'rapid-flash', 'rapid-max'] as const;
-export type TtsModelId = (typeof TTS_MODELS)[number];
+// The product's TTS models are the registry's list; re-exported for the catalogue's readers.
+export { TTS_MODELS, type TtsModel as TtsModelId } from '../registry/model-registry.js';
 export const AURA_SET_MODELS = ['aura-lite', 'aura-prime', 'aura-max', 'rapid-max'] as const;
 
 /** How voice names are compared: ignoring case and accents, so "vaino" finds "Väinö". */
@@ -33,7 +33,7 @@ export class Catalog implements TtsCatalogPort {
 
   constructor(
     private readonly config: Config,
-    private readonly registry: TtsEngineRegistry,
+    private readonly registry: ModelRegistry,
     data: CatalogData = loadCatalogData(),
   ) {
     this.data = data;
@@ -73,7 +73,7 @@ export class Catalog implements TtsCatalogPort {
   private served(model: string): { list: readonly LanguageInfo[]; codes: ReadonlySet<string> } {
     let s = this.servedByModel.get(model);
     if (!s) {
-      const served = this.registry.languagesServed(model);
+      const served = this.registry.ttsLanguages(model);
       const list = [...this.universe(model).values()].filter((l) => served.has(l.code));
       s = { list, codes: new Set(list.map((l) => l.code)) };
       this.servedByModel.set(model, s);

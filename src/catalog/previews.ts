@@ -5,8 +5,8 @@
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { TtsEngine } from '../engines/engine.js';
-import type { EnginePool } from '../engines/pool.js';
-import type { TtsEngineRegistry } from '../engines/registry.js';
+import type { EnginePool } from '../workers/pool.js';
+import type { ModelRegistry } from '../registry/model-registry.js';
 import { ApiError } from '../errors.js';
 import { finishDocument } from '../tts/finish.js';
 import { renderItems } from '../tts/render.js';
@@ -51,7 +51,7 @@ export class VoicePreviews {
   constructor(
     private readonly pool: EnginePool,
     private readonly catalog: Catalog,
-    private readonly engines: TtsEngineRegistry,
+    private readonly engines: ModelRegistry,
     private readonly dir: string,
   ) {}
 
@@ -65,7 +65,7 @@ export class VoicePreviews {
     // Previews let anyone hear every voice, premium ones included.
     const selection = this.catalog.selectVoice({ model, language: asked ?? 'en-US', languageGiven: asked !== undefined, voice: name, plan: 'enterprise' });
     const { voice, language } = selection;
-    const engine = this.engines.resolve(model, language);
+    const engine = this.engines.resolveTtsEngine(model, language);
     const engineVoice = engine ? voice.engineVoices[engine.id] : undefined;
     if (!engine || engineVoice === undefined) throw new ApiError('LANGUAGE_NOT_SUPPORTED', { details: { field: 'language', provided: language } });
     // Keyed by what is heard, not by the model: models whose chains pick the same engine share one

@@ -13,11 +13,10 @@ import type { FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
 import type { Store } from '../storage/store.js';
 import type { AuthContext } from '../accounts/auth-context.js';
-import type { ApiKeyRecord, KeyMode } from '../accounts/types.js';
+import type { ApiKeyRecord, KeyMode } from '../domain/accounts.js';
 import { createApiKey } from '../accounts/admin.js';
 import { KeyTouch } from '../accounts/key-touch.js';
 import { effectiveKeyState } from '../accounts/api-keys.js';
-import { DASHBOARD_STORE_MESSAGE, guardStore } from '../accounts/billing.js';
 import { ApiError } from '../errors.js';
 import { checkCsrf } from './csrf.js';
 import { sessionCookie, type SessionManager } from './sessions.js';
@@ -57,13 +56,13 @@ export class PlaygroundAuth {
   async authenticate(request: FastifyRequest): Promise<AuthContext | null> {
     const token = sessionCookie(request);
     if (token === undefined) return null;
-    const session = await guardStore(() => this.sessions.resolve(token), DASHBOARD_STORE_MESSAGE);
+    const session = await this.sessions.resolve(token);
     if (!session) throw new ApiError('SESSION_REQUIRED');
     checkCsrf(request, session);
     const mode = requestedMode(request);
-    const account = await guardStore(() => this.store.getAccount(session.accountId), DASHBOARD_STORE_MESSAGE);
+    const account = await this.store.getAccount(session.accountId);
     if (!account) throw new ApiError('SESSION_REQUIRED');
-    const key = await guardStore(() => this.playgroundKey(account.id, mode), DASHBOARD_STORE_MESSAGE);
+    const key = await this.playgroundKey(account.id, mode);
     this.keyTouch.touch(key.id);
     return { account, key, mode };
   }

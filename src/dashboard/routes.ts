@@ -6,7 +6,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Services } from '../services.js';
-import type { Account } from '../accounts/types.js';
+import type { Account } from '../domain/accounts.js';
 import type { DashboardSession } from '../storage/store.js';
 import { createApiKey } from '../accounts/admin.js';
 import { effectiveKeyState, MAX_ACTIVE_KEYS_PER_MODE } from '../accounts/api-keys.js';

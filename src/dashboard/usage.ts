@@ -4,8 +4,7 @@
 
 import type { Config } from '../config.js';
 import type { Store } from '../storage/store.js';
-import type { Account, DailyUsage, KeyMode } from '../accounts/types.js';
-import { guardStore } from '../accounts/billing.js';
+import type { Account, DailyUsage, KeyMode } from '../domain/accounts.js';
 import { isoDate } from '../accounts/period.js';
 import { usageReport } from '../accounts/usage-report.js';
 
@@ -36,7 +35,7 @@ export function fillDays(rows: DailyUsage[], from: Date, to: Date): DayTotals[] 
 
 export async function dashboardUsage(store: Store, config: Config, account: Account, mode: KeyMode, now: Date = new Date()) {
   const report = await usageReport(store, config, account, mode, now);
-  const rows = await guardStore(() => store.dailyUsage(account.id, mode, report.period.start));
+  const rows = await store.dailyUsage(account.id, mode, report.period.start);
   const { plan, period, summary } = report;
   return {
     mode,

@@ -1,7 +1,7 @@
 // Domain records -> the JSON the dashboard API sends (snake_case, ISO 8601 or null).
 
 import { effectiveKeyState } from '../accounts/api-keys.js';
-import type { Account, ApiKeyRecord, ApiKeyWithUsage } from '../accounts/types.js';
+import type { Account, ApiKeyRecord, ApiKeyWithUsage } from '../domain/accounts.js';
 
 export function accountView(a: Account) {
   return { id: a.id, name: a.name, email: a.email, plan: a.plan };

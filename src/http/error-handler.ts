@@ -5,9 +5,8 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { ApiError, errorBody, type ErrorCode } from '../errors.js';
-import { EngineError } from '../engines/engine.js';
-import { StoreUnavailableError } from '../storage/store.js';
-import { DASHBOARD_STORE_MESSAGE, storeFailure } from '../accounts/billing.js';
+import { serviceErrorToApiError } from '../edge/errors.js';
+import { sessionCookie } from '../dashboard/sessions.js';
 
 /** The INVALID_* code for a request field, when a field has a code of its own. */
 const FIELD_CODES: Record<string, ErrorCode> = {
@@ -126,29 +125,31 @@ function statusToApiError(err: { statusCode?: unknown; status?: unknown; message
   return null;
 }
 
-/** Whether the request is the dashboard's (its pages and its JSON API), not the public API's. */
-function isDashboardRequest(request: FastifyRequest): boolean {
+/**
+ * Whether the caller is the dashboard: its pages and JSON API, or its playground calling the
+ * public API with the session cookie instead of X-API-Key (an outage then speaks of the store).
+ */
+function fromDashboard(request: FastifyRequest): boolean {
   const url = request.url;
-  return url === '/dashboard' || url.startsWith('/dashboard/') || url.startsWith('/dashboard?');
+  if (url === '/dashboard' || url.startsWith('/dashboard/') || url.startsWith('/dashboard?')) return true;
+  if (request.headers['x-api-key'] !== undefined || !request.headers.cookie) return false;
+  try {
+    return sessionCookie(request) !== undefined;
+  } catch {
+    return false;
+  }
 }
 
+/** The error body for anything a request can end with: the layers' errors (src/edge/errors.ts), then the framework's. */
 export function toApiError(err: unknown, request: FastifyRequest): ApiError {
-  if (err instanceof ApiError) {
-    // guardStore() turned the outage into the API's balance message already; the dashboard's
-    // pages check no balance, so they say what is actually wrong.
-    if (err.code === 'CREDIT_CHECK_FAILED' && err.cause instanceof StoreUnavailableError && isDashboardRequest(request)) return storeFailure(err.cause, DASHBOARD_STORE_MESSAGE);
-    return err;
-  }
-  if (err instanceof StoreUnavailableError) {
-    // The spec's one code for an unreachable store; the dashboard's pages check no balance.
-    return isDashboardRequest(request) ? storeFailure(err, DASHBOARD_STORE_MESSAGE) : storeFailure(err);
-  }
-  if (err instanceof EngineError) return new ApiError('ENGINE_ERROR', { cause: err });
+  if (err instanceof ApiError) return err;
+  const mapped = serviceErrorToApiError(err, { dashboard: fromDashboard(request) });
+  if (mapped) return mapped;
   const fe = err as FastifyError & { validation?: AjvError[]; validationContext?: string };
   if (fe && Array.isArray(fe.validation)) return validationToApiError(request, fe.validation, fe.validationContext);
   if (fe && typeof fe === 'object') {
-    const mapped = ('code' in fe ? fastifyToApiError(fe) : null) ?? statusToApiError(fe);
-    if (mapped) return mapped;
+    const framework = ('code' in fe ? fastifyToApiError(fe) : null) ?? statusToApiError(fe);
+    if (framework) return framework;
   }
   return new ApiError('INTERNAL_ERROR', { cause: err });
 }

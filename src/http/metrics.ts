@@ -7,7 +7,7 @@ import http from 'node:http';
 import { timingSafeEqual } from 'node:crypto';
 import fp from 'fastify-plugin';
 import client from 'prom-client';
-import type { EnginePool } from '../engines/pool.js';
+import type { EnginePool } from '../workers/pool.js';
 import { ApiError } from '../errors.js';
 import { appendRouteHook } from './route-hooks.js';
 

@@ -11,7 +11,7 @@ import type { Duplex } from 'node:stream';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { FastifyBaseLogger } from 'fastify';
 import { ApiError, errorBody } from '../errors.js';
-import { newRequestId } from './request-id.js';
+import { newRequestId } from '../edge/request-id.js';
 
 /** A whole HTTP/1.1 response carrying `err` in the error body, closing the connection. */
 export function rawErrorResponse(err: ApiError, requestId: string = newRequestId()): string {

@@ -1,7 +1,7 @@
 // Query parameters of the real-time stream (docs/realtime.md), validated before the upgrade.
 
 import { ApiError } from '../errors.js';
-import { STT_MODELS, type SttModel } from '../stt/stt-models.js';
+import { STT_MODELS, type SttModel } from '../registry/model-registry.js';
 
 /** linear16: raw 16-bit little-endian mono PCM; opus: Opus in an Ogg or WebM container. */
 export const REALTIME_ENCODINGS = ['linear16', 'opus'] as const;

@@ -1,7 +1,9 @@
 // The real-time WebSocket server: wss://HOST:REALTIME_PORT/api/v1/stt/realtime/stream (ws library on
-// an https server). Everything that can be refused is refused before the upgrade, with the HTTP
-// status and error body of docs/interface.md: key (401), feature/model (403), parameters (400),
-// credits (402), concurrency (429). Each open stream holds one of the account's concurrency slots.
+// an https server), an edge like the HTTP routes. Everything that can be refused is refused before
+// the upgrade, with the HTTP status and error body of docs/interface.md: key (401), feature/model
+// (403), parameters (400), credits (402), concurrency (429). The STT service admits the stream
+// (src/stt/service.ts: the same language, engine, admission and price rules as a batch request);
+// each open stream holds one of the account's concurrency slots.
 
 import https from 'node:https';
 import type { IncomingMessage } from 'node:http';
@@ -9,13 +11,10 @@ import type { Duplex } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Services } from '../services.js';
-import type { SttStream } from '../engines/engine.js';
 import { ApiError, errorBody } from '../errors.js';
-import { requireFeature } from '../accounts/auth-context.js';
-import { guardStore } from '../accounts/billing.js';
-import { newRequestId } from '../http/request-id.js';
-import { toApiError } from '../http/error-handler.js';
-import { admitRequest, SLOT_LEASE_MS } from '../http/rate-limit.js';
+import { LIVE_SLOT_RENEW_MS } from '../stt/service.js';
+import { newRequestId } from '../edge/request-id.js';
+import { toApiError } from '../edge/errors.js';
 import { parseRealtimeParams } from './params.js';
 import { CLOSE, RealtimeSession } from './session.js';
 import { loadTls } from './tls.js';
@@ -85,61 +84,47 @@ export class RealtimeServer {
     const handshake = handshakeProblem(req);
     if (handshake) return refuse(socket, new ApiError('INVALID_REQUEST', { message: handshake }), requestId);
     const { services } = this;
-    let slot: { accountId: string; slotId: string } | null = null;
-    let hold: Awaited<ReturnType<Services['billing']['hold']>> | null = null;
     try {
       const auth = await services.authenticator.authenticate(url.searchParams.get('api_key'));
-      requireFeature(auth, 'stt_realtime');
+      services.stt.checkAccess(auth, 'live');
       const params = parseRealtimeParams(url.searchParams);
       if (params.encoding === 'opus' && !(await opusSupported())) {
         throw new ApiError('INVALID_FORMAT', { message: 'This server has no Opus decoder (ffmpeg); send linear16.', details: { field: 'encoding', provided: 'opus', suggestions: ['linear16'] } });
       }
-      const models = services.stt.models;
-      const language = models.resolveLanguage(params.model, params.language);
-      const binding = models.binding(params.model);
-      if (!binding) throw new ApiError('LANGUAGE_NOT_SUPPORTED', { message: `${params.model} has no speech engine available here.` });
-      const plan = services.config.product.plans[auth.account.plan];
-      const rate = services.config.product.pricing.sttCreditsPerSecond[params.model]!;
-      // The same windows, slot and refusals as an API request (one limiter step).
-      const admitted = await admitRequest(services.limiter, auth.account, plan, SLOT_LEASE_MS);
-      if (admitted.refusal) throw admitted.refusal;
-      slot = { accountId: auth.account.id, slotId: admitted.slotId };
-      // The first block is what the balance covers, up to a minute; below one second billing.hold
-      // refuses with 402. The hold grows while audio arrives (RealtimeSession.ensureCredits).
-      const balance = await guardStore(() => services.store.getBalance(auth.account.id, auth.mode));
-      const heldSeconds = Math.max(1, Math.min(HOLD_BLOCK_SECONDS, Math.floor(balance / rate)));
-      hold = await services.billing.hold(auth, { requestId, kind: 'stt_realtime', model: params.model, credits: heldSeconds * rate, characters: 0 });
-      const stream = await openWithin(binding.engine.openStream({ language, profile: binding.profile, keywords: params.keywords }), this.opts.recognizerWaitMs ?? 3000);
+      // Language, engine, admission (windows and slot), the first block of credits, a recognizer.
+      const live = await services.stt.openLive(auth, {
+        requestId,
+        model: params.model,
+        language: params.language,
+        keywords: params.keywords,
+        recognizerWaitMs: this.opts.recognizerWaitMs ?? 3000,
+        holdBlockSeconds: HOLD_BLOCK_SECONDS,
+      });
       if (socket.destroyed || !socket.writable) {
         // The client gave up while we waited: nothing was streamed, nothing is billed.
-        await stream.close().catch(() => undefined);
-        throw new ApiError('INVALID_REQUEST', { message: 'The client closed the connection before the upgrade.' });
+        await live.abandon();
+        return refuse(socket, new ApiError('INVALID_REQUEST', { message: 'The client closed the connection before the upgrade.' }), requestId);
       }
-      const acquired = slot;
-      const held = hold;
       // Should ws still refuse the handshake, its callback never runs: give everything back when
       // the socket closes without having been upgraded.
       let upgraded = false;
       const abandon = () => {
-        if (upgraded) return;
-        void stream.close().catch(() => undefined);
-        void held.release().catch(() => undefined);
-        void services.limiter.releaseSlot(acquired.accountId, acquired.slotId);
+        if (!upgraded) void live.abandon().catch(() => undefined);
       };
       socket.once('close', abandon);
       this.wss.handleUpgrade(req, socket, head, (ws) => {
         upgraded = true;
         socket.off('close', abandon);
-        const renew = setInterval(() => void services.limiter.renewSlot(acquired.accountId, acquired.slotId, SLOT_LEASE_MS), SLOT_LEASE_MS / 3);
+        const renew = setInterval(live.renewSlot, LIVE_SLOT_RENEW_MS);
         renew.unref();
         const session = new RealtimeSession(transportOf(ws), {
           requestId,
           params,
-          language,
-          stream,
-          hold: held,
-          heldSeconds,
-          creditsPerSecond: rate,
+          language: live.language,
+          stream: live.stream,
+          work: live.work,
+          heldSeconds: live.heldSeconds,
+          creditsPerSecond: live.creditsPerSecond,
           idleTimeoutMs: this.opts.idleTimeoutMs ?? 10_000,
           maxSessionSeconds: this.opts.maxSessionSeconds ?? services.config.realtimeMaxSessionSeconds,
           holdBlockSeconds: HOLD_BLOCK_SECONDS,
@@ -147,7 +132,7 @@ export class RealtimeServer {
             clearInterval(renew);
             this.sessions.delete(session);
             services.metrics.realtimeStreams.set(this.sessions.size);
-            void services.limiter.releaseSlot(acquired.accountId, acquired.slotId);
+            void live.releaseSlot();
           },
         });
         this.sessions.add(session);
@@ -158,10 +143,7 @@ export class RealtimeServer {
         void session.start();
       });
     } catch (err) {
-      if (hold) await hold.release();
-      if (slot) await services.limiter.releaseSlot(slot.accountId, slot.slotId);
-      const apiErr = err instanceof ApiError ? err : toApiError(err, req as never);
-      refuse(socket, apiErr, requestId);
+      refuse(socket, toApiError(err), requestId);
     }
   }
 
@@ -174,25 +156,6 @@ export class RealtimeServer {
     for (const ws of this.wss.clients) ws.terminate();
     await new Promise<void>((resolve) => this.https.close(() => resolve()));
     this.https.closeAllConnections?.();
-  }
-}
-
-/** The stream, or 503 SERVICE_OVERLOADED when no recognizer frees up in time (a late one is given back). */
-async function openWithin(opening: Promise<SttStream>, ms: number): Promise<SttStream> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new ApiError('SERVICE_OVERLOADED', { message: 'Every speech recognizer is busy with other streams; try again shortly.', retryAfter: 5 })),
-      ms,
-    );
-  });
-  try {
-    return await Promise.race([opening, timeout]);
-  } catch (err) {
-    opening.then((s) => s.close()).catch(() => undefined);
-    throw err;
-  } finally {
-    clearTimeout(timer);
   }
 }
 

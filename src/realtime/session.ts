@@ -4,12 +4,12 @@
 // SpeechStarted, interim and final Results, UtteranceEnd, Error, and a closing Summary.
 
 import type { SttStream, RecognizedUtterance } from '../engines/engine.js';
-import type { CreditHold } from '../accounts/billing.js';
+import type { BillableWork } from '../accounts/billing.js';
 import { billableSeconds } from '../accounts/pricing.js';
 import { ApiError } from '../errors.js';
 import { ThreadResampler } from './thread-resampler.js';
 import { buildTranscript } from '../stt/transcript.js';
-import { engineFamily } from '../stt/stt-models.js';
+import { engineFamily } from '../registry/model-registry.js';
 import type { RealtimeParams } from './params.js';
 import { Vad } from './vad.js';
 import { SpeechOnsets } from './speech-onset.js';
@@ -39,7 +39,8 @@ export interface SessionOptions {
   params: RealtimeParams;
   language: string;
   stream: SttStream & { inSpeech?: boolean };
-  hold: CreditHold;
+  /** The stream's credits: held at the upgrade, grown while audio arrives, settled once at the end. */
+  work: BillableWork;
   /** Whole seconds of audio the hold covers when the stream opens. */
   heldSeconds: number;
   creditsPerSecond: number;
@@ -108,7 +109,7 @@ export class RealtimeSession {
     this.maxTimer = setTimeout(() => void this.end(CLOSE.MAX_DURATION, 'maximum session length reached'), o.maxSessionSeconds * 1000);
     this.maxTimer.unref();
     // Unsettled holds expire (a crashed node's credits come back); a live stream keeps its hold alive.
-    this.holdTimer = setInterval(() => void this.o.hold.extend(0).catch(() => undefined), o.holdRefreshMs ?? 5 * 60_000);
+    this.holdTimer = setInterval(() => void this.o.work.hold.extend(0).catch(() => undefined), o.holdRefreshMs ?? 5 * 60_000);
     this.holdTimer.unref();
     this.touch();
   }
@@ -237,7 +238,7 @@ export class RealtimeSession {
       let step = Math.max(need, this.o.holdBlockSeconds);
       for (;;) {
         try {
-          await this.o.hold.extend(step * this.o.creditsPerSecond);
+          await this.o.work.hold.extend(step * this.o.creditsPerSecond);
           this.heldSeconds += step;
           break;
         } catch (err) {
@@ -383,8 +384,7 @@ export class RealtimeSession {
     const billed = seconds > 0 ? billableSeconds(seconds) : 0;
     const credits = billed * this.o.creditsPerSecond;
     try {
-      if (credits > 0) await this.o.hold.settle({ units: billed, characters: 0, credits });
-      else await this.o.hold.release();
+      await this.o.work.finish(credits > 0 ? { units: billed, characters: 0, credits } : null);
     } catch {
       // The hold expires and is released if settling failed (database gone).
     }

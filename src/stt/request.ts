@@ -4,7 +4,7 @@
 
 import { ApiError } from '../errors.js';
 import { RESPONSE_FORMATS, type ResponseFormat } from './render.js';
-import type { SttEndpoint } from './stt-models.js';
+import type { SttEndpoint } from '../registry/model-registry.js';
 
 export const CIPHER_FIELDS = ['prompt', 'timestamp_granularities'] as const;
 export const LUCID_FIELDS = ['diarize', 'smart_format', 'punctuate', 'keywords'] as const;

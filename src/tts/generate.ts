@@ -4,9 +4,10 @@
 // pieces, streamed without the extra pool task). Any segment failing after its
 // retries fails the whole request: incomplete audio is never returned.
 
-import { EnginePool } from '../engines/pool.js';
+import { EnginePool } from '../workers/pool.js';
 import type { Readable } from 'node:stream';
-import { documentPieces, finishDocument } from './finish.js';
+import { finishDocument } from './finish.js';
+import { documentPieces } from '../workers/finish-task.js';
 import { splitAtBreaks } from './markup.js';
 import type { TtsJob } from './prepare.js';
 import { renderItems } from './render.js';

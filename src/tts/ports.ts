@@ -1,7 +1,7 @@
-// What the TTS service needs from the catalogue and the engine registry. The service depends on
+// What the TTS service needs from the catalogue and the model registry. The service depends on
 // these narrow ports; src/services.ts wires the real catalogue and registry to them.
 
-import type { Plan } from '../accounts/types.js';
+import type { Plan } from '../domain/accounts.js';
 import type { TtsEngine } from '../engines/engine.js';
 
 export interface VoiceSelection {
@@ -35,7 +35,10 @@ export interface TtsCatalogPort {
   selectVoice(req: VoiceRequest): { language: string; voice: VoiceSelection };
 }
 
-export interface TtsEnginePort {
-  /** The first available engine of the model's chain that serves the language, or null. */
-  resolve(model: string, language: string): TtsEngine | null;
+/** What the TTS service needs of the model registry (src/registry/model-registry.ts). */
+export interface TtsModelsPort {
+  /** The first available engine of the model's chain that serves the language; LANGUAGE_NOT_SUPPORTED when none. */
+  requireTtsEngine(model: string, language: string): TtsEngine;
+  /** Credits for `characters` billable characters of the model. */
+  ttsCredits(model: string, characters: number): number;
 }

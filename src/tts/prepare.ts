@@ -3,12 +3,12 @@
 
 import type { AuthContext } from '../accounts/auth-context.js';
 import { requireFeature } from '../accounts/auth-context.js';
-import { countCharacters, ttsCharacters, ttsCredits } from '../accounts/pricing.js';
+import { countCharacters, ttsCharacters } from '../accounts/pricing.js';
 import type { Config } from '../config.js';
 import { EngineError } from '../engines/engine.js';
 import { ApiError } from '../errors.js';
 import { parseMarkup, withoutBreaks, type MarkupItem } from './markup.js';
-import type { TtsCatalogPort, TtsEnginePort } from './ports.js';
+import type { TtsCatalogPort, TtsModelsPort } from './ports.js';
 import { cleanTtsText } from './clean-text.js';
 import { audioTooLong, breakSeconds, estimateSeconds } from './audio-limits.js';
 import type { VoiceParams } from './render.js';
@@ -41,7 +41,7 @@ export interface TtsJob {
 
 const AURA = /^aura-/;
 
-export function prepareTts(config: Config, catalog: TtsCatalogPort, engines: TtsEnginePort, auth: AuthContext, req: TtsRequest, endpoint: TtsEndpoint): TtsJob {
+export function prepareTts(config: Config, catalog: TtsCatalogPort, models: TtsModelsPort, auth: AuthContext, req: TtsRequest, endpoint: TtsEndpoint): TtsJob {
   requireFeature(auth, endpoint === 'generate' ? 'tts' : 'tts_stream');
   const plan = config.product.plans[auth.account.plan];
   if (!plan.ttsModels.includes(req.model)) {
@@ -71,13 +71,7 @@ export function prepareTts(config: Config, catalog: TtsCatalogPort, engines: Tts
   }
 
   const { language, voice } = catalog.selectVoice({ model: req.model, language: req.language ?? 'en-US', languageGiven: req.language !== undefined, voice: req.voice, plan: auth.account.plan });
-  const engine = engines.resolve(req.model, language);
-  if (!engine) {
-    throw new ApiError('LANGUAGE_NOT_SUPPORTED', {
-      message: `${req.model} cannot speak ${language} in this installation.`,
-      details: { provided: language },
-    });
-  }
+  const engine = models.requireTtsEngine(req.model, language);
   const engineVoice = voice.engineVoices[engine.id];
   if (engineVoice === undefined) throw new EngineError(engine.id, `voice ${voice.id} has no ${engine.id} mapping`, false);
 
@@ -103,7 +97,7 @@ export function prepareTts(config: Config, catalog: TtsCatalogPort, engines: Tts
     voice: { engine, engineVoice, language, speed, pitch: voice.basePitch + (req.pitch ?? 0) },
     items,
     characters,
-    credits: ttsCredits(config.product, req.model, characters),
+    credits: models.ttsCredits(req.model, characters),
     maxAudioSeconds,
   };
 }

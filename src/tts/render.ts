@@ -2,7 +2,7 @@
 // in the voice's register. Styles the engine cannot render itself are transformed here (whisper:
 // LPC resynthesis with noise in a worker; emphasis: slower, higher and louder).
 
-import type { EnginePool } from '../engines/pool.js';
+import { PoolOverloadedError, type EnginePool } from '../workers/pool.js';
 import { EngineError, type PcmAudio, type SpeechStyle, type SynthesisRequest, type TtsEngine } from '../engines/engine.js';
 import { ApiError } from '../errors.js';
 import type { MarkupItem } from './markup.js';
@@ -89,7 +89,7 @@ async function withRetries<T>(voice: VoiceParams, call: () => Promise<T>, signal
       return await call();
     } catch (err) {
       lastErr = err;
-      if (err instanceof ApiError || signal?.aborted || !mayRetry()) throw err;
+      if (err instanceof ApiError || err instanceof PoolOverloadedError || signal?.aborted || !mayRetry()) throw err;
       if (err instanceof EngineError && !err.retryable) break;
     }
   }

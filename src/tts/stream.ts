@@ -5,7 +5,7 @@
 // synthesis promptly; only sentences whose audio was all written are billed (decisions #30).
 
 import type { Writable } from 'node:stream';
-import { EnginePool } from '../engines/pool.js';
+import { EnginePool } from '../workers/pool.js';
 import { streamItems } from './render.js';
 import type { TtsJob } from './prepare.js';
 import { groupIntoSentences } from './stream-plan.js';

@@ -1,7 +1,7 @@
 // The layering of src/ (docs/architecture.md), checked on the import graph: no import circle, and
-// no import in a forbidden direction. Violations that the renovation (issue 18) has yet to remove
-// are listed below by name; the test fails on any violation not listed, and on a listed one that
-// is gone (so the list only shrinks). Type-only imports count: a layer that needs another's types
+// no import in a forbidden direction. The renovation of issue 18 emptied the lists of known
+// violations below; the test fails on any violation not listed, and on a listed one that is gone
+// (so a list, if one is ever needed again, only shrinks). Type-only imports count: a layer that needs another's types
 // depends on it. The browser app in src/dashboard/web has its own build and is not part of this.
 
 import test from 'node:test';
@@ -14,23 +14,11 @@ const ROOT = path.resolve(import.meta.dirname, '../..');
 const SRC = path.join(ROOT, 'src');
 const EXCLUDED = [path.join(SRC, 'dashboard', 'web')];
 
-/** Import circles still in src/, each as its sorted member files. Issue 18 items 2 and 3 remove them. */
-const KNOWN_CIRCLES: string[][] = [
-  // The worker half of tts/finish.ts belongs beside the pool (issue 18 item 3); the readings pool closes the same circle.
-  ['src/engines/pool.ts', 'src/engines/worker-tasks.ts', 'src/tts/finish.ts', 'src/tts/readings/convert.ts', 'src/tts/readings/readings.ts'],
-];
+/** Import circles still in src/, each as its sorted member files. */
+const KNOWN_CIRCLES: string[][] = [];
 
 /** Imports in a forbidden direction still in src/, as "from -> to". */
-const KNOWN_FORBIDDEN: string[] = [
-  // The WebSocket edge borrows the HTTP edge's helpers; one shared error translation replaces
-  // them (issue 18 item 2).
-  'src/realtime/server.ts -> src/http/error-handler.ts',
-  'src/realtime/server.ts -> src/http/rate-limit.ts',
-  'src/realtime/server.ts -> src/http/request-id.ts',
-  // Engines throw the edge's ApiError instead of their own errors (issue 18 item 2).
-  'src/engines/pool.ts -> src/errors.ts',
-  'src/engines/sherpa/sherpa-tts-engine.ts -> src/errors.ts',
-];
+const KNOWN_FORBIDDEN: string[] = [];
 
 interface Rule {
   name: string;
@@ -44,6 +32,9 @@ const RULES: Rule[] = [
   { name: 'src/realtime imports nothing from src/http', forbids: (f, t) => under(f, 'realtime') && under(t, 'http') },
   { name: 'src/engines imports nothing from src/http', forbids: (f, t) => under(f, 'engines') && under(t, 'http') },
   { name: 'src/engines throws its own errors, not the error table of the edges (src/errors.ts)', forbids: (f, t) => under(f, 'engines') && t === 'src/errors.ts' },
+  { name: 'src/workers throws its own errors, not the error table of the edges (src/errors.ts)', forbids: (f, t) => under(f, 'workers') && t === 'src/errors.ts' },
+  { name: 'src/workers imports nothing from src/http', forbids: (f, t) => under(f, 'workers') && under(t, 'http') },
+  { name: 'src/edge (shared by every edge) imports nothing from src/http', forbids: (f, t) => under(f, 'edge') && under(t, 'http') },
   { name: 'src/routes imports nothing from src/storage', forbids: (f, t) => under(f, 'routes') && under(t, 'storage') },
   { name: 'src/realtime imports nothing from src/storage', forbids: (f, t) => under(f, 'realtime') && under(t, 'storage') },
   { name: 'src/storage imports nothing from src/accounts (accounts uses storage, not both ways)', forbids: (f, t) => under(f, 'storage') && under(t, 'accounts') },

@@ -91,7 +91,7 @@ test('GET /models: five models, languages counted from the engines, plans', asyn
   assert.deepEqual(models.map((m: any) => m.id), ['aura-lite', 'aura-prime', 'aura-max', 'rapid-flash', 'rapid-max']);
   const byId = Object.fromEntries(models.map((m: any) => [m.id, m]));
   assert.equal(byId['rapid-flash'].languages, 18);
-  assert.equal(byId['aura-lite'].languages, t.services.tts.catalog.languagesFor('aura-lite').length);
+  assert.equal(byId['aura-lite'].languages, t.services.catalog.languagesFor('aura-lite').length);
   assert.ok(byId['aura-lite'].languages >= 80);
   assert.deepEqual(byId['aura-max'].plans, ['pro', 'enterprise']);
   assert.deepEqual(byId['rapid-flash'].plans, ['basic', 'pro', 'enterprise']);
@@ -177,7 +177,7 @@ test('voice previews are real audio, served without a key, and cached', async ()
   const sameEngine = await t.app.inject({ method: 'GET', url: '/api/v1/voices/aura-01/preview?language=de-DE&model=aura-max' });
   assert.deepEqual(sameEngine.rawPayload, first.rawPayload, 'models on the same engine share a sample');
   // Two listeners asking at once for a sample not made yet share one synthesis.
-  const premium = t.services.tts.catalog.data.auraVoices.find((v) => v.premium)!;
+  const premium = t.services.catalog.data.auraVoices.find((v) => v.premium)!;
   const [a, b] = await Promise.all([0, 1].map(() => t.app.inject({ method: 'GET', url: `/api/v1/voices/${premium.id}/preview?language=es-ES` })));
   assert.equal(a!.statusCode, 200, 'premium voices have previews too');
   assert.deepEqual(a!.rawPayload, b!.rawPayload);

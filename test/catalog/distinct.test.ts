@@ -64,8 +64,8 @@ function spectralCentroid(samples: Int16Array, sampleRate: number): number {
 
 /** Synthesizes one sentence with every Aura voice on one engine and lists the pairs that measure alike. */
 async function alikePairs(engineId: 'espeak' | 'flite', language: string, text: string): Promise<string[]> {
-  const catalog = t.services.tts.catalog;
-  const engine = t.services.tts.registry.engine(engineId)!;
+  const catalog = t.services.catalog;
+  const engine = t.services.registry.ttsEngine(engineId)!;
   const measured = [];
   // One at a time: the test pool's queue is small on purpose.
   for (const v of catalog.data.auraVoices) {

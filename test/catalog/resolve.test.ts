@@ -7,7 +7,7 @@ import { createTestApp, type TestApp } from '../helpers/app.js';
 import { Catalog } from '../../src/catalog/catalog.js';
 import { listModels, listVoices } from '../../src/catalog/listings.js';
 import { loadCatalogData } from '../../src/catalog/data.js';
-import { TtsEngineRegistry } from '../../src/engines/registry.js';
+import { ModelRegistry } from '../../src/registry/model-registry.js';
 import { FliteEngine } from '../../src/engines/flite/flite-engine.js';
 import { ApiError } from '../../src/errors.js';
 import type { Plan } from '../../src/domain/accounts.js';
@@ -16,7 +16,7 @@ let t: TestApp;
 let catalog: Catalog;
 before(async () => {
   t = await createTestApp();
-  catalog = t.services.tts.catalog;
+  catalog = t.services.catalog;
 });
 after(() => t.close());
 
@@ -132,7 +132,7 @@ test('premium Aura voices: 403 VOICE_ACCESS_DENIED on free and basic, usable on 
 
 test('model language counts come from the engines present, not from the data files', () => {
   const { config } = t.services;
-  const espeak = t.services.tts.registry.engine('espeak')!;
+  const espeak = t.services.registry.ttsEngine('espeak')!;
   const noFlite = new FliteEngine(t.services.pool, { binary: '/nonexistent/flite' });
   assert.equal(noFlite.status().available, false);
 
@@ -141,7 +141,7 @@ test('model language counts come from the engines present, not from the data fil
   assert.equal(full['aura-lite'], loadCatalogData().auraLanguages.length);
 
   // Without eSpeak, only Flite's English remains; without any engine, nothing is served.
-  const fliteOnly = new Catalog(config, new TtsEngineRegistry(config, [t.services.tts.registry.engine('flite')!]));
+  const fliteOnly = new Catalog(config, new ModelRegistry(config, { tts: [t.services.registry.ttsEngine('flite')!] }));
   const counts = Object.fromEntries(listModels(fliteOnly, config).models.map((m) => [m.id, m.languages]));
   assert.deepEqual(counts, { 'aura-lite': 0, 'aura-prime': 4, 'aura-max': 4, 'rapid-flash': 4, 'rapid-max': 4 });
   assert.equal(apiError(() => fliteOnly.resolveLanguage('aura-prime', 'de')).code, 'LANGUAGE_NOT_SUPPORTED');
@@ -150,10 +150,10 @@ test('model language counts come from the engines present, not from the data fil
   assert.deepEqual(ext.voices[0]!.languages, ['en-US', 'en-GB', 'en-AU', 'en-IN']);
   assert.equal((listVoices(fliteOnly, { language: 'en-GB' }, 'http://x') as { total: number }).total, 30);
 
-  const none = new Catalog(config, new TtsEngineRegistry(config, [noFlite]));
+  const none = new Catalog(config, new ModelRegistry(config, { tts: [noFlite] }));
   assert.ok(listModels(none, config).models.every((m) => m.languages === 0));
 
   // A missing Flite leaves English to eSpeak: the counts do not change.
-  const espeakOnly = new Catalog(config, new TtsEngineRegistry(config, [noFlite, espeak]));
+  const espeakOnly = new Catalog(config, new ModelRegistry(config, { tts: [noFlite, espeak] }));
   assert.deepEqual(Object.fromEntries(listModels(espeakOnly, config).models.map((m) => [m.id, m.languages])), full);
 });

@@ -75,7 +75,7 @@ before(async () => {
   await t.app.listen({ host: '127.0.0.1', port: 0 });
   base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
   ({ email, accountId } = await accountWithPassword(t, { credits: 100_000, testCredits: 100_000 }));
-  void t.services.stt.models.whenReady();
+  void t.services.registry.whenReady();
 
   microphoneWav = soxConcat([flite('a'), flite(SENTENCE), flite('a')], 0.4);
   profile = mkdtempSync(path.join(tmpdir(), 'parla-chromium-'));
@@ -232,7 +232,7 @@ test('playground, text to speech: the voice list follows model and language, the
 });
 
 test('playground, speech to text: an uploaded WAV file is transcribed with word timings', async () => {
-  await t.services.stt.models.whenReady();
+  await t.services.registry.whenReady();
   await page.getByLabel('Audio file').setInputFiles(flite(SENTENCE));
   await page.getByRole('button', { name: 'Transcribe' }).click();
   const transcript = page.locator('blockquote[data-testid="transcript"]');

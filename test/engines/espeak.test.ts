@@ -3,7 +3,7 @@
 // warm worker an abort keeps, and its language voices.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { EnginePool } from '../../src/engines/pool.js';
+import { EnginePool } from '../../src/workers/pool.js';
 import { EspeakEngine, espeakWpm } from '../../src/engines/espeak/espeak-engine.js';
 import { escapeSsml, espeakLoadedInThisThread } from '../../src/engines/espeak/espeak-worker.js';
 import type { SynthesisRequest } from '../../src/engines/engine.js';

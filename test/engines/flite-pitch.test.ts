@@ -5,7 +5,7 @@
 // PocketSphinx's word error rate on the result.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { EnginePool } from '../../src/engines/pool.js';
+import { EnginePool } from '../../src/workers/pool.js';
 import { FliteEngine, nativePitchArgs } from '../../src/engines/flite/flite-engine.js';
 import type { SynthesisRequest } from '../../src/engines/engine.js';
 import { PocketSphinxEngine } from '../../src/engines/pocketsphinx/pocketsphinx-engine.js';

@@ -3,7 +3,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { EnginePool } from '../../src/engines/pool.js';
+import { EnginePool } from '../../src/workers/pool.js';
 import { FliteEngine, FLITE_LANGUAGES, FLITE_VOICES } from '../../src/engines/flite/flite-engine.js';
 import { EngineError, type SynthesisRequest } from '../../src/engines/engine.js';
 import { rms, speechSpan } from '../../src/audio/analysis.js';

@@ -5,8 +5,8 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { EnginePool } from '../../src/engines/pool.js';
-import { TtsEngineRegistry } from '../../src/engines/registry.js';
+import { EnginePool } from '../../src/workers/pool.js';
+import { ModelRegistry } from '../../src/registry/model-registry.js';
 import { SherpaTtsEngine } from '../../src/engines/sherpa/sherpa-tts-engine.js';
 import { findSherpaTtsModels } from '../../src/engines/sherpa/models.js';
 import { FliteEngine } from '../../src/engines/flite/flite-engine.js';
@@ -41,10 +41,10 @@ describe('SherpaTtsEngine', () => {
     assert.deepEqual(sherpa.languages(), []);
     const base = testConfig();
     const config = { ...base, product: { ...base.product, ttsBindings: { ...base.product.ttsBindings, neural: ['sherpa', 'flite', 'espeak'] } } };
-    const reg = new TtsEngineRegistry(config, [sherpa, new FliteEngine(pool), new EspeakEngine(pool)]);
+    const reg = new ModelRegistry(config, { tts: [sherpa, new FliteEngine(pool), new EspeakEngine(pool)] });
     assert.equal(reg.resolveTtsEngine('neural', 'en-US')?.id, 'flite');
     assert.equal(reg.resolveTtsEngine('neural', 'de-DE')?.id, 'espeak');
-    assert.deepEqual(reg.unknownBindings(), []);
+    assert.deepEqual(reg.unknownTtsBindings(), []);
   });
 
   test('finds Piper and Kokoro directories as their archives unpack; incomplete ones are ignored', () => {

@@ -27,7 +27,7 @@ before(async () => {
   svc = await startHostileService();
   rt = new RealtimeServer(svc.t.services, { idleTimeoutMs: 3000, recognizerWaitMs: 5000 });
   port = await rt.listen(0, '127.0.0.1');
-  await svc.t.services.stt.models.whenReady();
+  await svc.t.services.registry.whenReady();
   eld.enable();
 });
 

@@ -2,7 +2,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createTestAccount, createTestApp, type TestApp } from '../helpers/app.js';
-import { newRequestId } from '../../src/http/request-id.js';
+import { newRequestId } from '../../src/edge/request-id.js';
 
 let t: TestApp;
 before(async () => { t = await createTestApp(); });

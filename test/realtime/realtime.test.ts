@@ -26,7 +26,7 @@ before(async () => {
   ({ apiKey: key, accountId } = await createTestAccount(t.services, { credits: 100_000 }));
   const wav = decodeWav(readFileSync(soxConcat([flite('Good morning, the meeting starts at nine.'), flite('Please bring the quarterly report.')], 1.0)));
   speech = float32ToInt16(wav.channels[0]!);
-  await t.services.stt.models.whenReady();
+  await t.services.registry.whenReady();
 });
 after(async () => {
   await rt.close();
@@ -165,7 +165,7 @@ describe('streaming', () => {
     assert.ok(finals[1].start > finals[0].start + 1.5, 'the second utterance is later on the stream timeline');
 
     const live = finals.map((m) => m.channel.alternatives[0].transcript).join(' ');
-    const batch = await t.services.stt.models.binding('cipher-fast')!.engine.recognize(speech, { language: 'en', profile: 'fast' });
+    const batch = await t.services.registry.sttBinding('cipher-fast')!.engine.recognize(speech, { language: 'en', profile: 'fast' });
     const batchText = batch.utterances.flatMap((u) => u.words.map((w) => w.word)).join(' ');
     assert.ok(wordErrorRate(batchText, live) <= 0.2, `live "${live}" vs batch "${batchText}"`);
 

@@ -19,7 +19,7 @@ before(async () => {
   speechWav = soxConcat([flite('Good morning, the meeting starts at nine.'), flite('Please bring the quarterly report.')], 1.0);
   const wav = decodeWav(readFileSync(soxConcat([flite('Good morning, the meeting starts at nine.'), flite('Please bring the quarterly report.')], 1.0)));
   speech = float32ToInt16(wav.channels[0]!);
-  await t.services.stt.models.whenReady();
+  await t.services.registry.whenReady();
 });
 after(() => t.close());
 
@@ -48,8 +48,8 @@ async function session(query: Record<string, string>, credits = 100_000) {
   const { apiKey } = await createTestAccount(t.services, { credits });
   const auth = await t.services.authenticator.authenticate(apiKey);
   const params = parseRealtimeParams(new URLSearchParams(query));
-  const hold = await t.services.billing.hold(auth, { requestId: `req_${Date.now()}`, kind: 'stt_realtime', model: params.model, credits: 120, characters: 0 });
-  const stream = await t.services.stt.models.binding('cipher-fast')!.engine.openStream({ language: 'en', profile: 'fast', keywords: [] });
+  const work = await t.services.billing.begin(auth, { requestId: `req_${Date.now()}`, kind: 'stt_realtime', model: params.model, credits: 120, characters: 0 });
+  const stream = await t.services.registry.sttBinding('cipher-fast')!.engine.openStream({ language: 'en', profile: 'fast', keywords: [] });
   const tr = new RecordingTransport();
   let ended: { seconds: number; credits: number } | null = null;
   const s = new RealtimeSession(tr, {
@@ -57,7 +57,7 @@ async function session(query: Record<string, string>, credits = 100_000) {
     params,
     language: 'en',
     stream,
-    hold,
+    work,
     heldSeconds: 60,
     creditsPerSecond: 2,
     idleTimeoutMs: 10_000,
@@ -103,7 +103,7 @@ test('live finals carry the same words as the batch transcript of the same audio
   s.onText(JSON.stringify({ type: 'CloseStream' }));
   await tr.done;
   const live = finals(tr).map((m) => m.channel.alternatives[0].transcript).join(' ');
-  const batch = await t.services.stt.models.binding('cipher-fast')!.engine.recognize(speech, { language: 'en', profile: 'fast' });
+  const batch = await t.services.registry.sttBinding('cipher-fast')!.engine.recognize(speech, { language: 'en', profile: 'fast' });
   const batchText = batch.utterances.flatMap((u) => u.words.map((w) => w.word)).join(' ');
   assert.equal(live, batchText);
   // Every word of a final lies inside its result's span on the stream timeline.

@@ -17,7 +17,7 @@ before(async () => {
   t = await createTestApp();
   ({ apiKey: key, accountId } = await createTestAccount(t.services, { credits: 1_000_000 }));
   fox = sentence();
-  await t.services.stt.models.whenReady();
+  await t.services.registry.whenReady();
 });
 after(() => t.close());
 

@@ -32,7 +32,7 @@ async function seconds(payload: Record<string, unknown>): Promise<number> {
 
 /** Seconds of audio eSpeak makes of the text as it is, without readings (what the service did before). */
 async function espeakAlone(text: string, language: string): Promise<number> {
-  const engine = t.services.tts.registry.engine('espeak') as TtsEngine;
+  const engine = t.services.registry.ttsEngine('espeak') as TtsEngine;
   const r = await engine.synthesize({ text, engineVoice: 'f2', language, speed: 1, pitch: 0, style: 'normal' });
   return r.samples.length / r.sampleRate;
 }

@@ -31,7 +31,7 @@ function shortText(name: string, language: string): string {
 }
 
 test('every voice of every model: |DC offset| < 0.005 of full scale', async () => {
-  const { catalog, registry } = t.services.tts;
+  const { catalog, registry } = t.services;
   const requests: Array<{ model: string; voice: string; language: string | undefined }> = [];
   for (const model of TTS_MODELS) {
     if (isFlashModel(model)) {

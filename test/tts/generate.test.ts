@@ -138,7 +138,7 @@ describe('validation', () => {
     const model = expectError(await generate({ text: 'x', voice: 'Aria', model: 'aura-max' }, free.apiKey), 403, 'MODEL_ACCESS_DENIED');
     assert.equal(model.category, 'permission');
     // aura-06 is premium; its en-US name is the third male name.
-    const premium = t.services.tts.catalog.auraName(t.services.tts.catalog.data.auraVoices.find((v) => v.id === 'aura-06')!, 'en-US');
+    const premium = t.services.catalog.auraName(t.services.catalog.data.auraVoices.find((v) => v.id === 'aura-06')!, 'en-US');
     expectError(await generate({ text: 'x', voice: premium }, free.apiKey), 403, 'VOICE_ACCESS_DENIED');
     assert.equal((await generate({ text: 'Premium.', voice: premium })).statusCode, 200, 'pro may use premium voices');
     await t.services.store.setFeature(free.accountId, 'tts', false);

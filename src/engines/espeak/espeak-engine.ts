@@ -11,7 +11,7 @@ import { MessageChannel } from 'node:worker_threads';
 import { PROJECT_ROOT } from '../../config.js';
 import type { EspeakLiveMessage, EspeakTask } from './espeak-worker.js';
 import { programPackageFiles } from './espeak-program.js';
-import type { EnginePool } from '../pool.js';
+import type { EnginePool } from '../../workers/pool.js';
 import { EngineError, type SpeechStyle, type SynthesisRequest, type SynthesisResult, type TtsEngine } from '../engine.js';
 
 /** eSpeak's default speaking rate, words per minute. */

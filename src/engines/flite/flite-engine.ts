@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { EnginePool } from '../pool.js';
+import type { EnginePool } from '../../workers/pool.js';
 import { WaitQueue } from '../wait-queue.js';
 import { ProcessSpawner } from './spawner.js';
 import { EngineError, type SynthesisRequest, type SynthesisResult, type TtsEngine } from '../engine.js';

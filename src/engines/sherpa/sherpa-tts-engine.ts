@@ -6,8 +6,7 @@
 
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import type { EnginePool } from '../pool.js';
-import { ApiError } from '../../errors.js';
+import { PoolOverloadedError, type EnginePool } from '../../workers/pool.js';
 import { EngineError, type SynthesisRequest, type SynthesisResult, type TtsEngine } from '../engine.js';
 import { findSherpaTtsModels, type SherpaTtsModel } from './models.js';
 
@@ -45,7 +44,7 @@ export class SherpaTtsEngine implements TtsEngine {
       signal?.throwIfAborted();
       return res;
     } catch (err) {
-      if (signal?.aborted || err instanceof ApiError) throw err;
+      if (signal?.aborted || err instanceof PoolOverloadedError) throw err;
       throw new EngineError(this.id, `${model.name}: ${err instanceof Error ? err.message : String(err)}`, false, { cause: err });
     }
   }

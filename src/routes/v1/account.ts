@@ -4,7 +4,6 @@
 import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Services } from '../../services.js';
-import { guardStore } from '../../accounts/billing.js';
 import { usageReport } from '../../accounts/usage-report.js';
 import { errorResponses } from '../../http/schemas.js';
 
@@ -61,7 +60,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
     { schema: { tags: ['account'], summary: 'Credit balance', security: [{ apiKey: [] }], response: { 200: CreditRecord, ...errorResponses() } } },
     async (request) => {
       const { account, mode } = request.auth;
-      const [balance, report] = await Promise.all([guardStore(() => services.store.getBalance(account.id, mode)), usageReport(services.store, services.config, account, mode)]);
+      const [balance, report] = await Promise.all([services.store.getBalance(account.id, mode), usageReport(services.store, services.config, account, mode)]);
       return { credits: balance, used_this_month: report.summary.creditsUsed, plan: account.plan, renewal_date: report.renewalDate };
     },
   );

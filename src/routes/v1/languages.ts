@@ -1,4 +1,4 @@
-// GET /api/v1/languages (optionally per model) and its doubled alias /api/api/v1/languages, which
+// GET /languages under /api/v1 (optionally per model) and its doubled alias /api/api/v1/languages, which
 // one overview of the interface lists (decisions #6): same answer, hidden from the OpenAPI document,
 // marked deprecated (RFC 9745 Deprecation header, RFC 5829 successor-version Link) so clients move.
 
@@ -14,11 +14,16 @@ const ALIAS_DEPRECATED = '@1795564800';
 export const languagesRoutes: FastifyPluginAsyncTypebox<{ catalog: Catalog }> = async (app, { catalog }) => {
   const response = { 200: LanguageList, ...errorResponses() };
   app.get(
-    '/api/v1/languages',
+    '/languages',
     { schema: { tags: ['catalog'], summary: 'List languages, optionally for one model', security: [{ apiKey: [] }], querystring: LanguagesQuery, response } },
     async (request) => listLanguages(catalog, request.query.model),
   );
-  app.get('/api/api/v1/languages', { schema: { hide: true, querystring: LanguagesQuery, response } }, async (request, reply) => {
+};
+
+/** The doubled alias, registered under the /api/api/v1 prefix (app.ts). */
+export const languagesAliasRoutes: FastifyPluginAsyncTypebox<{ catalog: Catalog }> = async (app, { catalog }) => {
+  const response = { 200: LanguageList, ...errorResponses() };
+  app.get('/languages', { schema: { hide: true, querystring: LanguagesQuery, response } }, async (request, reply) => {
     reply.header('Deprecation', ALIAS_DEPRECATED).header('Link', '</api/v1/languages>; rel="successor-version"');
     return listLanguages(catalog, request.query.model);
   });

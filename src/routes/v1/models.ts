@@ -12,7 +12,7 @@ export const modelsRoutes: FastifyPluginAsyncTypebox<{ catalog: Catalog; config:
   // built and serialized (by the route's own response serializer) on first use, not per request.
   let body: string | undefined;
   app.get(
-    '/api/v1/models',
+    '/models',
     { schema: { tags: ['catalog'], summary: 'List TTS models', security: [{ apiKey: [] }], response: { 200: ModelList, ...errorResponses() } } },
     // Not async: an async handler returning the reply makes Fastify wait for the response's end
     // through a promise and stream listeners (~1 us per request on the most-called listing).

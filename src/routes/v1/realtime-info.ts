@@ -3,8 +3,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { Services } from '../../services.js';
 import { errorResponses } from '../../http/schemas.js';
-import { guardStore } from '../../accounts/billing.js';
-import { STT_MODELS, engineFamily } from '../../stt/stt-models.js';
+import { STT_MODELS, engineFamily } from '../../registry/model-registry.js';
 import { REALTIME_DEFAULTS, REALTIME_ENCODINGS } from '../../realtime/params.js';
 import { opusSupported } from '../../realtime/opus-decoder.js';
 
@@ -19,9 +18,9 @@ export const realtimeInfoRoutes: FastifyPluginAsync<{ services: Services; endpoi
     '/stt/realtime/info',
     { schema: { tags: ['stt'], summary: 'Real-time streaming: connection, capabilities and your limits', security: [{ apiKey: [] }], response: errorResponses() } },
     async (request) => {
-      const { account, mode } = request.auth;
+      const { account } = request.auth;
       const plan = services.config.product.plans[account.plan];
-      const [balance, inUse, opus] = await Promise.all([guardStore(() => services.store.getBalance(account.id, mode)), services.limiter.slotsInUse(account.id), opusSupported()]);
+      const [balance, inUse, opus] = await Promise.all([services.billing.balance(request.auth), services.limiter.slotsInUse(account.id), opusSupported()]);
       const port = endpoint.port ?? services.config.realtimePort;
       const host = request.hostname.replace(/:\d+$/, '') || endpoint.host;
       return {
@@ -32,8 +31,8 @@ export const realtimeInfoRoutes: FastifyPluginAsync<{ services: Services; endpoi
         models: STT_MODELS.map((id) => ({
           id,
           provider: engineFamily(id),
-          languages: services.stt.models.languagesFor(id),
-          credits_per_second: services.config.product.pricing.sttCreditsPerSecond[id],
+          languages: services.registry.sttLanguages(id),
+          credits_per_second: services.registry.sttRate(id),
         })),
         encodings: REALTIME_ENCODINGS.filter((e) => e !== 'opus' || opus),
         containers: opus ? { opus: ['ogg', 'webm'] } : {},

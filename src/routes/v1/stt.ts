@@ -1,17 +1,15 @@
 // POST /api/v1/stt/transcribe (universal), /api/v1/stt/cipher/transcribe, /api/v1/stt/lucid/transcribe.
-// Thin: read the multipart upload -> validate -> decode (worker) -> price and hold credits ->
-// recognize -> post-process -> settle -> render in the requested format.
+// The edge only: read the multipart upload and its fields -> one call to the STT service
+// (src/stt/service.ts: model, language, decode, credits, recognition, settlement) -> render the
+// transcript in the requested format, with the headers.
 
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import multipart from '@fastify/multipart';
-import type { Services } from '../../services.js';
 import { ApiError } from '../../errors.js';
-import { requireFeature } from '../../accounts/auth-context.js';
-import { billableSeconds, sttCredits } from '../../accounts/pricing.js';
 import { errorResponses } from '../../http/schemas.js';
-import { parseSttFields, type SttRequest } from '../../stt/request.js';
-import { engineFamily, type SttEndpoint, type SttModels } from '../../stt/stt-models.js';
-import { applySpeakers, buildTranscript, diarizationSpans } from '../../stt/transcript.js';
+import { parseSttFields } from '../../stt/request.js';
+import type { SttEndpoint } from '../../registry/model-registry.js';
+import type { SttService } from '../../stt/service.js';
 import { render, RESPONSE_CONTENT_TYPES } from '../../stt/render.js';
 
 export const MAX_UPLOAD_BYTES = 25 * 1024 * 1024;
@@ -66,67 +64,36 @@ async function readUpload(request: FastifyRequest): Promise<{ fields: Map<string
 }
 
 export interface SttRouteOptions {
-  services: Services;
-  models: SttModels;
+  stt: SttService;
 }
 
-export const sttRoutes: FastifyPluginAsync<SttRouteOptions> = async (app, { services, models }) => {
-  const { pool, billing, config } = services;
+export const sttRoutes: FastifyPluginAsync<SttRouteOptions> = async (app, { stt }) => {
   // Registered here, not on the whole app: its request and response hooks then run for uploads
   // only, not for every API request.
   await app.register(multipart, { throwFileSizeLimit: true });
 
   const handle = (endpoint: SttEndpoint) => async (request: FastifyRequest, reply: FastifyReply) => {
     const started = performance.now();
-    const auth = request.auth;
-    requireFeature(auth, 'stt');
+    stt.checkAccess(request.auth, 'batch');
     const { fields, file } = await readUpload(request);
-    const req: SttRequest = parseSttFields(fields, endpoint);
-    const model = models.checkModel(req.model, endpoint);
-    if (req.diarize) requireFeature(auth, 'diarization');
-    const language = models.resolveLanguage(model, req.language);
-    const binding = models.binding(model);
-    if (!binding) throw new ApiError('LANGUAGE_NOT_SUPPORTED', { message: `${model} has no speech engine available in this installation.` });
-    if (!file || file.length === 0) throw new ApiError('MISSING_FILE');
-
-    const decoded = await pool.run('audio.decode', { bytes: new Uint8Array(file.buffer, file.byteOffset, file.byteLength) });
-    if (!decoded.ok) throw new ApiError('INVALID_AUDIO', { message: `The audio could not be decoded: ${decoded.reason}` });
-    const pcm = decoded.pcm;
-    const duration = +(pcm.length / 16000).toFixed(3);
-    const credits = sttCredits(config.product, model, duration);
-    const hold = await billing.hold(auth, { requestId: request.id, kind: 'stt', model, credits, characters: 0 });
-    let body: string | Record<string, unknown>;
-    let balance: number;
-    try {
-      const recognizing = performance.now();
-      const result = await binding.engine.recognize(pcm, { language, profile: binding.profile, keywords: req.keywords });
-      services.metrics.observeRecognition(duration, (performance.now() - recognizing) / 1000, binding.engine.id);
-      const transcript = buildTranscript(result.utterances, { smartFormat: req.smartFormat, punctuate: req.punctuate });
-      if (req.diarize && transcript.words.length) {
-        const spans = diarizationSpans(transcript);
-        const labels = await pool.run('stt.diarize', { pcm, spans: spans.map((s) => ({ start: s.start, end: s.end })) });
-        applySpeakers(transcript, spans, labels);
-      }
-      balance = await hold.settle({ units: billableSeconds(duration), characters: 0, credits });
-      body = render(req.responseFormat, transcript, {
-        language,
-        duration,
-        model,
-        provider: engineFamily(model),
-        creditsUsed: credits,
-        includeWords: req.diarize || (req.responseFormat === 'verbose_json' && req.granularities.includes('word')),
-        includeSegments: req.responseFormat === 'verbose_json',
-        diarized: req.diarize,
-      });
-    } catch (err) {
-      await hold.release();
-      throw err;
-    }
+    const options = parseSttFields(fields, endpoint);
+    const audio = file ? new Uint8Array(file.buffer, file.byteOffset, file.byteLength) : null;
+    const t = await stt.transcribe(request.auth, { requestId: request.id, endpoint, options, audio });
+    const body = render(options.responseFormat, t.transcript, {
+      language: t.language,
+      duration: t.duration,
+      model: t.model,
+      provider: t.provider,
+      creditsUsed: t.credits,
+      includeWords: options.diarize || (options.responseFormat === 'verbose_json' && options.granularities.includes('word')),
+      includeSegments: options.responseFormat === 'verbose_json',
+      diarized: options.diarize,
+    });
     return reply
-      .header('Content-Type', RESPONSE_CONTENT_TYPES[req.responseFormat])
+      .header('Content-Type', RESPONSE_CONTENT_TYPES[options.responseFormat])
       .header('X-Processing-Time-Ms', String(Math.round(performance.now() - started)))
-      .header('X-Credits-Used', String(credits))
-      .header('X-Credits-Remaining', String(balance))
+      .header('X-Credits-Used', String(t.credits))
+      .header('X-Credits-Remaining', String(t.balance))
       .send(typeof body === 'string' ? body : JSON.stringify(body));
   };
 

@@ -16,7 +16,7 @@ function baseUrl(request: FastifyRequest): string {
 
 export const voicesRoutes: FastifyPluginAsyncTypebox<{ catalog: Catalog; previews: VoicePreviews }> = async (app, { catalog, previews }) => {
   app.get(
-    '/api/v1/voices',
+    '/voices',
     {
       schema: {
         tags: ['catalog'],
@@ -30,7 +30,7 @@ export const voicesRoutes: FastifyPluginAsyncTypebox<{ catalog: Catalog; preview
   );
 
   app.get(
-    '/api/v1/voices/:voice/preview',
+    '/voices/:voice/preview',
     {
       schema: {
         tags: ['catalog'],

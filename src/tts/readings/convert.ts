@@ -6,7 +6,7 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { Tokenizer } from 'kuromoji';
-import type { Readings, ReadingLanguage, ReadingToken } from './readings.js';
+import type { Readings, ReadingLanguage, ReadingToken } from './types.js';
 
 let tokenizer: Promise<Tokenizer> | null = null;
 

@@ -5,22 +5,10 @@
 // is loaded there once (~0.6 s, ~400 MB) instead of in every synthesis worker, and the event loop
 // never waits for it.
 
-import { EnginePool } from '../../engines/pool.js';
+import { EnginePool } from '../../workers/pool.js';
+import type { ReadingLanguage, Readings } from './types.js';
 
-export type ReadingLanguage = 'ja' | 'ko';
-
-/** One unit of the original text and what is said for it (for mapping word timings back). */
-export interface ReadingToken {
-  surface: string;
-  reading: string;
-}
-
-export interface Readings {
-  /** The text to synthesize: the readings joined. */
-  text: string;
-  /** In order; the surfaces joined give the original text. */
-  tokens: ReadingToken[];
-}
+export type { ReadingLanguage, ReadingToken, Readings } from './types.js';
 
 const HAN = /\p{Script=Han}/u;
 

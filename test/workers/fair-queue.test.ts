@@ -2,8 +2,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Piscina } from 'piscina';
-import { FairTaskQueue } from '../../src/engines/fair-queue.js';
-import { EnginePool } from '../../src/engines/pool.js';
+import { FairTaskQueue } from '../../src/workers/fair-queue.js';
+import { EnginePool } from '../../src/workers/pool.js';
 
 type Task = Parameters<FairTaskQueue['push']>[0];
 const task = (name: string, flow?: object): Task & { name: string } => ({ name, [Piscina.queueOptionsSymbol]: flow ? { flow } : null }) as never;

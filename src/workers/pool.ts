@@ -1,13 +1,12 @@
 // The bounded worker-thread pool every CPU-heavy task runs on (synthesis, encoding, decoding,
 // resampling), so the event loop stays free. Bounded queue: when it is full, callers get
-// SERVICE_OVERLOADED at once instead of waiting without bound (decisions #31). Synthesis is bounded
-// by whole requests (EnginePool.admit), other work by tasks.
+// PoolOverloadedError (the edges answer 503 SERVICE_OVERLOADED) at once instead of waiting without
+// bound (decisions #31). Synthesis is bounded by whole requests (EnginePool.admit), other work by tasks.
 
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { MessagePort } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { FairTaskQueue, type FairQueueOptions } from './fair-queue.js';
-import { ApiError } from '../errors.js';
 import type { TaskName, TaskPayload, TaskResult } from './worker-tasks.js';
 
 // From TypeScript sources the worker needs tsx registered first (worker-dev.mjs); compiled, worker.js.
@@ -45,6 +44,21 @@ export interface PoolStats {
 
 /** The flow (request) the current async context belongs to; see EnginePool.inFlow. */
 const flows = new AsyncLocalStorage<object>();
+
+/**
+ * The pool is full: the work is refused at once rather than queued without bound. The edges answer
+ * 503 SERVICE_OVERLOADED with Retry-After (src/edge/errors.ts).
+ */
+export class PoolOverloadedError extends Error {
+  constructor(
+    /** Seconds after which a retry has a fair chance. */
+    readonly retryAfter: number,
+    readonly details: Record<string, number>,
+  ) {
+    super('The worker pool is full.');
+    this.name = 'PoolOverloadedError';
+  }
+}
 
 /** A synthesis request let in by EnginePool.admit. */
 export interface Admission {
@@ -89,7 +103,7 @@ export class EnginePool {
   }
 
   /**
-   * Lets one synthesis request in, or throws SERVICE_OVERLOADED (503, Retry-After) when
+   * Lets one synthesis request in, or throws PoolOverloadedError (503 at the edge) when
    * `threads + maxQueue` requests are in already: one running per worker, PARLA_QUEUE_MAX waiting.
    * Called before credits are held, so a refusal costs nothing.
    *
@@ -104,7 +118,7 @@ export class EnginePool {
   admit(): Admission {
     const limit = this.threads + this.maxQueue;
     if (this.admittedJobs >= limit) {
-      throw new ApiError('SERVICE_OVERLOADED', { retryAfter: 1, details: { requests_in_progress: this.admittedJobs, limit } });
+      throw new PoolOverloadedError(1, { requests_in_progress: this.admittedJobs, limit });
     }
     this.admittedJobs++;
     const flow = {};
@@ -126,7 +140,7 @@ export class EnginePool {
   }
 
   /**
-   * Runs a task on a worker; rejects with SERVICE_OVERLOADED when the queue is full, unless the
+   * Runs a task on a worker; rejects with PoolOverloadedError when the queue is full, unless the
    * task belongs to an admitted synthesis request (see admit). `move`: arrays
    * of the payload handed over without a copy (see movableBuffers; they are detached here after).
    * `ports`: message ports in the payload (a task that reports progress), handed to the worker.
@@ -134,7 +148,7 @@ export class EnginePool {
   async run<N extends TaskName>(name: N, payload: TaskPayload<N>, opts: { move?: ArrayBufferView[]; ports?: MessagePort[]; signal?: AbortSignal } = {}): Promise<TaskResult<N>> {
     const flow = flows.getStore();
     if (!(flow && this.admittedFlows.has(flow)) && this.piscina.queueSize >= this.maxQueue) {
-      throw new ApiError('SERVICE_OVERLOADED', { retryAfter: 1, details: { queued: this.piscina.queueSize } });
+      throw new PoolOverloadedError(1, { queued: this.piscina.queueSize });
     }
     const runOpts: Parameters<Piscina['run']>[1] = { name: 'runTask' };
     const transferList: Array<ArrayBuffer | MessagePort> = [...(opts.move ? movableBuffers(opts.move) : []), ...(opts.ports ?? [])];

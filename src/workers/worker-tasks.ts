@@ -2,10 +2,10 @@
 // so a worker only pays for the engines it is asked to use (eSpeak init is ~0.4 s).
 // Add a task: one line in TaskMap (types) and one in taskHandlers.
 
-import type { FinishPayload } from '../tts/finish.js';
-import type { EspeakOutput, EspeakTask } from './espeak/espeak-worker.js';
-import type { SherpaTtsTask } from './sherpa/sherpa-tts-worker.js';
-import type { ReadingLanguage, Readings } from '../tts/readings/readings.js';
+import type { FinishPayload } from './finish-task.js';
+import type { EspeakOutput, EspeakTask } from '../engines/espeak/espeak-worker.js';
+import type { SherpaTtsTask } from '../engines/sherpa/sherpa-tts-worker.js';
+import type { ReadingLanguage, Readings } from '../tts/readings/types.js';
 
 export interface TaskMap {
   /** Health check of the pool itself. */
@@ -18,7 +18,7 @@ export interface TaskMap {
   'tts.sherpa': { payload: SherpaTtsTask; result: { samples: Int16Array; sampleRate: number } };
   /** Japanese / Korean text to kana / hangul readings (src/tts/readings/; its own one-thread pool). */
   'tts.readings': { payload: { language: ReadingLanguage; text: string }; result: Readings };
-  /** Join segments with silences, resample, encode (src/tts/finish.ts). */
+  /** Join segments with silences, resample, encode (src/workers/finish-task.ts). */
   'tts.finish': { payload: FinishPayload; result: Uint8Array };
   /** Pitch shift in semitones, duration unchanged (src/audio/dsp/time-pitch.ts). */
   'audio.pitch': { payload: { samples: Int16Array; sampleRate: number; semitones: number }; result: Int16Array };
@@ -48,9 +48,9 @@ export const resultArrays: { [N in TaskName]?: (r: TaskResult<N>) => ArrayBuffer
 
 export const taskHandlers: { [N in TaskName]: (p: TaskPayload<N>) => Promise<TaskResult<N>> } = {
   'pool.echo': async (p) => ({ value: p.value }),
-  'tts.espeak': async (p) => (await import('./espeak/espeak-worker.js')).synthesizeEspeak(p),
-  'tts.sherpa': async (p) => (await import('./sherpa/sherpa-tts-worker.js')).synthesizeSherpa(p),
-  'tts.finish': async (p) => (await import('../tts/finish.js')).finishInWorker(p),
+  'tts.espeak': async (p) => (await import('../engines/espeak/espeak-worker.js')).synthesizeEspeak(p),
+  'tts.sherpa': async (p) => (await import('../engines/sherpa/sherpa-tts-worker.js')).synthesizeSherpa(p),
+  'tts.finish': async (p) => (await import('./finish-task.js')).finishInWorker(p),
   'tts.readings': async (p) => (await import('../tts/readings/convert.js')).convertReadings(p),
   'audio.pitch': async (p) => (await import('../audio/dsp/time-pitch.js')).pitchShift(p.samples, p.sampleRate, p.semitones),
   'stt.diarize': async (p) => (await import('../stt/diarize.js')).diarizeSegments(p.pcm, p.spans),

@@ -1,0 +1,37 @@
+// The one translation of what the layers below throw into the API's errors, for every edge (the
+// HTTP error handler and the WebSocket upgrade): services throw ApiError as is, an unreachable
+// store is 503 CREDIT_CHECK_FAILED (decisions #34), an engine failure 500 ENGINE_ERROR, a full
+// worker pool 503 SERVICE_OVERLOADED (decisions #31). Engines, the pool and the store know nothing
+// of HTTP; only this file knows what their errors mean to a client.
+
+import { ApiError } from '../errors.js';
+import { EngineError } from '../engines/engine.js';
+import { PoolOverloadedError } from '../workers/pool.js';
+import { StoreUnavailableError } from '../storage/store.js';
+
+export interface ErrorAudience {
+  /**
+   * The caller is the dashboard (its pages, or its playground calling the API with the session
+   * cookie): an outage then speaks of the store, since no balance is being checked.
+   */
+  dashboard?: boolean;
+}
+
+const API_STORE_MESSAGE = 'The credit balance could not be verified because the account store is unreachable.';
+const DASHBOARD_STORE_MESSAGE = 'The account store is unreachable; the dashboard works again as soon as it is back.';
+
+/** The API error for an error of the layers below the edges, or null when it is none of theirs. */
+export function serviceErrorToApiError(err: unknown, audience: ErrorAudience = {}): ApiError | null {
+  if (err instanceof ApiError) return err;
+  if (err instanceof StoreUnavailableError) {
+    return new ApiError('CREDIT_CHECK_FAILED', { message: audience.dashboard ? DASHBOARD_STORE_MESSAGE : API_STORE_MESSAGE, retryAfter: 5, cause: err });
+  }
+  if (err instanceof EngineError) return new ApiError('ENGINE_ERROR', { cause: err });
+  if (err instanceof PoolOverloadedError) return new ApiError('SERVICE_OVERLOADED', { retryAfter: err.retryAfter, details: err.details, cause: err });
+  return null;
+}
+
+/** As serviceErrorToApiError, with anything unknown as 500 INTERNAL_ERROR (no internals shown). */
+export function toApiError(err: unknown, audience: ErrorAudience = {}): ApiError {
+  return serviceErrorToApiError(err, audience) ?? new ApiError('INTERNAL_ERROR', { cause: err });
+}

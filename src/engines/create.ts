@@ -1,0 +1,22 @@
+// The TTS engines this build has, constructed for one node. Which one serves a product model is the
+// model registry's business (src/registry/model-registry.ts): a new engine is added here and named
+// in a model's chain in configuration; services and routes never change.
+
+import type { Config } from '../config.js';
+import type { TtsEngine } from './engine.js';
+import type { EnginePool } from '../workers/pool.js';
+import { FliteEngine } from './flite/flite-engine.js';
+import { EspeakEngine } from './espeak/espeak-engine.js';
+import { SherpaTtsEngine } from './sherpa/sherpa-tts-engine.js';
+
+/**
+ * Every TTS engine this build has, constructed for this node. An engine that cannot run here
+ * (no flite binary, no sherpa model files) is still listed: it reports why through status().
+ */
+export function createTtsEngines(config: Config, pool: EnginePool, opts: { espeakExtraLanguages?: ReadonlyMap<string, string> } = {}): TtsEngine[] {
+  return [
+    new FliteEngine(pool, { maxProcesses: Math.max(2, config.workerThreads * 2) }),
+    new EspeakEngine(pool, opts.espeakExtraLanguages),
+    new SherpaTtsEngine(pool, config.modelsDir),
+  ];
+}
