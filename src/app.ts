@@ -23,6 +23,7 @@ import { healthRoutes, VERSION } from './routes/health.js';
 import { accountRoutes } from './routes/v1/account.js';
 import { catalogRoutes } from './routes/v1/catalog.js';
 import { ttsRoutes } from './routes/v1/tts.js';
+import { ttsTimestampRoutes } from './routes/v1/tts-timestamps.js';
 import { sttRoutes } from './routes/v1/stt.js';
 import { realtimeInfoRoutes, type RealtimeEndpoint } from './routes/v1/realtime-info.js';
 import { dashboardStatic } from './dashboard/static.js';
@@ -132,6 +133,7 @@ export async function buildApp(services: Services, opts: BuildAppOptions = {}): 
   await app.register(sttRoutes, { services, models: services.stt.models, prefix: '/api/v1' });
   await app.register(realtimeInfoRoutes, { services, endpoint: opts.realtime ?? { port: null, host: services.config.realtimeHost }, prefix: '/api/v1' });
   await app.register(ttsRoutes, { services, catalog: services.tts.catalog, engines: services.tts.registry, prefix: '/api/v1' });
+  await app.register(ttsTimestampRoutes, { services, catalog: services.tts.catalog, engines: services.tts.registry, prefix: '/api/v1' });
   await app.register(dashboardStatic);
   await app.register(dashboardApiRoutes, { services, dashboard, prefix: '/dashboard/api' });
 

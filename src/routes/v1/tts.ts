@@ -19,7 +19,7 @@ const STREAM_MODELS = TTS_MODELS;
 const literalUnion = <T extends readonly string[]>(values: T, opts: Record<string, unknown> = {}) =>
   Type.Union(values.map((v) => Type.Literal(v)), opts);
 
-const GenerateBody = Type.Object(
+export const GenerateBody = Type.Object(
   {
     text: Type.String({ minLength: 1, maxLength: 5000, description: 'Text to speak, at most 5,000 characters; Aura models accept break and expression tags.' }),
     voice: Type.String({ minLength: 1, description: 'Voice name valid for the model and language (GET /voices).' }),
@@ -45,7 +45,7 @@ const StreamBody = Type.Object(
   { additionalProperties: true },
 );
 
-const CONTENT_TYPES: Record<OutputFormat, string> = { wav: 'audio/wav', mp3: 'audio/mpeg', ogg: 'audio/ogg', flac: 'audio/flac' };
+export const CONTENT_TYPES: Record<OutputFormat, string> = { wav: 'audio/wav', mp3: 'audio/mpeg', ogg: 'audio/ogg', flac: 'audio/flac' };
 
 export interface TtsRouteOptions {
   services: Services;
@@ -204,7 +204,7 @@ export const ttsRoutes: FastifyPluginAsyncTypebox<TtsRouteOptions> = async (app,
 };
 
 /** An abort signal that fires when the client goes away before the response was sent. */
-function abortOnClose(res: import('node:http').ServerResponse): AbortSignal {
+export function abortOnClose(res: import('node:http').ServerResponse): AbortSignal {
   const controller = new AbortController();
   // Every chunk task of a long text listens on it (a few dozen at most): no leak.
   setMaxListeners(200, controller.signal);

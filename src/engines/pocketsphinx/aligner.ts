@@ -1,0 +1,154 @@
+// Forced alignment of a known English text to audio with PocketSphinx: word timings for engines
+// that report none themselves (Flite, neural voices). The spike measured this against Flite's own
+// segment times at ~19 ms mean boundary error (docs/benchmarks.md has this build's figure).
+// Alignment decoders are separate from the recognition ones: no language model (a grammar of the
+// text replaces it), and no voice activity detection, which would drop the frames of a pause and
+// shift every later time. They are made on first use (~0.1 s each) and reused; the decoding itself
+// runs on the libuv pool, off the event loop.
+
+import { EngineError } from '../engine.js';
+import { WaitQueue } from '../wait-queue.js';
+import { loadNative, MODEL_FILES, type NativeModule } from './binding.js';
+import { PsDecoder } from './decoder.js';
+import { pronounce } from './pronounce.js';
+
+/** Times of one word on the aligned audio, seconds; null when it could not be placed. */
+export type AlignedSpan = { start: number; end: number } | null;
+
+/** The audio rate the acoustic model takes. */
+export const ALIGN_RATE = 16000;
+
+/** Letter-to-sound pronunciations kept for words missing from the dictionary (Flite's rules). */
+const PRONUNCIATION_CACHE = 5000;
+/** Words added to one decoder's dictionary before it is reloaded from its files (memory bound). */
+const MAX_ADDED_WORDS = 20000;
+/** Concurrent `flite -ps` processes for one text's unknown words. */
+const PRONOUNCE_LANES = 4;
+
+/** A token of text as the dictionary spells it: lowercase, typographic apostrophes made plain. */
+export function dictionaryForm(token: string): string {
+  let w = token.toLowerCase().replace(/\u2019/g, "'");
+  while (w.startsWith("'")) w = w.slice(1);
+  while (w.endsWith("'")) w = w.slice(0, -1);
+  return w;
+}
+
+interface AlignDecoder {
+  decoder: PsDecoder;
+  added: number;
+}
+
+export class ForcedAligner {
+  private readonly idle: AlignDecoder[] = [];
+  private readonly line = new WaitQueue<AlignDecoder>();
+  private created = 0;
+  private readonly pronunciations = new Map<string, Promise<string | null>>();
+
+  constructor(private readonly opts: { decoders?: number; fliteBinary?: string } = {}) {}
+
+  /** Whether alignment can run here (the native addon and the English model are installed). */
+  status(): { available: boolean; reason?: string } {
+    const res = loadNative();
+    return 'error' in res ? { available: false, reason: res.error } : { available: true };
+  }
+
+  /**
+   * Places `tokens` (words of the text in order, as written) on 16 kHz audio. Words the
+   * dictionary lacks get Flite's pronunciation; a word nothing can pronounce is left out of the
+   * grammar and comes back null, as do words after the point where the audio ran out.
+   */
+  async align(pcm16k: Int16Array, tokens: string[], signal?: AbortSignal): Promise<AlignedSpan[]> {
+    const res = loadNative();
+    if ('error' in res) throw new EngineError('pocketsphinx', res.error, false);
+    const slot = await this.acquire(res.native, signal);
+    try {
+      return await this.alignOn(slot, pcm16k, tokens);
+    } finally {
+      this.release(slot);
+    }
+  }
+
+  private async alignOn(slot: AlignDecoder, pcm16k: Int16Array, tokens: string[]): Promise<AlignedSpan[]> {
+    const forms = tokens.map(dictionaryForm);
+    // lookupWord is a hash lookup (synchronous): fine on the event loop.
+    const known = await slot.decoder.run((d) => forms.map((f) => f !== '' && /^\S+$/.test(f) && d.lookupWord(f) !== null));
+    const unknown = [...new Set(forms.filter((f, i) => !known[i] && f !== '' && /^\S+$/.test(f)))];
+    const phones = new Map<string, string | null>();
+    await lanes(unknown, PRONOUNCE_LANES, async (f) => phones.set(f, await this.pronunciation(f)));
+    const additions = unknown.filter((f) => phones.get(f)).map((f) => ({ word: f, phones: phones.get(f)! }));
+    if (slot.added + additions.length > MAX_ADDED_WORDS) {
+      await slot.decoder.run((d) => d.reset());
+      slot.added = 0;
+    }
+    slot.added += additions.length;
+    // Indices of the tokens that go into the grammar, in order.
+    const placed: number[] = [];
+    forms.forEach((f, i) => {
+      if (known[i] || phones.get(f)) placed.push(i);
+    });
+    const spans: AlignedSpan[] = tokens.map(() => null);
+    if (placed.length === 0 || pcm16k.length === 0) return spans;
+    const utt = await slot.decoder.run((d) =>
+      d.align(
+        pcm16k,
+        placed.map((i) => forms[i]!),
+        additions,
+      ),
+    );
+    const words = utt.words.filter((w) => !w.word.startsWith('<') && !w.word.startsWith('['));
+    // A grammar the audio could not complete gives its best partial path: the first words only.
+    for (let k = 0; k < Math.min(words.length, placed.length); k++) {
+      const w = words[k]!;
+      spans[placed[k]!] = { start: w.start, end: w.end };
+    }
+    return spans;
+  }
+
+  private pronunciation(form: string): Promise<string | null> {
+    let p = this.pronunciations.get(form);
+    if (!p) {
+      if (this.pronunciations.size >= PRONUNCIATION_CACHE) this.pronunciations.delete(this.pronunciations.keys().next().value!);
+      p = pronounce(form, this.opts.fliteBinary);
+      this.pronunciations.set(form, p);
+    }
+    return p;
+  }
+
+  private async acquire(mod: NativeModule, signal?: AbortSignal): Promise<AlignDecoder> {
+    signal?.throwIfAborted();
+    const free = this.idle.pop();
+    if (free) return free;
+    if (this.created < (this.opts.decoders ?? 2)) {
+      this.created++;
+      try {
+        const decoder = new PsDecoder(mod, ['-hmm', MODEL_FILES.hmm, '-dict', MODEL_FILES.dict, '-remove_silence', 'no'], 'align');
+        await decoder.init();
+        return { decoder, added: 0 };
+      } catch (err) {
+        this.created--;
+        throw err;
+      }
+    }
+    return this.line.wait(signal);
+  }
+
+  private release(slot: AlignDecoder): void {
+    if (!this.line.give(slot)) this.idle.push(slot);
+  }
+}
+
+async function lanes<T>(items: T[], width: number, fn: (item: T) => Promise<unknown>): Promise<void> {
+  let next = 0;
+  const lane = async () => {
+    while (next < items.length) await fn(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(width, items.length) }, lane));
+}
+
+let shared: ForcedAligner | null = null;
+
+/** The node's aligner (two decoders, made when the first text is aligned). */
+export function sharedAligner(): ForcedAligner {
+  shared ??= new ForcedAligner();
+  return shared;
+}

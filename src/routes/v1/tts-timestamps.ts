@@ -1,0 +1,88 @@
+// POST /api/v1/tts/generate/with-timestamps: the audio of /tts/generate (same body, validation,
+// price and errors) as base64 in JSON, with each spoken word's start and end (src/tts/timestamps.ts).
+// Thin: validate (schema) -> prepare the job -> admit (or 503) -> hold credits -> synthesize -> settle -> respond.
+
+import { Type, type Static } from 'typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { errorResponses } from '../../http/schemas.js';
+import { prepareTts, type TtsRequest } from '../../tts/prepare.js';
+import { OUTPUT_FORMATS, type OutputFormat } from '../../tts/generate.js';
+import { checkTimestamps, synthesizeWithTimestamps, type TimedSpeech } from '../../tts/timestamps.js';
+import { abortOnClose, GenerateBody, type TtsRouteOptions } from './tts.js';
+
+const TimedResponse = Type.Object({
+  success: Type.Literal(true),
+  audio_base64: Type.String({ description: 'The audio file, base64.' }),
+  format: Type.Unsafe<OutputFormat>({ type: 'string', enum: [...OUTPUT_FORMATS] }),
+  sample_rate: Type.Integer({ description: 'Hz.' }),
+  duration: Type.Number({ description: 'Seconds of audio.' }),
+  credits_used: Type.Number(),
+  words: Type.Array(
+    Type.Object({
+      word: Type.String({ description: 'The word as written in the text (markup removed).' }),
+      start: Type.Number({ description: 'Seconds from the start of the audio.' }),
+      end: Type.Number({ description: 'Seconds; after start, and no later than the next word starts.' }),
+    }),
+    { description: 'Every spoken word of the text, in order.' },
+  ),
+});
+
+export const ttsTimestampRoutes: FastifyPluginAsyncTypebox<TtsRouteOptions> = async (app, { services, catalog, engines }) => {
+  const { config, billing, pool } = services;
+
+  app.post(
+    '/tts/generate/with-timestamps',
+    {
+      schema: {
+        tags: ['tts'],
+        summary: 'Synthesize a complete audio file with word timings',
+        description:
+          'The body, validation, price, limits and errors of POST /tts/generate. The answer is JSON: the file in base64 and, ' +
+          'for every spoken word of the text in order, its start and end in seconds on that audio (break silences and speed ' +
+          'included). eSpeak voices report their own word events; other engines\' audio is force-aligned to the text ' +
+          '(English only: another language on such an engine is LANGUAGE_NOT_SUPPORTED). Headers as /tts/generate: ' +
+          'X-Processing-Time-Ms, X-Credits-Used, X-Credits-Remaining.',
+        security: [{ apiKey: [] }],
+        body: GenerateBody,
+        response: { 200: TimedResponse, ...errorResponses(402, 413) },
+      },
+    },
+    async (request, reply) => {
+      const started = performance.now();
+      const body = request.body as Static<typeof GenerateBody>;
+      const req: TtsRequest = { text: body.text, voice: body.voice, model: body.model, language: body.language, speed: body.speed, pitch: body.pitch };
+      const job = prepareTts(config, catalog, engines, request.auth, req, 'generate');
+      checkTimestamps(job);
+      const admission = pool.admit();
+      let timed: TimedSpeech;
+      let hold: Awaited<ReturnType<typeof billing.hold>>;
+      try {
+        hold = await billing.hold(request.auth, { requestId: request.id, kind: 'tts', model: job.model, credits: job.credits, characters: job.characters });
+        try {
+          timed = await admission.run(() => synthesizeWithTimestamps(pool, job, body.format, abortOnClose(reply.raw)));
+          services.metrics.observeSynthesis(timed.duration, (performance.now() - started) / 1000, job.voice.engine.id);
+        } catch (err) {
+          await hold.release();
+          throw err;
+        }
+      } finally {
+        admission.release();
+      }
+      const balance = await hold.settle({ units: job.characters, characters: job.characters, credits: job.credits });
+      return reply
+        .code(200)
+        .header('X-Processing-Time-Ms', String(Math.round(performance.now() - started)))
+        .header('X-Credits-Used', String(job.credits))
+        .header('X-Credits-Remaining', String(balance))
+        .send({
+          success: true,
+          audio_base64: Buffer.from(timed.audio.buffer, timed.audio.byteOffset, timed.audio.byteLength).toString('base64'),
+          format: timed.format,
+          sample_rate: timed.sampleRate,
+          duration: timed.duration,
+          credits_used: job.credits,
+          words: timed.words,
+        });
+    },
+  );
+};
