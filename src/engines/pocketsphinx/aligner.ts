@@ -49,7 +49,10 @@ export class ForcedAligner {
   /** Whether alignment can run here (the native addon and the English model are installed). */
   status(): { available: boolean; reason?: string } {
     const res = loadNative();
-    return 'error' in res ? { available: false, reason: res.error } : { available: true };
+    if ('error' in res) return { available: false, reason: res.error };
+    // An addon built before align() existed (npm run build rebuilds it when its source is newer).
+    if (typeof res.native.Decoder.prototype.align !== 'function') return { available: false, reason: 'the native PocketSphinx addon predates forced alignment: rebuild it (npm run build)' };
+    return { available: true };
   }
 
   /**
@@ -58,8 +61,9 @@ export class ForcedAligner {
    * grammar and comes back null, as do words after the point where the audio ran out.
    */
   async align(pcm16k: Int16Array, tokens: string[], signal?: AbortSignal): Promise<AlignedSpan[]> {
-    const res = loadNative();
-    if ('error' in res) throw new EngineError('pocketsphinx', res.error, false);
+    const st = this.status();
+    if (!st.available) throw new EngineError('pocketsphinx', st.reason ?? 'unavailable', false);
+    const res = loadNative() as { native: NativeModule };
     const slot = await this.acquire(res.native, signal);
     try {
       return await this.alignOn(slot, pcm16k, tokens);
