@@ -138,6 +138,20 @@ describe('markup and speed move the words', () => {
   });
 });
 
+describe('the OpenAPI document', () => {
+  test('describes the endpoint: the body of /tts/generate, the timed answer, the error bodies', async () => {
+    const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json() as { paths: Record<string, Record<string, any>> };
+    const op = doc.paths['/api/v1/tts/generate/with-timestamps']?.post;
+    assert.ok(op, 'the path is documented');
+    const gen = doc.paths['/api/v1/tts/generate']!.post;
+    assert.deepEqual(op.requestBody, gen.requestBody);
+    const ok = op.responses['200'].content['application/json'].schema;
+    assert.deepEqual(Object.keys(ok.properties).sort(), ['audio_base64', 'credits_used', 'duration', 'format', 'sample_rate', 'success', 'words']);
+    assert.deepEqual(Object.keys(ok.properties.words.items.properties).sort(), ['end', 'start', 'word']);
+    for (const status of ['400', '401', '402', '403', '413', '429', '500', '503']) assert.ok(op.responses[status], `${status} documented`);
+  });
+});
+
 describe('price and errors are those of /tts/generate', () => {
   test('the same credits are charged for the same request', async () => {
     const payload = { text: 'Hi <break time="300ms"/> there <laugh>!', voice: 'Aria', model: 'aura-max' };
