@@ -139,6 +139,8 @@ export class ForcedAligner {
         return { decoder, added: 0 };
       } catch (err) {
         this.created--;
+        // A caller waiting for this decoder would otherwise wait for one that never comes.
+        this.line.fail(err);
         throw err;
       }
     }
