@@ -91,6 +91,13 @@ describe('one engine path each', () => {
   });
 });
 
+describe('Korean', () => {
+  test('hanja are read as hangul, and the words keep their hanja as written', async () => {
+    const body = await ok({ text: '學校에 갑니다. 오늘은 날씨가 좋습니다.', voice: 'Yuna', model: 'aura-lite', language: 'ko' });
+    await checkShape(body, ['學校에', '갑니다', '오늘은', '날씨가', '좋습니다']);
+  });
+});
+
 describe('markup and speed move the words', () => {
   test('a break shifts every later word by its length; a vocalization adds no word', async () => {
     const short = await ok({ text: 'One two three. <break time="500ms"/> Four five <laugh> six.', voice: 'Aria' });
