@@ -31,8 +31,9 @@ const ALIGN_ARGS = () => ['-hmm', MODEL_FILES.hmm, '-dict', MODEL_FILES.dict, '-
 const PRONUNCIATION_CACHE = 5000;
 /** Words added to one decoder's dictionary before it is reloaded from its files (memory bound). */
 const MAX_ADDED_WORDS = 20000;
-/** Concurrent `flite -ps` processes for one text's unknown words. */
+/** Concurrent `flite -ps` processes for one text's unknown words, and for all texts together. */
 const PRONOUNCE_LANES = 4;
+const PRONOUNCE_PROCESSES = 4;
 
 /** A token of text as the dictionary spells it: lowercase, typographic apostrophes made plain. */
 export function dictionaryForm(token: string): string {
@@ -52,6 +53,8 @@ export class ForcedAligner {
   private readonly line = new WaitQueue<AlignDecoder>();
   private created = 0;
   private readonly pronunciations = new Map<string, Promise<string | null>>();
+  private spawning = 0;
+  private readonly spawnLine = new WaitQueue<void>();
 
   constructor(private readonly opts: { decoders?: number; fliteBinary?: string } = {}) {}
 
@@ -121,10 +124,29 @@ export class ForcedAligner {
     let p = this.pronunciations.get(form);
     if (!p) {
       if (this.pronunciations.size >= PRONUNCIATION_CACHE) this.pronunciations.delete(this.pronunciations.keys().next().value!);
-      p = pronounce(form, this.opts.fliteBinary);
+      p = this.spawnSlot().then(async (release) => {
+        try {
+          return await pronounce(form, this.opts.fliteBinary);
+        } finally {
+          release();
+        }
+      });
       this.pronunciations.set(form, p);
     }
     return p;
+  }
+
+  /**
+   * One of PRONOUNCE_PROCESSES places for a `flite -ps` process: a text of hundreds of unknown
+   * words, or many such texts at once, never fork more than that many processes at a time. A
+   * finishing process hands its place straight to the next in line.
+   */
+  private async spawnSlot(): Promise<() => void> {
+    if (this.spawning < PRONOUNCE_PROCESSES) this.spawning++;
+    else await this.spawnLine.wait();
+    return () => {
+      if (!this.spawnLine.give()) this.spawning--;
+    };
   }
 
   private async acquire(mod: NativeModule, signal?: AbortSignal): Promise<AlignDecoder> {
