@@ -25,6 +25,7 @@ import { accountRoutes } from './routes/v1/account.js';
 import { catalogRoutes } from './routes/v1/catalog.js';
 import { languagesAliasRoutes } from './routes/v1/languages.js';
 import { ttsRoutes } from './routes/v1/tts.js';
+import { ttsTimestampRoutes } from './routes/v1/tts-timestamps.js';
 import { sttRoutes } from './routes/v1/stt.js';
 import { realtimeInfoRoutes, type RealtimeEndpoint } from './routes/v1/realtime-info.js';
 import { dashboardStatic } from './dashboard/static.js';
@@ -136,6 +137,7 @@ export async function buildApp(services: Services, opts: BuildAppOptions = {}): 
   await app.register(sttRoutes, { stt: services.stt, prefix: '/api/v1' });
   await app.register(realtimeInfoRoutes, { services, endpoint: opts.realtime ?? { port: null, host: services.config.realtimeHost }, prefix: '/api/v1' });
   await app.register(ttsRoutes, { tts: services.tts, prefix: '/api/v1' });
+  await app.register(ttsTimestampRoutes, { tts: services.tts, prefix: '/api/v1' });
   await app.register(dashboardStatic);
   await app.register(dashboardApiRoutes, { services, dashboard, prefix: '/dashboard/api' });
 

@@ -14,6 +14,8 @@ export interface WordTiming {
   start: number;
   end: number;
   confidence?: number;
+  /** Index in the synthesized text where the word was read (engines whose events say where). */
+  textOffset?: number;
 }
 
 export class EngineError extends Error {
@@ -69,6 +71,11 @@ export interface TtsEngine {
    * call buys little latency, and keeps one request from taking every worker from the others.
    */
   readonly chunkChars?: number;
+  /**
+   * True when synthesize() with wordTimings returns the engine's own word events (`words`); other
+   * engines' words are found by aligning the text to their audio (src/tts/timestamps.ts).
+   */
+  readonly wordEvents?: boolean;
   synthesize(req: SynthesisRequest, signal?: AbortSignal): Promise<SynthesisResult>;
   /**
    * Optional live synthesis for streaming: the same speech, resampled to outputRate, handed to

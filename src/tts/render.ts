@@ -3,7 +3,7 @@
 // LPC resynthesis with noise in a worker; emphasis: slower, higher and louder).
 
 import { PoolOverloadedError, type EnginePool } from '../workers/pool.js';
-import { EngineError, type PcmAudio, type SpeechStyle, type SynthesisRequest, type TtsEngine } from '../engines/engine.js';
+import { EngineError, type PcmAudio, type SpeechStyle, type SynthesisRequest, type TtsEngine, type WordTiming } from '../engines/engine.js';
 import { ApiError } from '../errors.js';
 import type { MarkupItem } from './markup.js';
 import { VOCAL_REALIZATIONS } from './vocalizations.js';
@@ -13,10 +13,10 @@ import type { AudioBudget } from './audio-limits.js';
 import { speakableText } from './readings/readings.js';
 
 /** Text longer than an engine's chunkChars (default this) is synthesized as parallel chunks. */
-const CHUNK_CHARS = 300;
+export const CHUNK_CHARS = 300;
 
 /** Sentence-aligned chunks of at most about `size` characters. */
-function chunkText(text: string, size: number): string[] {
+export function chunkText(text: string, size: number): string[] {
   if (text.length <= size) return [text];
   const chunks: string[] = [];
   let cur = '';
@@ -73,8 +73,9 @@ export function concatPcm(parts: PcmAudio[], sampleRate: number): PcmAudio {
   return { samples: out, sampleRate };
 }
 
-function engineRequest(voice: VoiceParams, text: string, speed: number, pitch: number, style: SpeechStyle): SynthesisRequest {
-  return { text, engineVoice: voice.engineVoice, language: voice.language, speed: clampSpeed(speed), pitch: Math.max(-PITCH_LIMIT, Math.min(PITCH_LIMIT, pitch)), style };
+function engineRequest(voice: VoiceParams, text: string, speed: number, pitch: number, style: SpeechStyle, wordTimings = false): SynthesisRequest {
+  const req: SynthesisRequest = { text, engineVoice: voice.engineVoice, language: voice.language, speed: clampSpeed(speed), pitch: Math.max(-PITCH_LIMIT, Math.min(PITCH_LIMIT, pitch)), style };
+  return wordTimings ? { ...req, wordTimings } : req;
 }
 
 /**
@@ -96,12 +97,31 @@ async function withRetries<T>(voice: VoiceParams, call: () => Promise<T>, signal
   throw lastErr instanceof EngineError ? lastErr : new EngineError(voice.engine.id, `synthesis failed: ${(lastErr as Error)?.message ?? lastErr}`, false, { cause: lastErr });
 }
 
-async function synthesizeWithRetry(voice: VoiceParams, text: string, speed: number, pitch: number, style: SpeechStyle, signal?: AbortSignal): Promise<PcmAudio> {
-  const res = await withRetries(voice, () => voice.engine.synthesize(engineRequest(voice, text, speed, pitch, style), signal), signal);
-  return { samples: res.samples, sampleRate: res.sampleRate };
+async function synthesizeWithRetry(voice: VoiceParams, text: string, speed: number, pitch: number, style: SpeechStyle, signal?: AbortSignal, wordTimings = false): Promise<RenderedRun> {
+  const res = await withRetries(voice, () => voice.engine.synthesize(engineRequest(voice, text, speed, pitch, style, wordTimings), signal), signal);
+  return res.words ? { samples: res.samples, sampleRate: res.sampleRate, words: res.words } : { samples: res.samples, sampleRate: res.sampleRate };
 }
 
-async function renderRun(pool: EnginePool, voice: VoiceParams, text: string, style: SpeechStyle, speed: number, pitch: number, gain: number, signal?: AbortSignal): Promise<PcmAudio> {
+/** A rendered run; `words` when word timings were asked for and the engine reports them. */
+export interface RenderedRun extends PcmAudio {
+  words?: WordTiming[];
+}
+
+/**
+ * Renders one run of text in a style. `spokenText`: what the engine is given, when the caller
+ * already converted the text (readings); `wordTimings`: ask the engine for its word events.
+ */
+export async function renderRun(
+  pool: EnginePool,
+  voice: VoiceParams,
+  text: string,
+  style: SpeechStyle,
+  speed: number,
+  pitch: number,
+  gain: number,
+  signal?: AbortSignal,
+  opts: { spokenText?: string; wordTimings?: boolean } = {},
+): Promise<RenderedRun> {
   const native = voice.engine.nativeStyles ?? ['normal'];
   let s = speed;
   let p = pitch;
@@ -116,15 +136,16 @@ async function renderRun(pool: EnginePool, voice: VoiceParams, text: string, sty
     }
   }
   // Kanji and hanja go to the engine as kana and hangul (readings/).
-  const audio = await synthesizeWithRetry(voice, await speakableText(voice.language, text), s, p, engineStyle, signal);
+  const audio = await synthesizeWithRetry(voice, opts.spokenText ?? (await speakableText(voice.language, text)), s, p, engineStyle, signal, opts.wordTimings);
   let samples = audio.samples;
   if (style === 'whisper' && engineStyle !== 'whisper' && samples.length > 0) {
     samples = await pool.run('tts.whisper', { samples, sampleRate: audio.sampleRate }, signal ? { signal, move: [samples] } : { move: [samples] });
   }
-  return { samples: applyGain(samples, g), sampleRate: audio.sampleRate };
+  const out = { samples: applyGain(samples, g), sampleRate: audio.sampleRate };
+  return audio.words ? { ...out, words: audio.words } : out;
 }
 
-async function runLimited<T>(jobs: Array<() => Promise<T>>, limit: number): Promise<T[]> {
+export async function runLimited<T>(jobs: Array<() => Promise<T>>, limit: number): Promise<T[]> {
   const out = new Array<T>(jobs.length);
   let next = 0;
   // One failure fails the whole run: the other lanes start nothing more.

@@ -14,6 +14,7 @@ import type { EnginePool } from '../workers/pool.js';
 import { prepareTts, type TtsRequest } from './prepare.js';
 import { generateAudio, type GeneratedAudio, type OutputFormat } from './generate.js';
 import { streamAudio, STREAM_SAMPLE_RATES } from './stream.js';
+import { checkTimestamps, synthesizeWithTimestamps, type TimedSpeech } from './timestamps.js';
 import type { TtsCatalogPort, TtsModelsPort } from './ports.js';
 
 export interface TtsGenerateRequest extends TtsRequest {
@@ -24,6 +25,13 @@ export interface TtsGenerateRequest extends TtsRequest {
 
 export interface TtsGenerated {
   audio: GeneratedAudio;
+  credits: number;
+  /** The balance after settling. */
+  balance: number;
+}
+
+export interface TtsTimed {
+  timed: TimedSpeech;
   credits: number;
   /** The balance after settling. */
   balance: number;
@@ -72,18 +80,48 @@ export class TtsService {
 
   /** A complete audio file in `format`. */
   async generate(auth: AuthContext, req: TtsGenerateRequest, signal?: AbortSignal): Promise<TtsGenerated> {
+    const { audio, credits, balance } = await this.billedFile(auth, req, 'generate', (pool, job) => generateAudio(pool, job, req.format, signal), (a) => a.seconds);
+    return { audio, credits, balance };
+  }
+
+  /**
+   * The file of generate() with each spoken word's start and end (src/tts/timestamps.ts): the same
+   * price, limits and errors; an engine that can give no timings here is refused before any hold.
+   */
+  async generateWithTimestamps(auth: AuthContext, req: TtsGenerateRequest, signal?: AbortSignal): Promise<TtsTimed> {
+    const { audio, credits, balance } = await this.billedFile(
+      auth,
+      req,
+      'generate',
+      (pool, job) => synthesizeWithTimestamps(pool, job, req.format, signal),
+      (t) => t.duration,
+      checkTimestamps,
+    );
+    return { timed: audio, credits, balance };
+  }
+
+  /** prepare -> admit (or refuse before any hold) -> hold -> make the file -> settle once. */
+  private async billedFile<T>(
+    auth: AuthContext,
+    req: TtsGenerateRequest,
+    mode: 'generate',
+    make: (pool: EnginePool, job: ReturnType<typeof prepareTts>) => Promise<T>,
+    secondsOf: (made: T) => number,
+    check?: (job: ReturnType<typeof prepareTts>) => void,
+  ): Promise<{ audio: T; credits: number; balance: number }> {
     const { config, catalog, models, pool, billing } = this.d;
     const started = performance.now();
-    const job = prepareTts(config, catalog, models, auth, req, 'generate');
+    const job = prepareTts(config, catalog, models, auth, req, mode);
+    check?.(job);
     // A full node refuses before any credit is held (EnginePool.admit).
     const admission = pool.admit();
-    let audio: GeneratedAudio;
+    let audio: T;
     let work: BillableWork;
     try {
       work = await billing.begin(auth, { requestId: req.requestId, kind: 'tts', model: job.model, credits: job.credits, characters: job.characters });
       try {
-        audio = await admission.run(() => generateAudio(pool, job, req.format, signal));
-        this.d.onSynthesis?.(audio.seconds, (performance.now() - started) / 1000, job.voice.engine.id);
+        audio = await admission.run(() => make(pool, job));
+        this.d.onSynthesis?.(secondsOf(audio), (performance.now() - started) / 1000, job.voice.engine.id);
       } catch (err) {
         await work.fail();
         throw err;

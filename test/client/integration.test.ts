@@ -53,6 +53,19 @@ test('tts.generate returns the audio and the response metadata; errors are Parla
   await assert.rejects(client.tts.generate({ text: 'x', voice: 'Nobody' }), (e: ParlaError) => e instanceof ParlaError && e.status === 400 && e.code === 'INVALID_VOICE' && e.category === 'validation' && /^req_/.test(e.requestId!));
 });
 
+test('tts.generateWithTimestamps returns the decoded file and its words', async () => {
+  const res = await client.tts.generateWithTimestamps({ text: 'Hello from the client.', voice: 'Aria' });
+  assert.equal(res.format, 'wav');
+  assert.equal(Buffer.from(res.audio.subarray(0, 4)).toString('latin1'), 'RIFF');
+  assert.equal(decodeWav(res.audio).channels[0]!.length / res.sampleRate, res.duration);
+  assert.deepEqual(res.words.map((w) => w.word), ['Hello', 'from', 'the', 'client']);
+  assert.ok(res.words.every((w, i) => w.end > w.start && (i === 0 || w.start >= res.words[i - 1]!.end)));
+  assert.equal(res.creditsUsed, 22);
+  assert.ok(res.creditsRemaining! > 0);
+  assert.match(res.requestId!, /^req_/);
+  await assert.rejects(client.tts.generateWithTimestamps({ text: 'x', voice: 'Nobody' }), (e: ParlaError) => e instanceof ParlaError && e.code === 'INVALID_VOICE');
+});
+
 test('tts.stream yields PCM chunks at the stated rate', async () => {
   const s = await client.tts.stream({ text: 'One sentence. Another sentence.', voice: 'Aria', sample_rate: 16000 });
   assert.equal(s.sampleRate, 16000);

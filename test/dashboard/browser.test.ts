@@ -228,6 +228,22 @@ test('playground, text to speech: the voice list follows model and language, the
   assert.match((await download.getAttribute('href')) ?? '', /^blob:/);
   assert.match((await download.getAttribute('download')) ?? '', /\.wav$/);
   assert.equal(await page.locator('section[aria-labelledby="tts-title"] .notice.error').count(), 0, 'no error shown (sample playback included)');
+
+  // Word timings (on by default): the text's words under the player; playing from "fox" highlights
+  // the word at the audio's current time, and the highlight moves on.
+  const spoken = '[data-testid=spoken-words] .spoken-word';
+  await until(`document.querySelectorAll(${JSON.stringify(spoken)}).length === 14`);
+  const words = await page.locator(spoken).allInnerTexts();
+  assert.deepEqual(words, ['Hello', 'from', 'the', 'Parla', 'dashboard', 'The', 'quick', 'brown', 'fox', 'jumps', 'over', 'the', 'lazy', 'dog']);
+  await page.locator(spoken).nth(8).click();
+  await until('document.querySelector(".spoken-word.speaking")?.textContent === "fox"', 10_000);
+  await until('["jumps", "over", "the", "lazy", "dog"].includes(document.querySelector(".spoken-word.speaking")?.textContent)', 10_000);
+  const atNow = (await page.evaluate(`(() => {
+    const a = document.querySelector("#tts-audio");
+    const w = document.querySelector(".spoken-word.speaking");
+    return w ? { t: a.currentTime, start: Number(w.dataset.start), end: Number(w.dataset.end) } : null;
+  })()`)) as { t: number; start: number; end: number } | null;
+  if (atNow) assert.ok(atNow.t >= atNow.start - 0.1 && atNow.t <= atNow.end + 0.1, `highlighted ${atNow.start}-${atNow.end} at ${atNow.t} s`);
   await shot('playground-tts');
 });
 

@@ -43,6 +43,7 @@ const jsonBody = (v: unknown) => Buffer.from(JSON.stringify(v));
 const raw = (s: string) => Buffer.from(s, 'utf8');
 
 export const GENERATE = '/api/v1/tts/generate';
+export const GENERATE_TIMED = '/api/v1/tts/generate/with-timestamps';
 export const STREAM = '/api/v1/tts/stream';
 export const STT_PATHS = ['/api/v1/stt/transcribe', '/api/v1/stt/cipher/transcribe', '/api/v1/stt/lucid/transcribe'] as const;
 
@@ -532,6 +533,44 @@ function reproducerExtras(): HostileCase[] {
   ];
 }
 
+/**
+ * A 200 from /tts/generate/with-timestamps must be its JSON with sound words: in order, each
+ * ending after it starts and no later than the audio, none starting before the previous ended.
+ */
+export function timedAnswerProblem(res: { status: number; headers: Record<string, string>; body: Buffer }): string | null {
+  if (res.status < 200 || res.status >= 300) return null;
+  let body: { success?: unknown; audio_base64?: unknown; duration?: unknown; words?: unknown };
+  try {
+    body = JSON.parse(res.body.toString('utf8')) as typeof body;
+  } catch {
+    return `a 2xx that is not JSON (${res.headers['content-type'] ?? 'no Content-Type'})`;
+  }
+  if (body.success !== true || typeof body.audio_base64 !== 'string' || body.audio_base64 === '' || typeof body.duration !== 'number') return `not the timed answer: ${res.body.subarray(0, 160).toString()}`;
+  if (!Array.isArray(body.words)) return 'words is not an array';
+  let prevEnd = 0;
+  for (const w of body.words as Array<{ word?: unknown; start?: unknown; end?: unknown }>) {
+    if (typeof w.word !== 'string' || w.word === '' || typeof w.start !== 'number' || typeof w.end !== 'number') return `a malformed word ${JSON.stringify(w)}`;
+    if (w.start < prevEnd || w.end <= w.start || w.end > body.duration) return `word ${JSON.stringify(w)} out of order or outside ${body.duration} s (previous ended at ${prevEnd})`;
+    prevEnd = w.end;
+  }
+  return null;
+}
+
+/**
+ * /tts/generate/with-timestamps takes the body of /tts/generate: the generate cases that need no
+ * smaller case first (field types, unicode, markup, deep JSON), sent there too, with the timed
+ * answer's own check on top of each case's expectation.
+ */
+function timedCases(cases: HostileCase[]): HostileCase[] {
+  return cases
+    .filter((c) => c.path === GENERATE && c.method === 'POST' && !c.requires)
+    .map((c) => {
+      const own = c.expect?.check;
+      const check: CaseExpect['check'] = (res) => own?.(res) ?? timedAnswerProblem(res);
+      return { ...c, name: `with-timestamps: ${c.name}`, path: GENERATE_TIMED, expect: { ...c.expect, check } };
+    });
+}
+
 /** Every named case, in the order they are sent. */
 export function hostileCorpus(): HostileCase[] {
   return [
@@ -539,6 +578,7 @@ export function hostileCorpus(): HostileCase[] {
     ...fieldCases(),
     ...unicodeCases(),
     ...markupCases(),
+    ...timedCases([...fieldCases(), ...unicodeCases(), ...markupCases(), ...deepJsonCases()]),
     ...deepJsonCases(),
     ...sttFieldCases(),
     ...multipartFaultCases(),

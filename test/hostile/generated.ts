@@ -5,7 +5,7 @@
 
 import fc from 'fast-check';
 import { multipartBody, wav } from './builders.js';
-import { GENERATE, STREAM, STT_PATHS, type HostileCase } from './corpus.js';
+import { GENERATE, GENERATE_TIMED, STREAM, STT_PATHS, type HostileCase } from './corpus.js';
 
 type Req = Pick<HostileCase, 'who' | 'method' | 'path' | 'headers' | 'body'>;
 
@@ -57,6 +57,7 @@ function ttsBodies(path: string, fields: fc.Arbitrary<Record<string, unknown>>):
 }
 
 export const generateRequests = ttsBodies(GENERATE, generateFields);
+export const timedGenerateRequests = ttsBodies(GENERATE_TIMED, generateFields);
 export const streamRequests = ttsBodies(STREAM, streamFields);
 
 const sttFieldName = fc.oneof({ weight: 5, arbitrary: fc.constantFrom('model', 'language', 'response_format', 'prompt', 'timestamp_granularities', 'timestamp_granularities[]', 'diarize', 'smart_format', 'punctuate', 'keywords') }, { weight: 1, arbitrary: fc.string({ maxLength: 10 }) });

@@ -1,14 +1,14 @@
 // Issue 19's property-based part: a few thousand random bodies per run (fixed seed, so a failure
-// reproduces) for /tts/generate, /tts/stream, the STT endpoints (multipart and raw) and the
+// reproduces) for /tts/generate (and .../with-timestamps), /tts/stream, the STT endpoints (multipart and raw) and the
 // dashboard's JSON API. Every answer keeps the invariant of check.ts, and no single request
 // delays the event loop past the bound. HOSTILE_RUNS scales the counts (1 = the defaults below,
 // about 3,000 requests); HOSTILE_SEED picks another seed.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { dashboardRequests, generateRequests, sttMultipartRequests, sttRawRequests, streamRequests } from './generated.js';
+import { dashboardRequests, generateRequests, sttMultipartRequests, sttRawRequests, streamRequests, timedGenerateRequests } from './generated.js';
 import { Prober, SETTINGS, startHostileService, Tally, type HostileService } from './harness.js';
-import { GENERATE, GENERATE_BASE } from './corpus.js';
+import { GENERATE, GENERATE_BASE, GENERATE_TIMED, timedAnswerProblem } from './corpus.js';
 import { sendRaw } from './wire.js';
 
 const SCALE = Number(process.env.HOSTILE_RUNS ?? 1);
@@ -18,6 +18,8 @@ const PLAN: Array<[string, fc.Arbitrary<Parameters<Prober['probe']>[0]>, number]
   ['POST /api/v1/stt/* multipart', sttMultipartRequests, 600],
   ['POST /api/v1/stt/* raw bodies', sttRawRequests, 300],
   ['dashboard JSON API', dashboardRequests, 600],
+  // Last: the seeds of the entries above stay what they were.
+  ['POST /api/v1/tts/generate/with-timestamps', timedGenerateRequests, 300],
 ];
 
 let svc: HostileService;
@@ -43,7 +45,7 @@ describe('hostile generated inputs', () => {
     test(`${label}: ${runs} random bodies keep the invariant`, async () => {
       const failures: string[] = [];
       for (const req of fc.sample(arb, { seed: SETTINGS.seed + i, numRuns: runs })) {
-        const m = await prober.probe(req);
+        const m = await prober.probe(req, req.path === GENERATE_TIMED ? { check: timedAnswerProblem } : undefined);
         tally.record(label, m);
         if (m.problems.length) failures.push(`${req.method} ${req.path} as ${req.who} body ${JSON.stringify((req.body ?? Buffer.alloc(0)).subarray(0, 300).toString('latin1'))}: ${m.problems.join('; ')}`);
       }

@@ -14,6 +14,7 @@
 #include <sphinxbase/ngram_model.h>
 #include <sphinxbase/feat.h>
 #include <sphinxbase/cmn.h>
+#include <sphinxbase/fsg_model.h>
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -132,6 +133,7 @@ class Decoder : public Napi::ObjectWrap<Decoder> {
       InstanceMethod("reset", &Decoder::ResetAsync),
       InstanceMethod("lmLog10Prob", &Decoder::LmLog10Prob),
       InstanceMethod("saveCmn", &Decoder::SaveCmn),
+      InstanceMethod("align", &Decoder::AlignAsync),
     });
     exports.Set("Decoder", f);
     return exports;
@@ -245,6 +247,7 @@ class Decoder : public Napi::ObjectWrap<Decoder> {
 
   Napi::Value BoostAsync(const Napi::CallbackInfo& info);
   Napi::Value ResetAsync(const Napi::CallbackInfo& info);
+  Napi::Value AlignAsync(const Napi::CallbackInfo& info);
 
   ngram_model_t* currentLm() {
     const char* name = ps_get_search(ps);
@@ -469,6 +472,115 @@ class ResetWorker : public DecoderWorker {
  private:
   bool endFirst_;
 };
+
+
+// align(samples, words, additions) -> { hyp, words }: forced alignment of a known word sequence.
+// A grammar that accepts exactly `words` in order (a linear finite-state graph; the search adds
+// optional silences and fillers between words, and alternative pronunciations) replaces the
+// current search, and the whole recording is decoded as one utterance (full_utt: cepstral mean of
+// the whole recording), so the word segments are the best placement of the known text on the audio.
+// Words missing from the dictionary come in `additions` with their phones (added once; kept).
+// The decoder must run without voice activity detection (-remove_silence no): with it, a long
+// pause splits the audio and the frames dropped in silence shift the times.
+class AlignWorker : public DecoderWorker {
+ public:
+  AlignWorker(Napi::Env env, Decoder* d, Napi::Object self, std::vector<int16>&& s, std::vector<std::string>&& words,
+              std::vector<std::pair<std::string, std::string>>&& additions)
+      : DecoderWorker(env, d, self), samples_(std::move(s)), words_(std::move(words)), additions_(std::move(additions)) {}
+  void Execute() override {
+    ps_decoder_t* ps = dec_->ps;
+    for (auto& [word, phones] : additions_) {
+      char* known = ps_lookup_word(ps, word.c_str());
+      if (known) {
+        ckd_free(known);
+        continue;
+      }
+      if (ps_add_word(ps, word.c_str(), phones.c_str(), FALSE) < 0) return SetError("cannot add the word " + word);
+    }
+    for (auto& w : words_) {
+      char* known = ps_lookup_word(ps, w.c_str());
+      if (!known) return SetError("the word " + w + " is not in the dictionary");
+      ckd_free(known);
+    }
+    cmd_ln_t* cfg = ps_get_config(ps);
+    fsg_model_t* fsg = fsg_model_init("parla-align", ps_get_logmath(ps), cmd_ln_float32_r(cfg, "-lw"), (int32)words_.size() + 1);
+    fsg->start_state = 0;
+    fsg->final_state = (int32)words_.size();
+    for (size_t i = 0; i < words_.size(); i++) {
+      int32 wid = fsg_model_word_add(fsg, words_[i].c_str());
+      fsg_model_trans_add(fsg, (int32)i, (int32)i + 1, 0, wid);
+    }
+    int rc = ps_set_fsg(ps, "parla-align", fsg);
+    fsg_model_free(fsg);
+    if (rc < 0 || ps_set_search(ps, "parla-align") < 0) return SetError("cannot build the alignment grammar");
+    dec_->applyCmn();
+    ps_start_stream(ps);
+    if (ps_start_utt(ps) < 0) return SetError("ps_start_utt failed");
+    if (ps_process_raw(ps, samples_.data(), samples_.size(), FALSE, TRUE) < 0) {
+      ps_end_utt(ps);
+      return SetError("ps_process_raw failed");
+    }
+    if (ps_end_utt(ps) < 0) return SetError("ps_end_utt failed");
+    collect(ps, u_, true);
+  }
+  Napi::Value Result(Napi::Env env) override { return utteranceToJs(env, u_, dec_->frate); }
+
+ private:
+  std::vector<int16> samples_;
+  std::vector<std::string> words_;
+  std::vector<std::pair<std::string, std::string>> additions_;
+  Utterance u_;
+};
+
+Napi::Value Decoder::AlignAsync(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (!ready(env)) return env.Undefined();
+  const char* usage = "align(samples: Int16Array, words: string[], additions: Array<{ word: string, phones: string }>)";
+  std::vector<int16> s;
+  if (info.Length() < 3 || !int16Samples(info[0], s) || !info[1].IsArray() || !info[2].IsArray()) {
+    Napi::TypeError::New(env, usage).ThrowAsJavaScriptException();
+    return env.Undefined();
+  }
+  std::vector<std::string> words;
+  Napi::Array wa = info[1].As<Napi::Array>();
+  for (uint32_t i = 0; i < wa.Length(); i++) {
+    Napi::Value v = wa.Get(i);
+    if (!v.IsString() || v.As<Napi::String>().Utf8Value().empty()) {
+      Napi::TypeError::New(env, usage).ThrowAsJavaScriptException();
+      return env.Undefined();
+    }
+    words.push_back(v.As<Napi::String>().Utf8Value());
+  }
+  if (words.empty()) {
+    Napi::RangeError::New(env, "align() needs at least one word").ThrowAsJavaScriptException();
+    return env.Undefined();
+  }
+  std::vector<std::pair<std::string, std::string>> additions;
+  Napi::Array aa = info[2].As<Napi::Array>();
+  for (uint32_t i = 0; i < aa.Length(); i++) {
+    Napi::Value v = aa.Get(i);
+    if (!v.IsObject()) {
+      Napi::TypeError::New(env, usage).ThrowAsJavaScriptException();
+      return env.Undefined();
+    }
+    Napi::Object o = v.As<Napi::Object>();
+    Napi::Value w = o.Get("word"), p = o.Get("phones");
+    if (!w.IsString() || !p.IsString() || w.As<Napi::String>().Utf8Value().empty() || p.As<Napi::String>().Utf8Value().empty()) {
+      Napi::TypeError::New(env, usage).ThrowAsJavaScriptException();
+      return env.Undefined();
+    }
+    additions.emplace_back(w.As<Napi::String>().Utf8Value(), p.As<Napi::String>().Utf8Value());
+  }
+  if (inUtterance) {
+    ps_end_utt(ps);
+    inUtterance = false;
+  }
+  busy = true;
+  auto* w = new AlignWorker(env, this, info.This().As<Napi::Object>(), std::move(s), std::move(words), std::move(additions));
+  auto p = w->Promise();
+  w->Queue();
+  return p;
+}
 
 Napi::Value Decoder::BoostAsync(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();

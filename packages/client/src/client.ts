@@ -8,7 +8,7 @@ import { defaultRetryEnvironment, type RetryEnvironment, type RetryOptions } fro
 import { send, type RequestSpec, type TransportOptions } from './transport.js';
 import { RealtimeConnection, type RealtimeOptions } from './realtime.js';
 import type {
-  CreditRecord, GenerateRequest, GenerateResult, HealthRecord, LanguageList, Model, ResponseFormat, StreamRequest,
+  AudioFormat, CreditRecord, GenerateRequest, GenerateResult, GenerateWithTimestampsResult, WordTimestamp, HealthRecord, LanguageList, Model, ResponseFormat, StreamRequest,
   TranscribeOptions, TranscribeResult, TtsModel, UsageRecord, VoiceList,
 } from './types.js';
 
@@ -106,6 +106,26 @@ export class ParlaClient {
         processingTimeMs: numberHeader(res, 'x-processing-time-ms'),
         creditsUsed: numberHeader(res, 'x-credits-used'),
         creditsRemaining: numberHeader(res, 'x-credits-remaining'),
+      };
+    },
+    /**
+     * POST /tts/generate/with-timestamps: the same file as generate() (same body, price and
+     * errors) with each spoken word's start and end in seconds on that audio.
+     */
+    generateWithTimestamps: async (req: GenerateRequest, opts: { signal?: AbortSignal } = {}): Promise<GenerateWithTimestampsResult> => {
+      const res = await send(this.transport, { method: 'POST', path: 'tts/generate/with-timestamps', json: req, ...(opts.signal ? { signal: opts.signal } : {}) });
+      const body = (await res.json()) as { audio_base64: string; format: AudioFormat; sample_rate: number; duration: number; credits_used: number; words: WordTimestamp[] };
+      const bytes = Buffer.from(body.audio_base64, 'base64');
+      return {
+        audio: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength),
+        format: body.format,
+        sampleRate: body.sample_rate,
+        duration: body.duration,
+        creditsUsed: body.credits_used,
+        creditsRemaining: numberHeader(res, 'x-credits-remaining'),
+        words: body.words,
+        requestId: res.headers.get('x-request-id'),
+        processingTimeMs: numberHeader(res, 'x-processing-time-ms'),
       };
     },
     /**

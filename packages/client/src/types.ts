@@ -26,6 +26,28 @@ export interface GenerateResult {
   creditsRemaining: number | null;
 }
 
+/** One spoken word of the text and where it is on the audio, seconds. */
+export interface WordTimestamp {
+  word: string;
+  start: number;
+  end: number;
+}
+
+/** POST /tts/generate/with-timestamps: the audio file (decoded from base64) and its words. */
+export interface GenerateWithTimestampsResult {
+  audio: Uint8Array;
+  format: AudioFormat;
+  sampleRate: number;
+  /** Seconds. */
+  duration: number;
+  creditsUsed: number;
+  creditsRemaining: number | null;
+  /** Every spoken word of the text in order (markup removed). */
+  words: WordTimestamp[];
+  requestId: string | null;
+  processingTimeMs: number | null;
+}
+
 export interface StreamRequest {
   text: string;
   voice: string;

@@ -69,6 +69,7 @@ export class EspeakEngine implements TtsEngine {
   readonly nativeStyles: readonly SpeechStyle[] = ['normal', 'whisper', 'emphasis'];
   /** The program build says ~3,000 characters in ~0.25 s on one core (bench/tts-engines.ts). */
   readonly chunkChars = 3000;
+  readonly wordEvents = true;
   private readonly languageVoices: ReadonlyMap<string, string>;
 
   /**

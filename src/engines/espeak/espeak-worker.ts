@@ -265,7 +265,7 @@ function wordTimings(events: EspeakEvent[], text: string, origin: Int32Array, pr
       }
     }
     const word = text.slice(origin[from]!, origin[to]! + 1);
-    if (word.trim()) words.push({ word, start, end: Math.min(Math.max(end, start), duration) });
+    if (word.trim()) words.push({ word, start, end: Math.min(Math.max(end, start), duration), textOffset: origin[from]! });
   }
   return words;
 }

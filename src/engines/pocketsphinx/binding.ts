@@ -36,6 +36,12 @@ export interface NativeDecoder {
   /** Reloads the models from their files: the decoder is as created (and cold) again. */
   reset(): Promise<void>;
   lmLog10Prob(word: string): number | null;
+  /**
+   * Forced alignment: the best placement of exactly `words` (dictionary words, in order) on the
+   * recording, decoded as one utterance. `additions` are words to add to the dictionary first (kept
+   * until reset()). Needs a decoder made with -remove_silence no. Segments include <sil> and fillers.
+   */
+  align(samples: Int16Array, words: string[], additions: Array<{ word: string; phones: string }>): Promise<NativeUtterance>;
   /** Keeps the current cepstral mean as the starting point of every later stream (false if the model has no CMN). */
   saveCmn(): boolean;
 }

@@ -13,7 +13,7 @@ import { TTS_MODELS } from '../../registry/model-registry.js';
 const literalUnion = <T extends readonly string[]>(values: T, opts: Record<string, unknown> = {}) =>
   Type.Union(values.map((v) => Type.Literal(v)), opts);
 
-const GenerateBody = Type.Object(
+export const GenerateBody = Type.Object(
   {
     text: Type.String({ minLength: 1, maxLength: 5000, description: 'Text to speak, at most 5,000 characters; Aura models accept break and expression tags.' }),
     voice: Type.String({ minLength: 1, description: 'Voice name valid for the model and language (GET /voices).' }),
@@ -39,7 +39,7 @@ const StreamBody = Type.Object(
   { additionalProperties: true },
 );
 
-const CONTENT_TYPES: Record<OutputFormat, string> = { wav: 'audio/wav', mp3: 'audio/mpeg', ogg: 'audio/ogg', flac: 'audio/flac' };
+export const CONTENT_TYPES: Record<OutputFormat, string> = { wav: 'audio/wav', mp3: 'audio/mpeg', ogg: 'audio/ogg', flac: 'audio/flac' };
 
 export interface TtsRouteOptions {
   tts: TtsService;
@@ -126,7 +126,7 @@ export const ttsRoutes: FastifyPluginAsyncTypebox<TtsRouteOptions> = async (app,
 };
 
 /** An abort signal that fires when the client goes away before the response was sent. */
-function abortOnClose(res: import('node:http').ServerResponse): AbortSignal {
+export function abortOnClose(res: import('node:http').ServerResponse): AbortSignal {
   const controller = new AbortController();
   // Every chunk task of a long text listens on it (a few dozen at most): no leak.
   setMaxListeners(200, controller.signal);

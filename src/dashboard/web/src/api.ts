@@ -217,6 +217,19 @@ export interface SpeechResult {
   processingMs: number | null;
 }
 
+/** A spoken word of the text and where it is on the audio, seconds. */
+export interface SpokenWord {
+  word: string;
+  start: number;
+  end: number;
+}
+
+export interface TimedSpeechResult extends SpeechResult {
+  words: SpokenWord[];
+}
+
+const AUDIO_TYPES: Record<string, string> = { wav: 'audio/wav', mp3: 'audio/mpeg', ogg: 'audio/ogg', flac: 'audio/flac' };
+
 export interface TranscriptionResult {
   contentType: string;
   /** Parsed JSON for json and verbose_json, the raw text for text, srt and vtt. */
@@ -249,6 +262,23 @@ export const speechApi = {
     const fileName = /filename="([^"]+)"/.exec(disposition)?.[1] ?? `parla-speech.${req.format}`;
     const elapsed = Number(res.headers.get('X-Processing-Time-Ms'));
     return { audio: await res.blob(), fileName, credits: creditsOf(res), processingMs: Number.isFinite(elapsed) && res.headers.has('X-Processing-Time-Ms') ? elapsed : null };
+  },
+  /** POST /tts/generate/with-timestamps: the same file, and each word's start and end. */
+  async speakWithTimestamps(req: SpeakRequest, mode: KeyMode, signal?: AbortSignal): Promise<TimedSpeechResult> {
+    const res = await send('/api/v1/tts/generate/with-timestamps', { ...jsonBody(req), ...(signal ? { signal } : {}) }, mode);
+    const body = (await res.json()) as { audio_base64: string; format: string; words: SpokenWord[] };
+    const binary = atob(body.audio_base64);
+    const bytes = new Uint8Array(binary.length);
+    for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+    const id = res.headers.get('X-Request-ID') ?? '';
+    const elapsed = Number(res.headers.get('X-Processing-Time-Ms'));
+    return {
+      audio: new Blob([bytes], { type: AUDIO_TYPES[body.format] ?? 'application/octet-stream' }),
+      fileName: `parla-${id.slice(4, 16) || 'speech'}.${body.format}`,
+      credits: creditsOf(res),
+      processingMs: Number.isFinite(elapsed) && res.headers.has('X-Processing-Time-Ms') ? elapsed : null,
+      words: body.words,
+    };
   },
   async transcribe(form: FormData, mode: KeyMode, signal?: AbortSignal): Promise<TranscriptionResult> {
     const res = await send('/api/v1/stt/transcribe', { method: 'POST', body: form, ...(signal ? { signal } : {}) }, mode);

@@ -1,8 +1,9 @@
-// Playground, text-to-speech: the real POST /api/v1/tts/generate with the session, the audio
-// played in the page and offered as a download, and the credits it cost.
+// Playground, text-to-speech: the real POST /api/v1/tts/generate (or .../with-timestamps, the same
+// file and price with word timings) with the session, the audio played in the page with the word
+// being spoken highlighted, offered as a download, and the credits it cost.
 
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { speechApi, type KeyMode, type Language, type SpeechResult, type TtsModel, type VoiceOption } from '../api';
+import { speechApi, type KeyMode, type Language, type SpeechResult, type SpokenWord, type TtsModel, type VoiceOption } from '../api';
 import { ErrorNotice } from '../components/ErrorNotice';
 import { CreditsLine } from '../components/CreditsLine';
 import { useObjectUrl } from '../hooks';
@@ -48,9 +49,11 @@ export function TtsPanel({ mode, plan }: { mode: KeyMode; plan: string }) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const [catalogError, setCatalogError] = useState<unknown>(null);
-  const [result, setResult] = useState<SpeechResult | null>(null);
+  const [result, setResult] = useState<(SpeechResult & { words?: SpokenWord[] }) | null>(null);
+  const [withWords, setWithWords] = useState(true);
   const audioUrl = useObjectUrl(result?.audio ?? null);
   const textarea = useRef<HTMLTextAreaElement>(null);
+  const player = useRef<HTMLAudioElement>(null);
 
   useEffect(() => {
     speechApi.models(mode).then((r) => setModels(r.models), setCatalogError);
@@ -117,7 +120,8 @@ export function TtsPanel({ mode, plan }: { mode: KeyMode; plan: string }) {
     setBusy(true);
     setError(null);
     try {
-      setResult(await speechApi.speak({ text, voice: voice.name, model, language, speed, pitch, format }, mode));
+      const req = { text, voice: voice.name, model, language, speed, pitch, format };
+      setResult(withWords ? await speechApi.speakWithTimestamps(req, mode) : await speechApi.speak(req, mode));
     } catch (err) {
       setError(err);
     } finally {
@@ -236,6 +240,11 @@ export function TtsPanel({ mode, plan }: { mode: KeyMode; plan: string }) {
           </div>
         </div>
 
+        <label class="checkbox">
+          <input id="tts-words" type="checkbox" checked={withWords} onChange={(e) => setWithWords(e.currentTarget.checked)} />
+          Word timings: highlight each word while it is spoken (same audio and price)
+        </label>
+
         <ErrorNotice error={error} />
         <div class="row wrap">
           <button type="submit" class="button" disabled={busy || !voice || text.trim() === ''}>
@@ -249,7 +258,8 @@ export function TtsPanel({ mode, plan }: { mode: KeyMode; plan: string }) {
 
       {result && audioUrl && (
         <div class="result" aria-live="polite">
-          <audio id="tts-audio" controls src={audioUrl} />
+          <audio id="tts-audio" ref={player} controls src={audioUrl} />
+          {result.words && <SpokenWords words={result.words} player={player} />}
           <div class="row wrap">
             <a class="button secondary" href={audioUrl} download={result.fileName}>
               Download {result.fileName.split('.').pop()?.toUpperCase()}
@@ -259,5 +269,71 @@ export function TtsPanel({ mode, plan }: { mode: KeyMode; plan: string }) {
         </div>
       )}
     </section>
+  );
+}
+
+/** The index of the word being spoken at `t` seconds, or -1 (before the first, in a pause, after the last). */
+function wordAt(words: SpokenWord[], t: number): number {
+  let lo = 0;
+  let hi = words.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (words[mid]!.start <= t) lo = mid + 1;
+    else hi = mid;
+  }
+  const i = lo - 1;
+  return i >= 0 && t < words[i]!.end ? i : -1;
+}
+
+/**
+ * The text's words, the one being spoken highlighted while the audio plays (read every animation
+ * frame: the audio element's timeupdate comes only every ~250 ms, slower than a word). A click on a
+ * word plays from it.
+ */
+function SpokenWords({ words, player }: { words: SpokenWord[]; player: { current: HTMLAudioElement | null } }) {
+  const [current, setCurrent] = useState(-1);
+  useEffect(() => {
+    const audio = player.current;
+    if (!audio) return undefined;
+    let frame = 0;
+    const tick = () => {
+      setCurrent(wordAt(words, audio.currentTime));
+      if (!audio.paused && !audio.ended) frame = requestAnimationFrame(tick);
+    };
+    const start = () => {
+      cancelAnimationFrame(frame);
+      frame = requestAnimationFrame(tick);
+    };
+    const stop = () => {
+      cancelAnimationFrame(frame);
+      setCurrent(audio.ended ? -1 : wordAt(words, audio.currentTime));
+    };
+    audio.addEventListener('play', start);
+    audio.addEventListener('pause', stop);
+    audio.addEventListener('ended', stop);
+    audio.addEventListener('seeked', tick);
+    setCurrent(-1);
+    return () => {
+      cancelAnimationFrame(frame);
+      audio.removeEventListener('play', start);
+      audio.removeEventListener('pause', stop);
+      audio.removeEventListener('ended', stop);
+      audio.removeEventListener('seeked', tick);
+    };
+  }, [words, player]);
+  const playFrom = (w: SpokenWord) => {
+    const audio = player.current;
+    if (!audio) return;
+    audio.currentTime = w.start;
+    void audio.play().catch(() => undefined);
+  };
+  return (
+    <p class="spoken-words" data-testid="spoken-words" aria-label="Words, highlighted as they are spoken">
+      {words.map((w, i) => (
+        <span key={i} class={i === current ? 'spoken-word speaking' : 'spoken-word'} aria-current={i === current ? 'true' : undefined} data-start={w.start} data-end={w.end} title={`${w.start.toFixed(2)}-${w.end.toFixed(2)} s`} onClick={() => playFrom(w)}>
+          {w.word}
+        </span>
+      ))}
+    </p>
   );
 }
