@@ -1,6 +1,6 @@
 // Engine interfaces. Engines know nothing of HTTP, keys or credits: they turn text into PCM and
 // PCM into words, and throw EngineError when they cannot. Product models (aura-*, rapid-*,
-// cipher-*, lucid-*) bind to ordered chains of engines in configuration (src/engines/registry.ts).
+// cipher-*, lucid-*) bind to ordered chains of engines in configuration (src/registry/model-registry.ts).
 
 /** Mono 16-bit PCM with its sample rate. */
 export interface PcmAudio {
