@@ -125,8 +125,8 @@ export const ttsRoutes: FastifyPluginAsyncTypebox<TtsRouteOptions> = async (app,
   );
 };
 
-/** An abort signal that fires when the client goes away before the response was sent. */
-function abortOnClose(res: import('node:http').ServerResponse): AbortSignal {
+/** An abort signal that fires when the client goes away before the response was sent (shared with the OpenAI dialect). */
+export function abortOnClose(res: import('node:http').ServerResponse): AbortSignal {
   const controller = new AbortController();
   // Every chunk task of a long text listens on it (a few dozen at most): no leak.
   setMaxListeners(200, controller.signal);
