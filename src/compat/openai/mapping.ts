@@ -68,9 +68,9 @@ function unknownModel(model: string, known: string[]): ApiError {
  * that keeps pitch over that range, and faking one by resampling would change the voice, so
  * speeds beyond the engines' range are spoken at its nearest end (the answer says so in a header).
  */
-export function engineSpeed(speed: number): number {
-  if (!Number.isFinite(speed) || speed < OPENAI_SPEED.min || speed > OPENAI_SPEED.max) {
-    throw new ApiError('INVALID_SPEED', { message: 'speed must be a number from 0.25 to 4.0.', resolution: 'Send a speed between 0.25 and 4.0 (default 1.0).', details: { field: 'speed', provided: String(speed) } });
+export function engineSpeed(speed: unknown): number {
+  if (typeof speed !== 'number' || !Number.isFinite(speed) || speed < OPENAI_SPEED.min || speed > OPENAI_SPEED.max) {
+    throw new ApiError('INVALID_SPEED', { message: 'speed must be a number from 0.25 to 4.0.', resolution: 'Send a speed between 0.25 and 4.0 (default 1.0).', details: { field: 'speed', provided: String(JSON.stringify(speed)).slice(0, 200) } });
   }
   return Math.min(ENGINE_SPEED.max, Math.max(ENGINE_SPEED.min, speed));
 }

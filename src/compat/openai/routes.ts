@@ -28,7 +28,8 @@ const SpeechBody = Type.Object(
     input: Type.String({ minLength: 1, maxLength: 4096, description: 'Text to speak, at most 4,096 characters.' }),
     voice: Type.String({ minLength: 1, maxLength: 100, description: "An OpenAI voice (alloy, ash, ballad, coral, echo, fable, nova, onyx, sage, shimmer, verse: mapped) or a Parla voice name." }),
     response_format: literalUnion(SPEECH_FORMATS, { default: 'mp3', description: 'mp3, flac, wav, pcm (24 kHz s16le mono). opus and aac are refused: no encoder here.' }),
-    speed: Type.Number({ default: 1, description: '0.25 to 4.0; spoken at the engines\' 0.5-2.0 (clamped, header X-Parla-Speed).' }),
+    // Checked by engineSpeed (mapping.ts), not here: the shared validation message states the native 0.5-2.0 range.
+    speed: Type.Unknown({ default: 1, description: 'A number from 0.25 to 4.0; spoken at the engines\' 0.5-2.0 (clamped, header X-Parla-Speed).' }),
     instructions: Type.Optional(Type.String({ maxLength: 4096, description: 'Accepted and ignored: no engine here takes style instructions.' })),
     stream_format: literalUnion(['audio', 'sse'] as const, { default: 'audio', description: 'audio: the file (pcm: as it is made); sse: speech.audio.delta / speech.audio.done events.' }),
   },
@@ -38,9 +39,11 @@ type SpeechBody = Static<typeof SpeechBody>;
 
 const OpenAiErrorSchema = Type.Object(
   { error: Type.Object({ message: Type.String(), type: Type.String(), param: Type.Union([Type.String(), Type.Null()]), code: Type.String() }) },
-  { $id: 'OpenAiError', description: "OpenAI's error shape" },
+  { description: "OpenAI's error shape" },
 );
-const errorDocs = Object.fromEntries([400, 401, 402, 403, 413, 429, 500, 503].map((s) => [s, Type.Ref('OpenAiError')]));
+// Inline, not a shared schema added with addSchema: a plugin that adds a schema gets a schema
+// controller of its own, without the app's validator compiler (strict types, null means absent).
+const errorDocs = Object.fromEntries([400, 401, 402, 403, 413, 429, 500, 503].map((s) => [s, OpenAiErrorSchema]));
 
 const ModelSchema = Type.Object({ id: Type.String(), object: Type.Literal('model'), created: Type.Integer(), owned_by: Type.String() });
 
@@ -75,7 +78,6 @@ export const openAiRoutes: FastifyPluginAsync<OpenAiRouteOptions> = async (app, 
   const mapper = new OpenAiMapper(mapping);
   // When this node started: the `created` of every model it lists.
   const created = Math.floor(Date.now() / 1000);
-  app.addSchema(OpenAiErrorSchema);
   // Every failure under /v1 (hooks included: auth, rate limits) in OpenAI's shape.
   app.setErrorHandler(async (err, request, reply) => sendOpenAiError(request, reply, err));
   app.setNotFoundHandler(async (request, reply) => sendOpenAiError(request, reply, new ApiError('NOT_FOUND', { message: `No endpoint ${request.method} ${(request.url.split('?')[0] ?? '').slice(0, 200)}.` })));
@@ -88,7 +90,7 @@ export const openAiRoutes: FastifyPluginAsync<OpenAiRouteOptions> = async (app, 
     const plan = SPEECH_FORMAT_PLAN[body.response_format];
     if (plan === null) throw unsupportedFormat(body.response_format);
     const speed = engineSpeed(body.speed);
-    if (speed !== body.speed) reply.header('X-Parla-Speed', String(speed));
+    if (speed !== Number(body.speed)) reply.header('X-Parla-Speed', String(speed));
     const req = { requestId: request.id, text: body.input, voice: mapper.voice(body.voice), model: mapper.ttsModel(body.model), language: undefined, speed, pitch: undefined };
     const signal = abortOnClose(reply.raw);
     const sseMode = body.stream_format === 'sse';
