@@ -21,7 +21,7 @@ let fox: string;
 const FOX = 'the quick brown fox jumps over the lazy dog';
 
 before(async () => {
-  t = await createTestApp();
+  t = await createTestApp({ METRICS_TOKEN: 'operator-token-openai' });
   await t.app.listen({ port: 0, host: '127.0.0.1' });
   baseURL = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}/v1`;
   ({ apiKey: key, accountId } = await createTestAccount(t.services, { plan: 'pro', credits: 1_000_000 }));
@@ -359,6 +359,21 @@ describe('models and errors', () => {
     const res = await fetch(`${baseURL}/nothing-here`, { headers: { authorization: `Bearer ${key}` } });
     assert.equal(res.status, 404);
     assert.equal(((await res.json()) as any).error.type, 'not_found_error');
+  });
+
+  test('usage records and metrics count the dialect like the native API; x-request-id on success too', async () => {
+    const acct = await createTestAccount(t.services, { plan: 'pro', credits: 100_000 });
+    const c = new OpenAI({ apiKey: acct.apiKey, baseURL, maxRetries: 0 });
+    const speech = await c.audio.speech.create({ model: 'tts-1', voice: 'echo', input: 'Counted once.', response_format: 'wav' });
+    assert.match(String(speech.headers.get('x-request-id')), /^req_/);
+    await c.audio.transcriptions.create({ file: createReadStream(fox), model: 'whisper-1' });
+    const usage = (await t.app.inject({ method: 'GET', url: '/api/v1/usage', headers: { 'x-api-key': acct.apiKey } })).json();
+    assert.equal(usage.usage.characters_used, [...'Counted once.'].length);
+    assert.ok(usage.usage.requests_today >= 2, JSON.stringify(usage));
+    const metrics = (await t.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: 'Bearer operator-token-openai' } })).body;
+    assert.match(metrics, /parla_http_requests_total\{method="POST",route="\/v1\/audio\/speech",status="200"\} [1-9]/);
+    assert.match(metrics, /parla_http_requests_total\{method="POST",route="\/v1\/audio\/transcriptions",status="200"\} [1-9]/);
+    assert.match(metrics, /parla_credits_debited_total\{model="cipher-max",mode="live"\} [1-9]/);
   });
 
   test('the routes are in /openapi.json under the tag openai', async () => {
