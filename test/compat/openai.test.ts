@@ -6,6 +6,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createReadStream, readFileSync } from 'node:fs';
+import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import OpenAI from 'openai';
 import { createTestAccount, createTestApp, type TestApp } from '../helpers/app.js';
@@ -203,6 +204,17 @@ describe('speech', () => {
     }
     assert.ok(chunks > 1, String(chunks));
     assert.ok(bytes / 48000 > 5, String(bytes));
+    // Billed as the native stream: every character of the text, all of it having been sent.
+    const trailer = await new Promise<Record<string, string | undefined>>((resolve, reject) => {
+      const u = new URL(`${baseURL}/audio/speech`);
+      const req = http.request({ host: u.hostname, port: u.port, path: u.pathname, method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' } }, (r) => {
+        r.resume();
+        r.on('end', () => resolve(r.trailers));
+      });
+      req.on('error', reject);
+      req.end(JSON.stringify({ model: 'tts-1', voice: 'onyx', input: long, response_format: 'pcm' }));
+    });
+    assert.equal(trailer['x-credits-used'], String([...long].length));
   });
 
   test('credits: the same as the native endpoint for the same text and model', async () => {
@@ -356,6 +368,9 @@ describe('models and errors', () => {
     t.services.authenticator.invalidate();
     const c = new OpenAI({ apiKey: acct.apiKey, baseURL, maxRetries: 0 });
     await assert.rejects(c.audio.speech.create({ model: 'tts-1', voice: 'alloy', input: 'Hi.' }), OpenAI.PermissionDeniedError);
+    await t.services.store.setFeature(acct.accountId, 'stt', false);
+    t.services.authenticator.invalidate();
+    await assert.rejects(c.audio.transcriptions.create({ file: createReadStream(fox), model: 'whisper-1' }), (err: unknown) => err instanceof OpenAI.PermissionDeniedError && (err.error as any).code === 'feature_disabled');
     const res = await fetch(`${baseURL}/nothing-here`, { headers: { authorization: `Bearer ${key}` } });
     assert.equal(res.status, 404);
     assert.equal(((await res.json()) as any).error.type, 'not_found_error');

@@ -99,7 +99,21 @@ export const openAiRoutes: FastifyPluginAsync<OpenAiRouteOptions> = async (app, 
       // Raw PCM is what the native stream makes: sent (or wrapped in events) as it is synthesized.
       const stream = await tts.stream(request.auth, { ...req, sampleRate: PCM_SAMPLE_RATE }, signal, request.log);
       reply.header('X-Credits-Reserved', String(stream.creditsReserved));
-      if (!sseMode) return reply.code(200).header('Content-Type', SPEECH_CONTENT_TYPES.pcm).header('X-Sample-Rate', String(PCM_SAMPLE_RATE)).send(stream.body);
+      if (!sseMode) {
+        return (
+          reply
+            .code(200)
+            .header('Content-Type', SPEECH_CONTENT_TYPES.pcm)
+            .header('X-Sample-Rate', String(PCM_SAMPLE_RATE))
+            // As the native stream: the credits charged, after the last byte (absent when cut short).
+            .trailer('X-Credits-Used', async () => {
+              const used = stream.creditsUsed();
+              if (used === null) throw new Error('the stream was not settled');
+              return String(used);
+            })
+            .send(stream.body)
+        );
+      }
       return reply.code(200).header('Content-Type', 'text/event-stream').header('Cache-Control', 'no-cache').send(Readable.from(speechEvents(stream.body)));
     }
     const { audio, credits, balance } = await tts.generate(request.auth, { ...req, format: plan }, signal);
