@@ -65,6 +65,7 @@ test('speech: malformed, empty, non-object and deeply nested JSON bodies; a form
     ['"just a string"', 'application/json'],
     [`${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}`, 'application/json'],
     ['model=tts-1&input=hi&voice=alloy', 'application/x-www-form-urlencoded'],
+    ['--b\r\nContent-Disposition: form-data; name="input"\r\n\r\nhi\r\n--b--\r\n', 'multipart/form-data; boundary=b'],
     [JSON.stringify({ ...SPEECH_BASE, input: '\u0000\u0007\ud800' }), 'application/json'],
   ];
   for (const [payload, type] of bodies) {
@@ -131,5 +132,13 @@ test('key states: a revoked and a disabled key are 401 in OpenAI shape', async (
     const res = await t.app.inject({ method: 'POST', url: '/v1/audio/speech', headers: { authorization: `Bearer ${acct.apiKey}` }, payload: SPEECH_BASE });
     assert.equal(res.statusCode, 401);
     assert.equal(res.json().error.code, `auth_${state}_api_key`);
+  }
+});
+
+test('odd methods and paths under /v1: 404 in OpenAI shape, with the key or without', async () => {
+  for (const [method, url] of [['GET', '/v1/audio/speech'], ['DELETE', '/v1/models'], ['PUT', '/v1/audio/transcriptions'], ['GET', '/v1/chat/completions'], ['GET', `/v1/${'a'.repeat(3000)}`]] as const) {
+    const res = await t.app.inject({ method, url, headers: { authorization: `Bearer ${key}` } });
+    assert.equal(res.statusCode, 404, `${method} ${url.slice(0, 40)}`);
+    await expectOpenAiError(res, `${method} ${url.slice(0, 40)}`);
   }
 });
