@@ -28,6 +28,7 @@ import { ttsRoutes } from './routes/v1/tts.js';
 import { ttsTimestampRoutes } from './routes/v1/tts-timestamps.js';
 import { sttRoutes } from './routes/v1/stt.js';
 import { realtimeInfoRoutes, type RealtimeEndpoint } from './routes/v1/realtime-info.js';
+import { openAiRoutes } from './compat/openai/routes.js';
 import { dashboardStatic } from './dashboard/static.js';
 import { createDashboard, dashboardApiRoutes } from './dashboard/routes.js';
 
@@ -109,13 +110,14 @@ export async function buildApp(services: Services, opts: BuildAppOptions = {}): 
         version: VERSION,
         description: 'Self-hosted text-to-speech and speech-to-text. Every endpoint except /health needs the X-API-Key header.',
       },
-      components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } } },
+      components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' }, bearer: { type: 'http', scheme: 'bearer', description: 'The Parla key, on the OpenAI-compatible /v1 routes only.' } } },
       tags: [
         { name: 'tts', description: 'Text-to-speech' },
         { name: 'stt', description: 'Speech-to-text' },
         { name: 'catalog', description: 'Voices, languages and models' },
         { name: 'account', description: 'Usage and credits' },
         { name: 'health', description: 'Health check' },
+        { name: 'openai', description: 'OpenAI-compatible audio API under /v1 (docs/compatibility.md)' },
       ],
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
@@ -138,6 +140,7 @@ export async function buildApp(services: Services, opts: BuildAppOptions = {}): 
   await app.register(realtimeInfoRoutes, { services, endpoint: opts.realtime ?? { port: null, host: services.config.realtimeHost }, prefix: '/api/v1' });
   await app.register(ttsRoutes, { tts: services.tts, prefix: '/api/v1' });
   await app.register(ttsTimestampRoutes, { tts: services.tts, prefix: '/api/v1' });
+  await app.register(openAiRoutes, { tts: services.tts, stt: services.stt, mapping: services.config.product.openai, prefix: '/v1' });
   await app.register(dashboardStatic);
   await app.register(dashboardApiRoutes, { services, dashboard, prefix: '/dashboard/api' });
 

@@ -34,6 +34,14 @@ export interface ProductConfig {
   ttsBindings: Record<string, string[]>;
   sttBindings: Record<string, SttBinding[]>;
   newAccountCredits: { live: number; test: number };
+  /** The OpenAI dialect's tables: its ids and voice names -> Parla's (docs/compatibility.md). */
+  openai: OpenAiMapping;
+}
+
+export interface OpenAiMapping {
+  ttsModels: Record<string, string>;
+  sttModels: Record<string, string>;
+  voices: Record<string, string>;
 }
 
 export interface Config {
@@ -169,7 +177,12 @@ function validateProduct(p: unknown): ProductConfig {
       if (!Number.isInteger(rate) || (rate as number) < 0) throw new ConfigError(`pricing.${table}.${model} must be a whole number`);
     }
   }
-  return p as unknown as ProductConfig;
+  const openai = isObject(p.openai) ? p.openai : {};
+  for (const table of ['ttsModels', 'sttModels', 'voices']) {
+    const t = openai[table] ?? {};
+    if (!isObject(t) || !Object.values(t).every((v) => typeof v === 'string' && v !== '')) throw new ConfigError(`openai.${table} must map names to names`);
+  }
+  return { ...p, openai: { ttsModels: openai.ttsModels ?? {}, sttModels: openai.sttModels ?? {}, voices: openai.voices ?? {} } } as unknown as ProductConfig;
 }
 
 function loadKeySecret(env: Env, dataDir: string): string {

@@ -33,8 +33,8 @@ function multipartError(err: unknown): ApiError {
   return new ApiError('INVALID_REQUEST', { message: `The multipart body could not be read: ${said}.`, cause: err });
 }
 
-/** Reads the fields and the one file; the file is capped at 25 MB while streaming. */
-async function readUpload(request: FastifyRequest): Promise<{ fields: Map<string, string>; file: Buffer | null }> {
+/** Reads the fields and the one file; the file is capped at 25 MB while streaming. Shared with the OpenAI dialect's transcriptions. */
+export async function readUpload(request: FastifyRequest): Promise<{ fields: Map<string, string>; file: Buffer | null }> {
   const declared = Number(request.headers['content-length'] ?? 0);
   // A body this large cannot hold a file within the limit: refuse before reading it.
   if (declared > MAX_UPLOAD_BYTES + 1024 * 1024) throw tooLarge();

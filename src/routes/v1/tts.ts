@@ -125,7 +125,7 @@ export const ttsRoutes: FastifyPluginAsyncTypebox<TtsRouteOptions> = async (app,
   );
 };
 
-/** An abort signal that fires when the client goes away before the response was sent. */
+/** An abort signal that fires when the client goes away before the response was sent (shared with the OpenAI dialect). */
 export function abortOnClose(res: import('node:http').ServerResponse): AbortSignal {
   const controller = new AbortController();
   // Every chunk task of a long text listens on it (a few dozen at most): no leak.

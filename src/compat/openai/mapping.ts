@@ -1,0 +1,85 @@
+// The OpenAI dialect's mapping table: its model ids, voices, audio formats and speed range onto
+// Parla's. The id and voice tables are configuration (config/parla.json "openai"), so an operator
+// can rebind them; the rules that are not a matter of taste (which formats have a real encoder,
+// how speed is brought into the engines' range) live here. docs/compatibility.md documents both.
+
+import type { OpenAiMapping } from '../../config.js';
+import { ApiError } from '../../errors.js';
+import { STT_MODELS, TTS_MODELS } from '../../registry/model-registry.js';
+import type { OutputFormat } from '../../tts/generate.js';
+
+export const SPEECH_FORMATS = ['mp3', 'opus', 'aac', 'flac', 'wav', 'pcm'] as const;
+export type SpeechFormat = (typeof SPEECH_FORMATS)[number];
+
+/**
+ * How each OpenAI format is made: a Parla file format (a real encoder: LAME, libFLAC, WAV), raw
+ * PCM from the stream (24 kHz s16le mono, as OpenAI's pcm), or null where Parla has no encoder
+ * (Opus, AAC): those are refused, never passed off as another codec.
+ */
+export const SPEECH_FORMAT_PLAN: Record<SpeechFormat, OutputFormat | 'pcm' | null> = { mp3: 'mp3', flac: 'flac', wav: 'wav', pcm: 'pcm', opus: null, aac: null };
+
+export const SPEECH_CONTENT_TYPES: Record<'mp3' | 'flac' | 'wav' | 'pcm', string> = { mp3: 'audio/mpeg', flac: 'audio/flac', wav: 'audio/wav', pcm: 'audio/pcm' };
+
+/** OpenAI's pcm: 24 kHz, 16-bit little-endian, mono. */
+export const PCM_SAMPLE_RATE = 24000;
+
+/** OpenAI's speed range, and the engines' (what Parla's own API takes). */
+export const OPENAI_SPEED = { min: 0.25, max: 4 } as const;
+export const ENGINE_SPEED = { min: 0.5, max: 2 } as const;
+
+export class OpenAiMapper {
+  constructor(private readonly table: OpenAiMapping) {}
+
+  /** The Parla TTS model for an OpenAI id or a Parla id; anything else is INVALID_MODEL. */
+  ttsModel(model: string): string {
+    const mapped = this.table.ttsModels[model] ?? ((TTS_MODELS as readonly string[]).includes(model) ? model : undefined);
+    if (mapped === undefined) throw unknownModel(model, [...Object.keys(this.table.ttsModels), ...TTS_MODELS]);
+    return mapped;
+  }
+
+  /** The Parla STT model for an OpenAI id or a Parla id; anything else is INVALID_MODEL. */
+  sttModel(model: string): string {
+    const mapped = this.table.sttModels[model] ?? ((STT_MODELS as readonly string[]).includes(model) ? model : undefined);
+    if (mapped === undefined) throw unknownModel(model, [...Object.keys(this.table.sttModels), ...STT_MODELS]);
+    return mapped;
+  }
+
+  /** An OpenAI voice name (any case) -> its Parla voice; any other name goes to the catalogue as it is. */
+  voice(voice: string): string {
+    return this.table.voices[voice.toLowerCase()] ?? voice;
+  }
+
+  /** Every id /v1/models lists: OpenAI's mapped ids, then Parla's own. */
+  modelIds(): string[] {
+    return [...new Set([...Object.keys(this.table.ttsModels), ...Object.keys(this.table.sttModels), ...TTS_MODELS, ...STT_MODELS])];
+  }
+
+  voiceTable(): Readonly<Record<string, string>> {
+    return this.table.voices;
+  }
+}
+
+function unknownModel(model: string, known: string[]): ApiError {
+  return new ApiError('INVALID_MODEL', { message: `The model "${model.slice(0, 100)}" does not exist here; use one of ${known.join(', ')}.`, details: { field: 'model', provided: model.slice(0, 200), suggestions: known } });
+}
+
+/**
+ * OpenAI's speed (0.25-4.0) in the engines' range (0.5-2.0): clamped. Parla has no time-stretch
+ * that keeps pitch over that range, and faking one by resampling would change the voice, so
+ * speeds beyond the engines' range are spoken at its nearest end (the answer says so in a header).
+ */
+export function engineSpeed(speed: unknown): number {
+  if (typeof speed !== 'number' || !Number.isFinite(speed) || speed < OPENAI_SPEED.min || speed > OPENAI_SPEED.max) {
+    throw new ApiError('INVALID_SPEED', { message: 'speed must be a number from 0.25 to 4.0.', resolution: 'Send a speed between 0.25 and 4.0 (default 1.0).', details: { field: 'speed', provided: String(JSON.stringify(speed)).slice(0, 200) } });
+  }
+  return Math.min(ENGINE_SPEED.max, Math.max(ENGINE_SPEED.min, speed));
+}
+
+/** The refusal for a format Parla has no real encoder for. */
+export function unsupportedFormat(format: string): ApiError {
+  return new ApiError('INVALID_FORMAT', {
+    message: `response_format ${format} is not supported: this server has no ${format === 'aac' ? 'AAC' : 'Opus'} encoder. Use mp3, flac, wav or pcm.`,
+    resolution: 'Send response_format mp3, flac, wav or pcm.',
+    details: { field: 'response_format', provided: format, suggestions: ['mp3', 'flac', 'wav', 'pcm'] },
+  });
+}
