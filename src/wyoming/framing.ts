@@ -57,11 +57,15 @@ function length(header: Record<string, unknown>, field: string, max: number): nu
 export class EventReader {
   private parts: Buffer[] = [];
   private buffered = 0;
-  /** Bytes of `parts` already searched for a newline (header state). */
+  /** Bytes of `parts` already searched for a newline (header state), and where that search is. */
   private scanned = 0;
+  private scanPart = 0;
+  /** Bytes in parts before parts[scanPart]. */
+  private scanBase = 0;
   private state: 'header' | 'data' | 'payload' = 'header';
   private pending: { type: string; data: Record<string, unknown>; dataLength: number; payloadLength: number; extra: Buffer | null } | null = null;
-  private broken = false;
+  /** The error that broke the stream; set by push(), which still returns the events before it. */
+  failure: FrameError | null = null;
 
   constructor(private readonly limits: FrameLimits = DEFAULT_FRAME_LIMITS) {}
 
@@ -75,9 +79,12 @@ export class EventReader {
     return this.buffered > 0 || this.state !== 'header';
   }
 
-  /** The complete events in `chunk` (with what came before); throws FrameError on a broken frame. */
+  /**
+   * The complete events in `chunk` (with what came before). A broken frame sets `failure` and the
+   * events before it are still returned; pushing more after that throws.
+   */
   push(chunk: Buffer): WyomingEvent[] {
-    if (this.broken) throw new FrameError('invalid_frame', 'The stream is out of step after an earlier error.');
+    if (this.failure) throw new FrameError('invalid_frame', 'The stream is out of step after an earlier error.');
     this.parts.push(chunk);
     this.buffered += chunk.length;
     const events: WyomingEvent[] = [];
@@ -88,10 +95,9 @@ export class EventReader {
         if (ev !== null) events.push(ev);
       }
     } catch (err) {
-      this.broken = true;
+      this.failure = err instanceof FrameError ? err : new FrameError('invalid_frame', 'The frame could not be read.');
       this.parts = [];
       this.buffered = 0;
-      throw err;
     }
     return events;
   }
@@ -106,7 +112,6 @@ export class EventReader {
       }
       if (at > this.limits.maxHeaderBytes) throw new FrameError('frame_too_large', `The header line is longer than ${this.limits.maxHeaderBytes} bytes.`);
       const line = this.take(at + 1).subarray(0, at);
-      this.scanned = 0;
       const text = line.toString('utf8').trim();
       // Blank lines between events are harmless; skip them.
       if (text === '') return null;
@@ -150,18 +155,19 @@ export class EventReader {
     return { type: p.type, data: p.data, payload };
   }
 
-  /** Index of the first newline in the buffered bytes, or -1; resumes where the last search ended. */
+  /**
+   * Index of the first newline in the buffered bytes, or -1. Resumes in the part and at the byte
+   * where the last search stopped, so a long line arriving in many pieces is searched once.
+   */
   private findNewline(): number {
-    let offset = 0;
-    for (const part of this.parts) {
-      if (offset + part.length > this.scanned) {
-        const from = Math.max(0, this.scanned - offset);
-        const i = part.indexOf(0x0a, from);
-        if (i >= 0) return offset + i;
-      }
-      offset += part.length;
+    while (this.scanPart < this.parts.length) {
+      const part = this.parts[this.scanPart]!;
+      const i = part.indexOf(0x0a, Math.max(0, this.scanned - this.scanBase));
+      if (i >= 0) return this.scanBase + i;
+      this.scanBase += part.length;
+      this.scanned = this.scanBase;
+      this.scanPart++;
     }
-    this.scanned = this.buffered;
     return -1;
   }
 
@@ -186,6 +192,10 @@ export class EventReader {
       }
     }
     this.buffered -= n;
+    // The parts changed: the next newline search starts afresh.
+    this.scanned = 0;
+    this.scanPart = 0;
+    this.scanBase = 0;
     return out;
   }
 }

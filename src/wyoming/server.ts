@@ -120,7 +120,10 @@ class Connection {
   private queue: Promise<void> = Promise.resolve();
   private queued = 0;
   private protocolErrors = 0;
+  /** No more output (the connection is going away). */
   private closing = false;
+  /** No more input (a framing error or a timeout: the events before it are still answered). */
+  private stopped = false;
   private frameTimer: NodeJS.Timeout | null = null;
   private readonly abort = new AbortController();
   private listening: Listening | null = null;
@@ -155,7 +158,7 @@ class Connection {
   }
 
   private onData(chunk: Buffer): void {
-    if (this.closing) return;
+    if (this.closing || this.stopped) return;
     let events: WyomingEvent[];
     try {
       events = this.reader.push(chunk);
@@ -164,10 +167,15 @@ class Connection {
       this.fail(e.code, e.message);
       return;
     }
+    for (const ev of events) this.enqueue(ev);
+    const broken = this.reader.failure;
+    if (broken) {
+      this.fail(broken.code, broken.message);
+      return;
+    }
     if (this.reader.midFrame) {
       this.frameTimer ??= setTimeout(() => this.fail('timeout', 'An event was not completed in time.'), this.opts.frameTimeoutMs);
     } else this.clearFrameTimer();
-    for (const ev of events) this.enqueue(ev);
   }
 
   private clearFrameTimer(): void {
@@ -179,23 +187,32 @@ class Connection {
     this.queued++;
     if (this.queued >= MAX_QUEUED_EVENTS) this.socket.pause();
     this.queue = this.queue
-      .then(() => (this.closing ? undefined : this.handle(ev)))
+      .then(() => (this.closing || (this.stopped && this.protocolErrors > MAX_PROTOCOL_ERRORS) ? undefined : this.handle(ev)))
       .catch((err: unknown) => this.sendError(err))
       .finally(() => {
         this.queued--;
-        if (this.queued < MAX_QUEUED_EVENTS / 2 && !this.closing) this.socket.resume();
+        if (this.queued < MAX_QUEUED_EVENTS / 2 && !this.closing && !this.stopped) this.socket.resume();
       });
   }
 
-  /** Sends an error event and closes the connection (framing is lost, or it timed out). */
+  /**
+   * Reads nothing more, answers the events already read, then sends an error event and closes the
+   * connection (framing is lost, it timed out, or it made too many mistakes).
+   */
   private fail(code: string, text: string): void {
-    if (this.closing) return;
-    this.closing = true;
+    if (this.closing || this.stopped) return;
+    this.stopped = true;
     this.clearFrameTimer();
     this.socket.pause();
-    this.socket.end(encodeEvent('error', { text, code }));
-    // A peer that never reads its error must not keep the socket.
-    setTimeout(() => this.socket.destroy(), 2000).unref();
+    // A peer that never reads its answers must not keep the socket.
+    setTimeout(() => this.socket.destroy(), 5000).unref();
+    void this.queue.then(() => {
+      if (this.closing) return;
+      this.closing = true;
+      this.socket.end(encodeEvent('error', { text, code }));
+      // Read (and drop) what the peer still sends, so its close is seen at once.
+      this.socket.resume();
+    });
   }
 
   private async write(buf: Buffer): Promise<void> {
