@@ -254,6 +254,40 @@ describe('refusals as error events', () => {
     c.close();
   });
 
+  test('feature switches: tts_stream off refuses synthesize, stt off refuses transcribe (FEATURE_DISABLED)', async () => {
+    const acct = await createTestAccount(t.services, { credits: 10_000 });
+    const p = await serve(acct.apiKey);
+    await t.services.store.setFeature(acct.accountId, 'tts_stream', false);
+    await t.services.store.setFeature(acct.accountId, 'stt', false);
+    t.services.authenticator.invalidate();
+    const c = await WyomingTestClient.connect(p);
+    c.send('synthesize', { text: 'Hello.' });
+    const e1 = await c.waitFor((e) => e.type === 'error');
+    assert.equal(e1.data.code, 'FEATURE_DISABLED');
+    c.send('transcribe', {});
+    const e2 = await c.waitFor((e) => e.type === 'error', 30_000, c.events.indexOf(e1) + 1);
+    assert.equal(e2.data.code, 'FEATURE_DISABLED');
+    c.close();
+  });
+
+  test("the plan's rate window: the request over it gets RATE_LIMIT_EXCEEDED", async () => {
+    const acct = await createTestAccount(t.services, { plan: 'free', credits: 10_000 });
+    const p = await serve(acct.apiKey);
+    const c = await WyomingTestClient.connect(p);
+    const limit = t.services.config.product.plans.free.requestsPerMinute;
+    for (let i = 0; i < limit; i++) {
+      const from = c.events.length;
+      c.send('synthesize', { text: 'Hi.' });
+      const end = await c.waitFor((e) => e.type === 'audio-stop' || e.type === 'error', 30_000, from);
+      assert.equal(end.type, 'audio-stop', JSON.stringify(end.data));
+    }
+    const from = c.events.length;
+    c.send('synthesize', { text: 'Hi.' });
+    const err = await c.waitFor((e) => e.type === 'error', 30_000, from);
+    assert.equal(err.data.code, 'RATE_LIMIT_EXCEEDED');
+    c.close();
+  });
+
   test('unknown models are refused with the native error codes', async () => {
     const c = await WyomingTestClient.connect(port);
     c.send('synthesize', { text: 'Hello.', voice: { name: 'nonexistent-model:x' } });
@@ -264,6 +298,33 @@ describe('refusals as error events', () => {
     assert.equal(e2.data.code, 'INVALID_MODEL');
     c.close();
   });
+});
+
+test('startServer: WYOMING_PORT starts the Wyoming server beside the API, stop() closes it', async () => {
+  const { startServer } = await import('../../src/server.js');
+  const { testConfig, tempDir } = await import('../helpers/env.js');
+  const tmp = tempDir();
+  try {
+    // The key must exist in the node's own store: make it with a first opening of that store.
+    const { createServices } = await import('../../src/services.js');
+    const base = testConfig({ PORT: '0', REALTIME_PORT: '0' }, tmp.dir);
+    const seed = await createServices(base, (await import('pino')).pino({ level: 'silent' }) as never);
+    const acct = await createTestAccount(seed, { credits: 1000 });
+    await seed.close();
+    const running = await startServer(testConfig({ PORT: '0', REALTIME_PORT: '0', WYOMING_PORT: '0', WYOMING_API_KEY: acct.apiKey }, tmp.dir), { announce: () => undefined });
+    try {
+      assert.ok(running.wyoming && running.wyoming.port > 0);
+      const c = await WyomingTestClient.connect(running.wyoming.port);
+      c.send('synthesize', { text: 'Hello.' });
+      await c.waitFor((e) => e.type === 'audio-stop');
+      await running.stop();
+      await c.closedPromise;
+    } finally {
+      await running.stop();
+    }
+  } finally {
+    tmp.cleanup();
+  }
 });
 
 test('config: WYOMING_PORT needs a well-formed WYOMING_API_KEY; WYOMING_HOST defaults to 127.0.0.1', () => {
