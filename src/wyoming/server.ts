@@ -30,6 +30,8 @@ export interface WyomingServerOptions {
   idleTimeoutMs?: number;
   /** Longest utterance a `transcribe` may send, seconds. */
   maxTranscribeSeconds?: number;
+  /** Connections open at once; more are refused by the operating system's accept (closed at once). */
+  maxConnections?: number;
 }
 
 /** Sample rate of synthesized audio (Piper's usual rate, which Home Assistant's players expect). */
@@ -40,6 +42,7 @@ const MAX_QUEUED_EVENTS = 32;
 const MAX_PROTOCOL_ERRORS = 16;
 /** Longest streamed text (as /tts/stream). */
 const MAX_STREAM_TEXT = 50_000;
+const KNOWN_TYPES = new Set(['describe', 'ping', 'transcribe', 'audio-start', 'audio-chunk', 'audio-stop', 'synthesize', 'synthesize-start', 'synthesize-chunk', 'synthesize-stop']);
 /** Outgoing audio is cut into chunks of at most this many bytes (about 0.1 s). */
 const CHUNK_BYTES = 4410;
 
@@ -52,12 +55,18 @@ export class WyomingServer {
     readonly services: Services,
     opts: WyomingServerOptions,
   ) {
-    this.opts = { limits: DEFAULT_FRAME_LIMITS, frameTimeoutMs: 30_000, idleTimeoutMs: 300_000, maxTranscribeSeconds: 600, ...opts };
+    this.opts = { limits: DEFAULT_FRAME_LIMITS, frameTimeoutMs: 30_000, idleTimeoutMs: 300_000, maxTranscribeSeconds: 600, maxConnections: 256, ...opts };
     this.server = net.createServer((socket) => {
       const c = new Connection(this, socket, this.opts);
       this.connections.add(c);
-      socket.once('close', () => this.connections.delete(c));
+      services.metrics.wyomingConnections.inc();
+      socket.once('close', () => {
+        this.connections.delete(c);
+        services.metrics.wyomingConnections.dec();
+      });
     });
+    // Each connection may hold an utterance of up to maxTranscribeSeconds: bound how many there are.
+    this.server.maxConnections = this.opts.maxConnections;
     this.server.on('error', (err) => services.log.error({ err }, 'Wyoming server error'));
   }
 
@@ -120,6 +129,8 @@ class Connection {
   private queue: Promise<void> = Promise.resolve();
   private queued = 0;
   private protocolErrors = 0;
+  /** The event being handled was answered with an error (metrics). */
+  private errored = false;
   /** No more output (the connection is going away). */
   private closing = false;
   /** No more input (a framing error or a timeout: the events before it are still answered). */
@@ -186,10 +197,18 @@ class Connection {
   private enqueue(ev: WyomingEvent): void {
     this.queued++;
     if (this.queued >= MAX_QUEUED_EVENTS) this.socket.pause();
+    const type = KNOWN_TYPES.has(ev.type) ? ev.type : 'other';
+    let handled = false;
     this.queue = this.queue
-      .then(() => (this.closing || (this.stopped && this.protocolErrors > MAX_PROTOCOL_ERRORS) ? undefined : this.handle(ev)))
+      .then(() => {
+        if (this.closing || (this.stopped && this.protocolErrors > MAX_PROTOCOL_ERRORS)) return undefined;
+        this.errored = false;
+        handled = true;
+        return this.handle(ev);
+      })
       .catch((err: unknown) => this.sendError(err))
       .finally(() => {
+        if (handled) this.services.metrics.wyomingEvents.labels(type, this.errored ? 'error' : 'ok').inc();
         this.queued--;
         if (this.queued < MAX_QUEUED_EVENTS / 2 && !this.closing && !this.stopped) this.socket.resume();
       });
@@ -239,12 +258,14 @@ class Connection {
 
   /** A protocol mistake: an error event; too many of them close the connection. */
   private protocolError(code: string, text: string): Promise<void> | void {
+    this.errored = true;
     this.protocolErrors++;
     if (this.protocolErrors > MAX_PROTOCOL_ERRORS) return this.fail(code, `${text} (too many protocol errors; closing)`);
     return this.send('error', { text, code }).catch(() => undefined);
   }
 
   private async sendError(err: unknown): Promise<void> {
+    this.errored = true;
     if (err instanceof ClosedError || this.closing) return;
     if (err instanceof AudioFormatError) {
       this.listening = null;

@@ -173,9 +173,18 @@ describe('Wyoming events', () => {
     await expect('synthesize_without_start');
     c.send('synthesize', {});
     await expect('MISSING_TEXT');
+    // An utterance with no audio at all: answered, not crashed on.
+    c.send('audio-start', { rate: 16000, width: 2, channels: 1 });
+    c.send('audio-stop');
+    const answer = await c.waitFor((e) => e.type === 'transcript' || e.type === 'error', 30_000, c.events.length);
+    if (answer.type === 'transcript') assert.equal(answer.data.text, '');
     c.send('describe');
     await c.waitFor((e) => e.type === 'info', 10_000);
     c.close();
+    const metrics = await t.services.metrics.registry.metrics();
+    assert.match(metrics, /parla_wyoming_events_total\{type="audio-chunk",outcome="error"\} [1-9]/);
+    assert.match(metrics, /parla_wyoming_events_total\{type="describe",outcome="ok"\} [1-9]/);
+    assert.match(metrics, /parla_wyoming_events_total\{type="other",outcome="error"\} [1-9]/);
   });
 });
 
