@@ -138,6 +138,12 @@ class Connection {
   private frameTimer: NodeJS.Timeout | null = null;
   private readonly abort = new AbortController();
   private listening: Listening | null = null;
+  /**
+   * One refusal is one error event: after a refused `transcribe` (or first `audio-start`) its whole
+   * audio stream is dropped up to its audio-stop ('refused'); after bad audio, the rest of that
+   * utterance up to its audio-stop, a new audio-start beginning afresh ('broken').
+   */
+  private discarding: 'refused' | 'broken' | null = null;
   private speaking: SpeakingStream | null = null;
 
   constructor(
@@ -268,6 +274,8 @@ class Connection {
     this.errored = true;
     if (err instanceof ClosedError || this.closing) return;
     if (err instanceof AudioFormatError) {
+      // The rest of this utterance is dropped; its audio-stop ends the dropping.
+      if (this.listening) this.discarding = 'broken';
       this.listening = null;
       await this.protocolError('invalid_audio', err.message);
       return;
@@ -329,6 +337,8 @@ class Connection {
   // --- speech-to-text ---
 
   private async onTranscribe(ev: WyomingEvent): Promise<void> {
+    this.listening = null;
+    this.discarding = 'refused';
     const auth = await this.authenticate();
     this.services.stt.checkAccess(auth, 'batch');
     const language = typeof ev.data.language === 'string' && ev.data.language.trim() !== '' ? parlaLanguage(ev.data.language.trim()) : undefined;
@@ -337,31 +347,48 @@ class Connection {
     const checked = this.services.registry.checkSttModel(model, 'universal');
     this.services.registry.resolveSttLanguage(checked, language);
     this.listening = { model, language, auth, format: null, audio: null };
+    this.discarding = null;
   }
 
   private async onAudioStart(ev: WyomingEvent): Promise<void> {
-    // An audio stream while speaking belongs to nobody here; one without `transcribe` uses the defaults.
+    if (this.discarding === 'refused') return;
+    this.discarding = null;
+    // Without `transcribe` first, the defaults.
     if (!this.listening) {
+      this.discarding = 'refused';
       const auth = await this.authenticate();
       this.services.stt.checkAccess(auth, 'batch');
       this.listening = { model: mapSttModel(undefined), language: undefined, auth, format: null, audio: null };
+      this.discarding = null;
     }
-    this.listening.format = readFormat(ev.data, null);
+    try {
+      this.listening.format = readFormat(ev.data, null);
+    } catch (err) {
+      this.listening = null;
+      this.discarding = 'broken';
+      throw err;
+    }
     this.listening.audio = new Utterance16k(this.opts.maxTranscribeSeconds * 16000);
   }
 
   private async onAudioChunk(ev: WyomingEvent): Promise<void> {
+    if (this.discarding) return;
     const l = this.listening;
     if (!l || !l.audio || !l.format) return this.protocolError('audio_without_start', 'audio-chunk before audio-start.');
     const format = readFormat(ev.data, l.format);
     if (!ev.payload) return;
     if (!l.audio.add(ev.payload, format)) {
       this.listening = null;
+      this.discarding = 'broken';
       throw new ApiError('FILE_TOO_LARGE', { message: `An utterance may be at most ${this.opts.maxTranscribeSeconds} seconds long.` });
     }
   }
 
   private async onAudioStop(): Promise<void> {
+    if (this.discarding) {
+      this.discarding = null;
+      return;
+    }
     const l = this.listening;
     if (!l || !l.audio) return this.protocolError('audio_without_start', 'audio-stop before audio-start.');
     this.listening = null;

@@ -167,8 +167,12 @@ describe('Wyoming events', () => {
     c.send('audio-start', { rate: 16000, width: 2, channels: 1 });
     c.send('audio-chunk', { rate: 16000, width: 2, channels: 1 }, Buffer.alloc(321));
     await expect('invalid_audio');
+    // The rest of a broken utterance is dropped without more errors, up to its audio-stop.
+    c.send('audio-chunk', { rate: 16000, width: 2, channels: 1 }, Buffer.alloc(320));
+    c.send('audio-stop');
     c.send('audio-start', { rate: '16000', width: 2, channels: 1 });
     await expect('invalid_audio');
+    assert.equal(c.events.filter((e) => e.type === 'error').length, 7);
     c.send('synthesize-chunk', { text: 'hi' });
     await expect('synthesize_without_start');
     c.send('synthesize', {});

@@ -248,9 +248,14 @@ describe('refusals as error events', () => {
     c.send('synthesize', { text: 'Hello again.' });
     const err = await c.waitFor((e) => e.type === 'error', 30_000, from);
     assert.equal(err.data.code, 'AUTH_REVOKED_API_KEY');
+    // A refused transcription is one error, its audio dropped without more.
     c.send('transcribe', {});
+    sendAudio(c, pcmBytes(fox16k.subarray(0, 16000)), { rate: 16000, width: 2, channels: 1 });
     const err2 = await c.waitFor((e) => e.type === 'error', 30_000, c.events.indexOf(err) + 1);
     assert.equal(err2.data.code, 'AUTH_REVOKED_API_KEY');
+    c.send('describe');
+    await c.waitFor((e) => e.type === 'info');
+    assert.deepEqual(c.events.slice(c.events.indexOf(err) + 1).map((e) => e.type), ['error', 'info']);
     c.close();
   });
 
