@@ -15,7 +15,6 @@ import { admitRequest, SLOT_LEASE_MS } from '../limits/admission.js';
 import { LIVE_SLOT_RENEW_MS } from '../stt/service.js';
 import { parseSttFields } from '../stt/request.js';
 import { encodeWav } from '../audio/wav.js';
-import { Catalog } from '../catalog/catalog.js';
 import { DEFAULT_FRAME_LIMITS, EventReader, FrameError, encodeEvent, type FrameLimits, type WyomingEvent } from './framing.js';
 import { AudioFormatError, Utterance16k, readFormat, type AudioFormat } from './audio.js';
 import { buildInfo, mapSttModel, mapVoice, parlaLanguage } from './catalog.js';
@@ -106,7 +105,6 @@ export class WyomingServer {
 interface Listening {
   model: string;
   language: string | undefined;
-  auth: AuthContext;
   /** Set by audio-start. */
   format: AudioFormat | null;
   audio: Utterance16k | null;
@@ -310,7 +308,7 @@ class Connection {
   private async handle(ev: WyomingEvent): Promise<void> {
     switch (ev.type) {
       case 'describe':
-        return this.send('info', buildInfo(this.services.catalog as Catalog, this.services.registry));
+        return this.send('info', buildInfo(this.services.catalog, this.services.registry));
       case 'ping':
         return this.send('pong', typeof ev.data.text === 'string' ? { text: ev.data.text.slice(0, 1000) } : {});
       case 'transcribe':
@@ -341,12 +339,18 @@ class Connection {
     this.discarding = 'refused';
     const auth = await this.authenticate();
     this.services.stt.checkAccess(auth, 'batch');
+    for (const field of ['name', 'language'] as const) {
+      const v = ev.data[field];
+      if (v !== undefined && v !== null && (typeof v !== 'string' || v.length > 100)) {
+        throw new ApiError('INVALID_PARAMETER', { message: `transcribe.${field} must be a string of at most 100 characters.`, details: { field } });
+      }
+    }
     const language = typeof ev.data.language === 'string' && ev.data.language.trim() !== '' ? parlaLanguage(ev.data.language.trim()) : undefined;
     const model = mapSttModel(ev.data.name);
     // Model and language are checked now, so a bad one is refused before any audio is sent.
     const checked = this.services.registry.checkSttModel(model, 'universal');
     this.services.registry.resolveSttLanguage(checked, language);
-    this.listening = { model, language, auth, format: null, audio: null };
+    this.listening = { model, language, format: null, audio: null };
     this.discarding = null;
   }
 
@@ -358,7 +362,7 @@ class Connection {
       this.discarding = 'refused';
       const auth = await this.authenticate();
       this.services.stt.checkAccess(auth, 'batch');
-      this.listening = { model: mapSttModel(undefined), language: undefined, auth, format: null, audio: null };
+      this.listening = { model: mapSttModel(undefined), language: undefined, format: null, audio: null };
       this.discarding = null;
     }
     try {
@@ -433,7 +437,7 @@ class Connection {
     if (this.speaking) return this.protocolError('synthesize_in_progress', 'synthesize-start while a streamed synthesis is open.');
     const auth = await this.authenticate();
     // Checked now so a refused stream says so before its text arrives.
-    mapVoice(this.services.catalog as Catalog, ev.data.voice);
+    mapVoice(this.services.catalog, ev.data.voice);
     const release = await this.admit(auth);
     this.speaking = { voice: ev.data.voice, text: '', spoken: 0, scanned: 0, release, audioStarted: false, failed: false };
   }
@@ -487,7 +491,7 @@ class Connection {
   private async speak(voice: unknown, text: string, continuing: boolean): Promise<boolean> {
     // Per request, like the HTTP hook: a key revoked mid-stream stops the next sentence.
     const auth = await this.authenticate();
-    const v = mapVoice(this.services.catalog as Catalog, voice);
+    const v = mapVoice(this.services.catalog, voice);
     const stream = await this.services.tts.stream(
       auth,
       { requestId: requestId(), text, voice: v.voice, model: v.model, language: v.language, speed: 1, pitch: undefined, sampleRate: TTS_RATE },

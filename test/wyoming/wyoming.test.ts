@@ -293,6 +293,28 @@ describe('refusals as error events', () => {
     c.close();
   });
 
+  test("the plan's concurrency: a second request while a streamed synthesis holds the slot gets CONCURRENT_LIMIT", async () => {
+    const acct = await createTestAccount(t.services, { plan: 'free', credits: 10_000 });
+    const p = await serve(acct.apiKey);
+    const a = await WyomingTestClient.connect(p);
+    a.send('synthesize-start', { voice: { name: 'aura-prime:aria' } });
+    a.send('synthesize-chunk', { text: 'Hello there. ' });
+    await a.waitFor((e) => e.type === 'audio-chunk');
+    const b = await WyomingTestClient.connect(p);
+    b.send('synthesize', { text: 'Me too.' });
+    const err = await b.waitFor((e) => e.type === 'error');
+    assert.equal(err.data.code, 'CONCURRENT_LIMIT');
+    a.send('synthesize-stop');
+    await a.waitFor((e) => e.type === 'synthesize-stopped');
+    // The slot is free again once the stream has stopped.
+    const from = b.events.length;
+    b.send('synthesize', { text: 'Me too.' });
+    const end = await b.waitFor((e) => e.type === 'audio-stop' || e.type === 'error', 30_000, from);
+    assert.equal(end.type, 'audio-stop', JSON.stringify(end.data));
+    a.close();
+    b.close();
+  });
+
   test('unknown models are refused with the native error codes', async () => {
     const c = await WyomingTestClient.connect(port);
     c.send('synthesize', { text: 'Hello.', voice: { name: 'nonexistent-model:x' } });
@@ -301,6 +323,10 @@ describe('refusals as error events', () => {
     c.send('transcribe', { name: 'no-such-model' });
     const e2 = await c.waitFor((ev) => ev.type === 'error', 30_000, c.events.indexOf(e) + 1);
     assert.equal(e2.data.code, 'INVALID_MODEL');
+    c.send('transcribe', { language: 'x'.repeat(100_000) });
+    const e3 = await c.waitFor((ev) => ev.type === 'error', 30_000, c.events.indexOf(e2) + 1);
+    assert.equal(e3.data.code, 'INVALID_PARAMETER');
+    assert.ok(e3.data.text.length < 200);
     c.close();
   });
 });
