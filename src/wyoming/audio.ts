@@ -70,9 +70,12 @@ export function toMonoFloat(bytes: Buffer, f: AudioFormat): Float32Array {
   return out;
 }
 
-/** Collects one utterance as 16 kHz mono 16-bit, whatever formats its chunks come in. */
+/**
+ * Collects one utterance as 16 kHz mono 16-bit, whatever formats its chunks come in. One growing
+ * buffer (doubled when full), so a flood of tiny chunks costs no more memory than their samples.
+ */
 export class Utterance16k {
-  private readonly parts: Int16Array[] = [];
+  private buf = new Int16Array(16000);
   private samples = 0;
   private resampler: StreamResampler | null = null;
 
@@ -99,19 +102,18 @@ export class Utterance16k {
   finish(): Int16Array {
     if (this.resampler) this.keep(this.resampler.flush());
     this.resampler = null;
-    const out = new Int16Array(this.samples);
-    let at = 0;
-    for (const p of this.parts) {
-      out.set(p, at);
-      at += p.length;
-    }
-    return out;
+    return this.buf.subarray(0, this.samples);
   }
 
   private keep(x: Float32Array): void {
     if (x.length === 0) return;
     const pcm = float32ToInt16(x);
-    this.parts.push(pcm);
+    if (this.samples + pcm.length > this.buf.length) {
+      const grown = new Int16Array(Math.max(this.samples + pcm.length, this.buf.length * 2));
+      grown.set(this.buf.subarray(0, this.samples));
+      this.buf = grown;
+    }
+    this.buf.set(pcm, this.samples);
     this.samples += pcm.length;
   }
 }

@@ -54,7 +54,7 @@ export class WyomingServer {
     readonly services: Services,
     opts: WyomingServerOptions,
   ) {
-    this.opts = { limits: DEFAULT_FRAME_LIMITS, frameTimeoutMs: 30_000, idleTimeoutMs: 300_000, maxTranscribeSeconds: 600, maxConnections: 256, ...opts };
+    this.opts = { limits: DEFAULT_FRAME_LIMITS, frameTimeoutMs: 30_000, idleTimeoutMs: 300_000, maxTranscribeSeconds: 300, maxConnections: 64, ...opts };
     this.server = net.createServer((socket) => {
       const c = new Connection(this, socket, this.opts);
       this.connections.add(c);
@@ -64,7 +64,8 @@ export class WyomingServer {
         services.metrics.wyomingConnections.dec();
       });
     });
-    // Each connection may hold an utterance of up to maxTranscribeSeconds: bound how many there are.
+    // Each connection may hold an utterance of up to maxTranscribeSeconds (300 s: 9.6 MB) and
+    // frames of a few MB: bound how many there are (64: under 1 GB at worst).
     this.server.maxConnections = this.opts.maxConnections;
     this.server.on('error', (err) => services.log.error({ err }, 'Wyoming server error'));
   }

@@ -192,6 +192,48 @@ describe('Wyoming events', () => {
   });
 });
 
+describe('Wyoming resource bounds', () => {
+  test('an utterance over the longest allowed: FILE_TOO_LARGE once, the rest dropped, nothing billed', async () => {
+    const { apiKey, accountId } = await createTestAccount(t.services, { credits: 1000 });
+    const small = new WyomingServer(t.services, { apiKey, maxTranscribeSeconds: 2 });
+    const p = await small.listen(0, '127.0.0.1');
+    try {
+      const c = await WyomingTestClient.connect(p);
+      c.send('transcribe', {});
+      c.send('audio-start', { rate: 16000, width: 2, channels: 1 });
+      // 5 s of audio in 100 ms chunks: over the 2 s limit.
+      for (let i = 0; i < 50; i++) c.send('audio-chunk', { rate: 16000, width: 2, channels: 1 }, Buffer.alloc(3200));
+      c.send('audio-stop');
+      c.send('describe');
+      await c.waitFor((e) => e.type === 'info', 10_000);
+      assert.deepEqual(c.events.map((e) => [e.type, e.data.code]), [['error', 'FILE_TOO_LARGE'], ['info', undefined]]);
+      assert.equal(await t.services.store.getBalance(accountId, 'live'), 1000);
+      c.close();
+    } finally {
+      await small.close();
+    }
+  });
+
+  test('connections over the limit are closed as they are accepted; the ones within it are served', async () => {
+    const { apiKey } = await createTestAccount(t.services, { credits: 1000 });
+    const small = new WyomingServer(t.services, { apiKey, maxConnections: 3 });
+    const p = await small.listen(0, '127.0.0.1');
+    try {
+      const held = await Promise.all([0, 1, 2].map(() => WyomingTestClient.connect(p)));
+      await new Promise((r) => setTimeout(r, 100));
+      const extra = await WyomingTestClient.connect(p);
+      await extra.closedPromise;
+      for (const c of held) {
+        c.send('describe');
+        await c.waitFor((e) => e.type === 'info', 10_000);
+        c.close();
+      }
+    } finally {
+      await small.close();
+    }
+  });
+});
+
 describe('EventReader', () => {
   test('an event split at every byte boundary reads the same', () => {
     const bytes = Buffer.concat([encodeEvent('audio-chunk', { rate: 16000, width: 2, channels: 1 }, Buffer.from([1, 2, 3, 4])), encodeEvent('describe')]);
