@@ -1,10 +1,10 @@
 // Wyoming audio is raw little-endian PCM described by rate, width (bytes per sample) and channels
 // on each audio event. The recognizers take 16 kHz mono 16-bit, so what arrives is checked here,
-// mixed down to mono and resampled (Parla's resampler), chunk by chunk, keeping the resampler's
-// state across chunks so there are no seams.
+// mixed down to mono and resampled (Parla's resampler, on its thread), chunk by chunk, keeping
+// the resampler's state across chunks so there are no seams.
 
-import { StreamResampler } from '../audio/resample.js';
 import { float32ToInt16 } from '../audio/pcm.js';
+import { ThreadResampler } from '../realtime/thread-resampler.js';
 
 export interface AudioFormat {
   rate: number;
@@ -71,43 +71,53 @@ export function toMonoFloat(bytes: Buffer, f: AudioFormat): Float32Array {
 }
 
 /**
- * Collects one utterance as 16 kHz mono 16-bit, whatever formats its chunks come in. One growing
- * buffer (doubled when full), so a flood of tiny chunks costs no more memory than their samples.
+ * Collects one utterance as 16 kHz mono 16-bit, whatever formats its chunks come in. The mix-down
+ * is a cheap pass here; resampling runs on the shared resampling thread (as for the real-time
+ * socket), so a large chunk does not hold the event loop. One growing buffer (doubled when full),
+ * so a flood of tiny chunks costs no more memory than their samples. Call add() one at a time.
  */
 export class Utterance16k {
   private buf = new Int16Array(16000);
   private samples = 0;
-  private resampler: StreamResampler | null = null;
+  /** Input samples taken (at 16 kHz), for the length check before the resampled audio is back. */
+  private planned = 0;
+  private resampler: { rate: number; thread: ThreadResampler } | null = null;
 
   constructor(private readonly maxSamples: number) {}
 
-  get seconds(): number {
-    return this.samples / 16000;
-  }
-
   /** Adds a chunk; false when the utterance would be longer than allowed (nothing is added). */
-  add(bytes: Buffer, f: AudioFormat): boolean {
-    const mono = toMonoFloat(bytes, f);
-    if (this.samples + Math.ceil((mono.length * 16000) / f.rate) > this.maxSamples) return false;
-    if (!this.resampler || this.resampler.inRate !== f.rate) {
+  async add(bytes: Buffer, f: AudioFormat): Promise<boolean> {
+    const mono = float32ToInt16(toMonoFloat(bytes, f));
+    const planned = Math.ceil((mono.length * 16000) / f.rate);
+    if (this.planned + planned > this.maxSamples) return false;
+    this.planned += planned;
+    if (this.resampler?.rate !== f.rate) {
       // A rate change mid-stream: finish the old rate's tail, start a new resampler.
-      if (this.resampler) this.keep(this.resampler.flush());
-      this.resampler = f.rate === 16000 ? null : new StreamResampler(f.rate, 16000);
+      if (this.resampler) this.keep(await this.resampler.thread.flush());
+      this.resampler = f.rate === 16000 ? null : { rate: f.rate, thread: new ThreadResampler(f.rate, 16000) };
     }
-    this.keep(this.resampler ? this.resampler.push(mono) : mono);
+    this.keep(this.resampler ? await this.resampler.thread.push(mono) : mono);
     return true;
   }
 
   /** All of it, the resampler's tail included. */
-  finish(): Int16Array {
-    if (this.resampler) this.keep(this.resampler.flush());
-    this.resampler = null;
+  async finish(): Promise<Int16Array> {
+    if (this.resampler) {
+      const r = this.resampler;
+      this.resampler = null;
+      this.keep(await r.thread.flush());
+    }
     return this.buf.subarray(0, this.samples);
   }
 
-  private keep(x: Float32Array): void {
-    if (x.length === 0) return;
-    const pcm = float32ToInt16(x);
+  /** Gives the resampler back when the utterance is dropped unfinished. */
+  dispose(): void {
+    this.resampler?.thread.close();
+    this.resampler = null;
+  }
+
+  private keep(pcm: Int16Array): void {
+    if (pcm.length === 0) return;
     if (this.samples + pcm.length > this.buf.length) {
       const grown = new Int16Array(Math.max(this.samples + pcm.length, this.buf.length * 2));
       grown.set(this.buf.subarray(0, this.samples));

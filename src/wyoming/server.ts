@@ -159,6 +159,7 @@ class Connection {
       this.closing = true;
       this.abort.abort();
       this.clearFrameTimer();
+      this.dropListening();
       this.speaking?.release();
       this.speaking = null;
     });
@@ -275,7 +276,7 @@ class Connection {
     if (err instanceof AudioFormatError) {
       // The rest of this utterance is dropped; its audio-stop ends the dropping.
       if (this.listening) this.discarding = 'broken';
-      this.listening = null;
+      this.dropListening();
       await this.protocolError('invalid_audio', err.message);
       return;
     }
@@ -336,7 +337,7 @@ class Connection {
   // --- speech-to-text ---
 
   private async onTranscribe(ev: WyomingEvent): Promise<void> {
-    this.listening = null;
+    this.dropListening();
     this.discarding = 'refused';
     const auth = await this.authenticate();
     this.services.stt.checkAccess(auth, 'batch');
@@ -355,6 +356,12 @@ class Connection {
     this.discarding = null;
   }
 
+  /** Forgets the utterance being collected (its resampler is given back). */
+  private dropListening(): void {
+    this.listening?.audio?.dispose();
+    this.listening = null;
+  }
+
   private async onAudioStart(ev: WyomingEvent): Promise<void> {
     if (this.discarding === 'refused') return;
     this.discarding = null;
@@ -369,10 +376,11 @@ class Connection {
     try {
       this.listening.format = readFormat(ev.data, null);
     } catch (err) {
-      this.listening = null;
+      this.dropListening();
       this.discarding = 'broken';
       throw err;
     }
+    this.listening.audio?.dispose();
     this.listening.audio = new Utterance16k(this.opts.maxTranscribeSeconds * 16000);
   }
 
@@ -382,8 +390,8 @@ class Connection {
     if (!l || !l.audio || !l.format) return this.protocolError('audio_without_start', 'audio-chunk before audio-start.');
     const format = readFormat(ev.data, l.format);
     if (!ev.payload) return;
-    if (!l.audio.add(ev.payload, format)) {
-      this.listening = null;
+    if (!(await l.audio.add(ev.payload, format))) {
+      this.dropListening();
       this.discarding = 'broken';
       throw new ApiError('FILE_TOO_LARGE', { message: `An utterance may be at most ${this.opts.maxTranscribeSeconds} seconds long.` });
     }
@@ -397,7 +405,7 @@ class Connection {
     const l = this.listening;
     if (!l || !l.audio) return this.protocolError('audio_without_start', 'audio-stop before audio-start.');
     this.listening = null;
-    const pcm = l.audio.finish();
+    const pcm = await l.audio.finish();
     // The same path as an upload to /api/v1/stt/transcribe: the service decodes, prices, bills.
     const options = parseSttFields(new Map(Object.entries({ model: l.model, ...(l.language ? { language: l.language } : {}) })), 'universal');
     const auth = await this.authenticate();
