@@ -3,7 +3,6 @@
 // mixed down to mono and resampled (Parla's resampler, on its thread), chunk by chunk, keeping
 // the resampler's state across chunks so there are no seams.
 
-import { float32ToInt16 } from '../audio/pcm.js';
 import { ThreadResampler } from '../realtime/thread-resampler.js';
 
 export interface AudioFormat {
@@ -41,31 +40,31 @@ export function readFormat(data: Record<string, unknown>, fallback: AudioFormat 
   return f;
 }
 
-/** Interleaved PCM of `f` to mono float samples in [-1, 1]. Samples are signed (audioop's convention, also for width 1). */
-export function toMonoFloat(bytes: Buffer, f: AudioFormat): Float32Array {
+/**
+ * Interleaved PCM of `f` to mono 16-bit: channels averaged, wider samples shifted down, 8-bit up.
+ * Samples are signed (audioop's convention, also for width 1). 16-bit mono (the usual format) is
+ * a plain copy.
+ */
+export function toMonoInt16(bytes: Buffer, f: AudioFormat): Int16Array {
   const frame = f.width * f.channels;
   if (bytes.length % frame !== 0) throw new AudioFormatError(`an audio chunk of ${bytes.length} bytes is not whole frames of ${f.channels} channel(s) x ${f.width} byte(s).`);
   const frames = bytes.length / frame;
-  const out = new Float32Array(frames);
-  const scale = 1 / (2 ** (8 * f.width - 1) * f.channels);
+  const out = new Int16Array(frames);
+  if (f.width === 2 && f.channels === 1) {
+    new Uint8Array(out.buffer).set(bytes);
+    return out;
+  }
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const { width, channels } = f;
   for (let i = 0, o = 0; i < frames; i++) {
     let sum = 0;
-    for (let c = 0; c < f.channels; c++, o += f.width) {
-      switch (f.width) {
-        case 1:
-          sum += bytes.readInt8(o);
-          break;
-        case 2:
-          sum += bytes.readInt16LE(o);
-          break;
-        case 3:
-          sum += bytes.readIntLE(o, 3);
-          break;
-        default:
-          sum += bytes.readInt32LE(o);
-      }
+    for (let c = 0; c < channels; c++, o += width) {
+      if (width === 2) sum += view.getInt16(o, true);
+      else if (width === 1) sum += view.getInt8(o) * 256;
+      else if (width === 4) sum += view.getInt32(o, true) / 65536;
+      else sum += ((view.getInt8(o + 2) << 16) | view.getUint16(o, true)) / 256;
     }
-    out[i] = sum * scale;
+    out[i] = Math.max(-32768, Math.min(32767, Math.round(sum / channels)));
   }
   return out;
 }
@@ -87,7 +86,7 @@ export class Utterance16k {
 
   /** Adds a chunk; false when the utterance would be longer than allowed (nothing is added). */
   async add(bytes: Buffer, f: AudioFormat): Promise<boolean> {
-    const mono = float32ToInt16(toMonoFloat(bytes, f));
+    const mono = toMonoInt16(bytes, f);
     const planned = Math.ceil((mono.length * 16000) / f.rate);
     if (this.planned + planned > this.maxSamples) return false;
     this.planned += planned;
