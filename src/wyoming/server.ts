@@ -444,23 +444,29 @@ class Connection {
 
   private async onSynthesizeStart(ev: WyomingEvent): Promise<void> {
     if (this.speaking) return this.protocolError('synthesize_in_progress', 'synthesize-start while a streamed synthesis is open.');
-    const auth = await this.authenticate();
-    // Checked now so a refused stream says so before its text arrives.
-    mapVoice(this.services.catalog, ev.data.voice);
-    const release = await this.admit(auth);
-    this.speaking = { voice: ev.data.voice, text: '', spoken: 0, scanned: 0, release, audioStarted: false, failed: false };
+    try {
+      const auth = await this.authenticate();
+      // Checked now so a refused stream says so before its text arrives.
+      mapVoice(this.services.catalog, ev.data.voice);
+      const release = await this.admit(auth);
+      this.speaking = { voice: ev.data.voice, text: '', spoken: 0, scanned: 0, release, audioStarted: false, failed: false };
+    } catch (err) {
+      // A refused stream is one error: its chunks are dropped, its stop still answered.
+      this.speaking = { voice: ev.data.voice, text: '', spoken: 0, scanned: 0, release: () => undefined, audioStarted: false, failed: true };
+      throw err;
+    }
   }
 
   private async onSynthesizeChunk(ev: WyomingEvent): Promise<void> {
     const s = this.speaking;
     if (!s) return this.protocolError('synthesize_without_start', 'synthesize-chunk before synthesize-start.');
+    if (s.failed) return;
     if (typeof ev.data.text !== 'string') return this.protocolError('invalid_event', 'synthesize-chunk needs data.text.');
     if (s.text.length + ev.data.text.length > MAX_STREAM_TEXT) {
       s.failed = true;
       throw new ApiError('TEXT_TOO_LONG', { message: `A streamed synthesis may be at most ${MAX_STREAM_TEXT} characters.` });
     }
     s.text += ev.data.text;
-    if (s.failed) return;
     // Each finished sentence is spoken while the rest of the text is still arriving.
     const end = lastSentenceEnd(s.text, Math.max(s.spoken, s.scanned));
     s.scanned = Math.max(s.spoken, s.text.length - 1);

@@ -230,6 +230,14 @@ describe('refusals as error events', () => {
     sendAudio(c, pcmBytes(fox16k), { rate: 16000, width: 2, channels: 1 });
     const e2 = await c.waitFor((e) => e.type === 'error', 30_000, c.events.indexOf(e1) + 1);
     assert.equal(e2.data.code, 'INSUFFICIENT_CREDITS');
+    // A refused stream: one error, its chunks dropped, its stop answered with synthesize-stopped.
+    const from = c.events.length;
+    c.send('synthesize-start', {});
+    for (let i = 0; i < 40; i++) c.send('synthesize-chunk', { text: `Sentence ${i}. ` });
+    c.send('synthesize', { text: 'Sentence.' });
+    c.send('synthesize-stop');
+    await c.waitFor((e) => e.type === 'synthesize-stopped', 30_000, from);
+    assert.deepEqual(c.events.slice(from).map((e) => [e.type, e.data.code]), [['error', 'INSUFFICIENT_CREDITS'], ['synthesize-stopped', undefined]]);
     c.send('describe');
     await c.waitFor((e) => e.type === 'info');
     assert.equal(c.events.some((e) => e.type === 'audio-start' || e.type === 'transcript'), false);
