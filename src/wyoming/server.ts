@@ -190,9 +190,15 @@ class Connection {
       this.fail(broken.code, broken.message);
       return;
     }
-    if (this.reader.midFrame) {
-      this.frameTimer ??= setTimeout(() => this.fail('timeout', 'An event was not completed in time.'), this.opts.frameTimeoutMs);
-    } else this.clearFrameTimer();
+    // The clock runs while part of an event waits for the rest, from the last complete event on.
+    if (events.length > 0 || !this.reader.midFrame) this.clearFrameTimer();
+    this.armFrameTimer();
+  }
+
+  /** Starts the frame clock when part of an event is waiting and the socket is being read. */
+  private armFrameTimer(): void {
+    if (!this.reader.midFrame || this.socket.isPaused() || this.stopped || this.closing) return;
+    this.frameTimer ??= setTimeout(() => this.fail('timeout', 'An event was not completed in time.'), this.opts.frameTimeoutMs);
   }
 
   private clearFrameTimer(): void {
@@ -202,7 +208,11 @@ class Connection {
 
   private enqueue(ev: WyomingEvent): void {
     this.queued++;
-    if (this.queued >= MAX_QUEUED_EVENTS) this.socket.pause();
+    if (this.queued >= MAX_QUEUED_EVENTS) {
+      // Not reading: a partial event waiting now is this server's doing, not the peer's.
+      this.socket.pause();
+      this.clearFrameTimer();
+    }
     const type = KNOWN_TYPES.has(ev.type) ? ev.type : 'other';
     let handled = false;
     this.queue = this.queue
@@ -216,7 +226,10 @@ class Connection {
       .finally(() => {
         if (handled) this.services.metrics.wyomingEvents.labels(type, this.errored ? 'error' : 'ok').inc();
         this.queued--;
-        if (this.queued < MAX_QUEUED_EVENTS / 2 && !this.closing && !this.stopped) this.socket.resume();
+        if (this.queued < MAX_QUEUED_EVENTS / 2 && !this.closing && !this.stopped && this.socket.isPaused()) {
+          this.socket.resume();
+          this.armFrameTimer();
+        }
       });
   }
 

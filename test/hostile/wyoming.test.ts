@@ -107,6 +107,21 @@ describe('Wyoming framing', () => {
     await stillServing();
   });
 
+  test('a steady stream whose every write ends mid-event is not taken for slowloris', async () => {
+    // Frame timeout 600 ms; 2 s of events, each write carrying the end of one and the start of the next.
+    const c = await WyomingTestClient.connect(port);
+    const events = Buffer.concat(Array.from({ length: 20 }, (_, i) => encodeEvent('ping', { text: String(i) })));
+    const step = Math.ceil(events.length / 20) + 7;
+    for (let at = 0; at < events.length; at += step) {
+      c.sendRaw(events.subarray(at, at + step));
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    await c.waitFor((e) => e.type === 'pong' && e.data.text === '19', 10_000);
+    assert.equal(c.events.some((e) => e.type === 'error'), false);
+    assert.equal(c.closed, false);
+    c.close();
+  });
+
   test('a silent connection is closed after the idle timeout', async () => {
     const c = await WyomingTestClient.connect(port);
     await c.closedPromise;
