@@ -84,7 +84,16 @@ export interface Config {
   ttsLimits: TtsLimits;
   /** Asynchronous jobs and their URL downloads (docs/jobs.md). */
   jobs: JobsConfig;
+  /** The Wyoming server (Home Assistant's local voice protocol); null when WYOMING_PORT is unset. */
+  wyoming: WyomingConfig | null;
   product: ProductConfig;
+}
+
+export interface WyomingConfig {
+  port: number;
+  host: string;
+  /** The key whose account every Wyoming request is billed to (authenticated per request). */
+  apiKey: string;
 }
 
 export interface JobsConfig {
@@ -224,6 +233,15 @@ export function loadConfig(env: Env = process.env): Config {
   if (override) product = deepMerge(product, readJson(path.resolve(override)));
 
   const metricsPortRaw = str(env, 'METRICS_PORT');
+  const wyomingPortRaw = str(env, 'WYOMING_PORT');
+  let wyoming: WyomingConfig | null = null;
+  if (wyomingPortRaw !== null) {
+    const apiKey = str(env, 'WYOMING_API_KEY');
+    // Wyoming carries no credentials: without a key there is no account to bill, so refuse to start.
+    if (apiKey === null) throw new ConfigError('WYOMING_PORT needs WYOMING_API_KEY (the key whose account Wyoming requests are billed to)');
+    if (!/^svc_(live|test)_/.test(apiKey)) throw new ConfigError('WYOMING_API_KEY must be a Parla API key (svc_live_... or svc_test_...)');
+    wyoming = { port: int(env, 'WYOMING_PORT', 10300, 0, 65535), host: str(env, 'WYOMING_HOST') ?? '127.0.0.1', apiKey };
+  }
   return {
     port: int(env, 'PORT', 8080, 0, 65535),
     host: str(env, 'HOST') ?? '127.0.0.1',
@@ -259,6 +277,7 @@ export function loadConfig(env: Env = process.env): Config {
       fetchAllowPrivate: bool(env, 'PARLA_FETCH_ALLOW_PRIVATE', false),
       fetchAllowHosts: (str(env, 'PARLA_FETCH_ALLOW_HOSTS') ?? '').split(',').map((h) => h.trim().toLowerCase()).filter((h) => h !== ''),
     },
+    wyoming,
     product: validateProduct(product),
   };
 }

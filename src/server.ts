@@ -8,6 +8,7 @@ import { loadConfig, type Config } from './config.js';
 import { createServices, type Services } from './services.js';
 import { seedDemoAccount } from './accounts/demo.js';
 import { RealtimeServer } from './realtime/server.js';
+import { WyomingServer } from './wyoming/server.js';
 import type { RealtimeEndpoint } from './routes/v1/realtime-info.js';
 import { EspeakEngine, warmUpEspeak } from './engines/espeak/espeak-engine.js';
 
@@ -17,6 +18,8 @@ export interface RunningServer {
   url: string;
   realtime: RealtimeServer;
   realtimeUrl: string;
+  /** The Wyoming server and its port, when WYOMING_PORT is set. */
+  wyoming: { server: WyomingServer; port: number } | null;
   stop(): Promise<void>;
 }
 
@@ -27,6 +30,7 @@ export async function startServer(config: Config = loadConfig(), opts: { announc
   const services = await createServices(config, log);
   let app: FastifyInstance | undefined;
   let realtime: RealtimeServer | undefined;
+  let wyoming: WyomingServer | undefined;
   try {
     if (opts.warmUpEngines) await warmUpTts(services, log);
     const demo = config.seedDemo ? await seedDemoAccount(services) : null;
@@ -39,6 +43,13 @@ export async function startServer(config: Config = loadConfig(), opts: { announc
     realtime = new RealtimeServer(services);
     endpoint.port = await realtime.listen(config.realtimePort, config.realtimeHost);
     const realtimeUrl = `wss://${config.realtimeHost}:${endpoint.port}/api/v1/stt/realtime/stream`;
+    let wyomingPort: number | null = null;
+    if (config.wyoming) {
+      wyoming = new WyomingServer(services, { apiKey: config.wyoming.apiKey });
+      // A key that does not authenticate is logged; the server still listens and answers error events.
+      await wyoming.checkKey();
+      wyomingPort = await wyoming.listen(config.wyoming.port, config.wyoming.host);
+    }
     if (demo) (opts.announce ?? ((t: string) => process.stdout.write(t)))(demo.announcement(url));
 
     const metricsServer = config.metricsPort !== null ? await services.metrics.listen(config.metricsPort, config.host) : null;
@@ -49,6 +60,7 @@ export async function startServer(config: Config = loadConfig(), opts: { announc
 
     const running = app;
     const rt = realtime;
+    const wy = wyoming;
     let stopping: Promise<void> | undefined;
     return {
       app: running,
@@ -56,9 +68,11 @@ export async function startServer(config: Config = loadConfig(), opts: { announc
       url,
       realtime: rt,
       realtimeUrl,
+      wyoming: wy && wyomingPort !== null ? { server: wy, port: wyomingPort } : null,
       stop() {
         stopping ??= (async () => {
           clearInterval(sweep);
+          await wy?.close();
           await rt.close();
           metricsServer?.close();
           // Keep-alive connections become idle only when their last response ends; close them as
@@ -75,6 +89,7 @@ export async function startServer(config: Config = loadConfig(), opts: { announc
       },
     };
   } catch (err) {
+    await wyoming?.close().catch(() => undefined);
     await realtime?.close().catch(() => undefined);
     await app?.close().catch(() => undefined);
     await services.close();
@@ -98,7 +113,7 @@ async function warmUpTts(services: Services, log: FastifyBaseLogger): Promise<vo
 /** Runs until SIGTERM/SIGINT, then drains and exits. */
 export async function serveForever(config: Config): Promise<void> {
   const server = await startServer(config, { warmUpEngines: true });
-  server.services.log.info({ url: server.url, realtime: server.realtimeUrl, store: server.services.store.kind, limiter: server.services.limiter.kind }, 'Parla is listening');
+  server.services.log.info({ url: server.url, realtime: server.realtimeUrl, store: server.services.store.kind, limiter: server.services.limiter.kind, wyoming: server.wyoming?.port ?? null }, 'Parla is listening');
   const shutdown = (signal: string) => {
     server.services.log.info({ signal }, 'shutting down: finishing in-flight requests');
     const force = setTimeout(() => process.exit(1), 30_000);

@@ -120,6 +120,8 @@ export class Metrics {
   readonly credits = new client.Counter({ name: 'parla_credits_debited_total', help: 'Credits debited by model', labelNames: ['model', 'mode'], registers: [this.registry] });
   readonly rtf = new client.Histogram({ name: 'parla_engine_real_time_factor', help: 'Seconds of work per second of audio (below 1: faster than real time), by task and engine', labelNames: ['task', 'engine'], buckets: [0.01, 0.03, 0.1, 0.2, 0.3, 0.5, 1, 2], registers: [this.registry] });
   readonly realtimeStreams = new client.Gauge({ name: 'parla_realtime_streams_active', help: 'Open real-time streams', registers: [this.registry] });
+  readonly wyomingEvents = new client.Counter({ name: 'parla_wyoming_events_total', help: 'Wyoming events received, by type (unknown types as "other") and outcome (ok, error)', labelNames: ['type', 'outcome'], registers: [this.registry] });
+  readonly wyomingConnections = new client.Gauge({ name: 'parla_wyoming_connections_active', help: 'Open Wyoming connections', registers: [this.registry] });
 
   constructor(pool: EnginePool) {
     const stats = () => pool.stats();

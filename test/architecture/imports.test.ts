@@ -30,6 +30,7 @@ const under = (file: string, dir: string) => file.startsWith(`src/${dir}/`);
 
 const RULES: Rule[] = [
   { name: 'src/realtime imports nothing from src/http', forbids: (f, t) => under(f, 'realtime') && under(t, 'http') },
+  { name: 'src/wyoming imports nothing from src/http', forbids: (f, t) => under(f, 'wyoming') && under(t, 'http') },
   { name: 'src/engines imports nothing from src/http', forbids: (f, t) => under(f, 'engines') && under(t, 'http') },
   { name: 'src/engines throws its own errors, not the error table of the edges (src/errors.ts)', forbids: (f, t) => under(f, 'engines') && t === 'src/errors.ts' },
   { name: 'src/workers throws its own errors, not the error table of the edges (src/errors.ts)', forbids: (f, t) => under(f, 'workers') && t === 'src/errors.ts' },
@@ -37,6 +38,7 @@ const RULES: Rule[] = [
   { name: 'src/edge (shared by every edge) imports nothing from src/http', forbids: (f, t) => under(f, 'edge') && under(t, 'http') },
   { name: 'src/routes imports nothing from src/storage', forbids: (f, t) => under(f, 'routes') && under(t, 'storage') },
   { name: 'src/realtime imports nothing from src/storage', forbids: (f, t) => under(f, 'realtime') && under(t, 'storage') },
+  { name: 'src/wyoming imports nothing from src/storage', forbids: (f, t) => under(f, 'wyoming') && under(t, 'storage') },
   { name: 'src/storage imports nothing from src/accounts (accounts uses storage, not both ways)', forbids: (f, t) => under(f, 'storage') && under(t, 'accounts') },
   { name: 'src/domain imports nothing from the rest of src', forbids: (f, t) => under(f, 'domain') && !under(t, 'domain') },
   { name: 'src/config.ts imports nothing from src but src/domain', forbids: (f, t) => f === 'src/config.ts' && !under(t, 'domain') },
