@@ -14,7 +14,10 @@ import { TtsEngineRegistry, createTtsEngines } from './engines/registry.js';
 import { Catalog } from './catalog/catalog.js';
 import { PocketSphinxEngine } from './engines/pocketsphinx/pocketsphinx-engine.js';
 import { warmupUtterance } from './engines/pocketsphinx/warmup.js';
-import { SttModels } from './stt/stt-models.js';
+import { STT_MODELS, SttModels } from './stt/stt-models.js';
+import { ModelLifecycle } from './engines/model-lifecycle.js';
+import { createSherpaSttEngines, type SherpaSttEngine } from './engines/sherpa/sherpa-stt-engine.js';
+import { resolveModelBindings } from './models/bindings.js';
 import { Metrics } from './http/metrics.js';
 
 export interface Services {
@@ -28,7 +31,7 @@ export interface Services {
   /** Text-to-speech engines and the voice/language catalogue built on them. */
   tts: { registry: TtsEngineRegistry; catalog: Catalog };
   /** Speech-to-text engines and the product models bound to them. */
-  stt: { models: SttModels; pocketsphinx: PocketSphinxEngine };
+  stt: { models: SttModels; pocketsphinx: PocketSphinxEngine; sherpa: SherpaSttEngine[]; lifecycle: ModelLifecycle };
   metrics: Metrics;
   /** Closes everything this object opened, in reverse order. */
   close(): Promise<void>;
@@ -52,6 +55,8 @@ export async function createServices(config: Config, log: FastifyBaseLogger): Pr
     const pocketsphinx = new PocketSphinxEngine({ decodersPerProfile: config.sttDecoders, warmup: config.sttPreload ? warmupUtterance() : null, preload: config.sttPreload });
     if (!pocketsphinx.status().available) log.warn({ reason: pocketsphinx.status().reason }, 'PocketSphinx unavailable: speech-to-text is disabled');
     else if (config.sttPreload) await pocketsphinx.whenReady();
+    const { lifecycle, sherpa, firstEngines } = sherpaStt(config, log);
+    closers.push(() => lifecycle.close());
     // Billing reports debits to the metrics created below.
     let metricsRef!: Metrics;
     const services: Services = {
@@ -63,16 +68,37 @@ export async function createServices(config: Config, log: FastifyBaseLogger): Pr
       billing: new Billing(store, config, (model, mode, credits) => metricsRef.credits.labels(model, mode).inc(credits)),
       authenticator: new KeyAuthenticator(store, config.keySecret),
       tts: { registry, catalog: new Catalog(config, registry) },
-      stt: { models: new SttModels(config, [pocketsphinx]), pocketsphinx },
+      stt: { models: new SttModels(config, [...sherpa, pocketsphinx], firstEngines), pocketsphinx, sherpa, lifecycle },
       metrics: new Metrics(pool),
       async close() {
         for (const c of closers.reverse()) await c().catch((err: unknown) => log.warn({ err }, 'close failed'));
       },
     };
     metricsRef = services.metrics;
+    void lifecycle.preload(config.models.preload);
     return services;
   } catch (err) {
     for (const c of closers.reverse()) await c().catch(() => undefined);
     throw err;
   }
+}
+
+/**
+ * The sherpa-onnx recognition engines (one per installed, verified model, loaded on first use) and
+ * the operator's bindings (`parla models bind`) that put one first in a product model's chain. A
+ * binding that cannot be honoured is logged; it never stops the server.
+ */
+function sherpaStt(config: Config, log: FastifyBaseLogger): { lifecycle: ModelLifecycle; sherpa: SherpaSttEngine[]; firstEngines: Record<string, string> } {
+  const lifecycle = new ModelLifecycle({ ttlMs: config.models.ttlSeconds * 1000, memoryBudgetMB: config.models.memoryMB, loadWaitMs: config.models.loadWaitSeconds * 1000, log });
+  const sherpa = createSherpaSttEngines(config.modelsDir, lifecycle, { maxPending: Math.max(1, config.engineQueueMax) }, log);
+  for (const e of sherpa) if (!e.status().available) log.warn({ engine: e.id, reason: e.status().reason }, 'speech model unavailable');
+  const firstEngines: Record<string, string> = {};
+  try {
+    const { bindings, problems } = resolveModelBindings(config.dataDir, config.modelsDir, { stt: STT_MODELS, tts: Object.keys(config.product.ttsBindings) });
+    for (const p of problems) log.warn(p, 'model binding ignored');
+    for (const b of bindings) if (b.kind === 'stt') firstEngines[b.productModel] = `sherpa:${b.model}`;
+  } catch (err) {
+    log.warn({ err }, 'operator model bindings cannot be read; configured engine chains serve');
+  }
+  return { lifecycle, sherpa, firstEngines };
 }

@@ -93,12 +93,21 @@ export interface RecognitionOptions {
   profile: string;
   /** Domain words to boost (prompt / keywords), per request only. */
   keywords?: string[];
+  /**
+   * The caller gave no language: an engine that can tell (a multilingual Whisper) detects it
+   * instead of recognizing `language`, and reports it in RecognitionResult.language.
+   */
+  detectLanguage?: boolean;
 }
 
 export interface RecognitionResult {
   utterances: RecognizedUtterance[];
   /** Seconds of audio recognized. */
   duration: number;
+  /** Id of the engine that served it (e.g. "pocketsphinx", "sherpa:whisper-base.en"), for responses and metadata. */
+  engine?: string;
+  /** The language the engine detected (only when asked to detect, and it can). */
+  language?: string;
 }
 
 export interface SttStream {

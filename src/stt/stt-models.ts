@@ -19,9 +19,14 @@ export function engineFamily(model: SttModel): 'cipher' | 'lucid' {
 export class SttModels {
   private readonly engines = new Map<string, SttEngine>();
 
+  /**
+   * `firstEngines`: product model -> engine id served ahead of its configured chain (the
+   * operator's `parla models bind`, e.g. cipher-max -> "sherpa:whisper-base.en").
+   */
   constructor(
     private readonly config: Config,
     engines: SttEngine[],
+    private readonly firstEngines: Record<string, string> = {},
   ) {
     for (const e of engines) this.engines.set(e.id, e);
   }
@@ -52,7 +57,9 @@ export class SttModels {
 
   /** The engine and settings profile serving the model here, with the languages it serves. */
   binding(model: SttModel): { engine: SttEngine; profile: string } | null {
-    for (const b of this.config.product.sttBindings[model] ?? []) {
+    const first = this.firstEngines[model];
+    const bound = first ? [{ engine: first, profile: 'default' }] : [];
+    for (const b of [...bound, ...(this.config.product.sttBindings[model] ?? [])]) {
       const engine = this.engines.get(b.engine);
       if (engine && engine.status().available) return { engine, profile: b.profile };
     }

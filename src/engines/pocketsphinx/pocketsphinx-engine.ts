@@ -123,6 +123,7 @@ export class PocketSphinxEngine implements SttEngine {
         return d.decodeContinuous(pcm16k);
       });
       return {
+        engine: this.id,
         duration: pcm16k.length / SAMPLE_RATE,
         utterances: utterances.map((u) => toUtterance(cleanWords(u))).filter((u): u is RecognizedUtterance => u !== null),
       };
