@@ -132,7 +132,8 @@ export class ModelLifecycle {
     await Promise.all(
       [...this.entries.values()].map(async (e) => {
         if (e.state.kind === 'loading') await e.state.promise.catch(() => undefined);
-        if (e.state.kind === 'loaded') await this.unload(e);
+        // Shutdown: models still in use (streams left open) go too.
+        if (e.state.kind === 'loaded') await this.unload(e, true);
         else if (e.state.kind === 'unloading') await e.state.promise.catch(() => undefined);
       }),
     );
@@ -190,8 +191,8 @@ export class ModelLifecycle {
     return promise;
   }
 
-  private unload<T>(e: Entry<T>): Promise<void> {
-    if (e.state.kind !== 'loaded' || e.users > 0) return Promise.resolve();
+  private unload<T>(e: Entry<T>, force = false): Promise<void> {
+    if (e.state.kind !== 'loaded' || (e.users > 0 && !force)) return Promise.resolve();
     this.clearIdle(e);
     const handle = e.state.handle;
     const promise = e.spec
@@ -214,8 +215,10 @@ export class ModelLifecycle {
   private makeRoom(e: Entry<unknown>): boolean {
     const residentMB = () => [...this.entries.values()].filter((x) => x.state.kind !== 'unloaded').reduce((sum, x) => sum + x.spec.sizeMB, 0);
     const idle = [...this.entries.values()].filter((x) => x !== e && x.state.kind === 'loaded' && x.users === 0).sort((a, b) => a.lastUsed - b.lastUsed);
-    while (residentMB() + e.spec.sizeMB > this.opts.memoryBudgetMB && idle.length > 0) {
+    let freeing = [...this.entries.values()].filter((x) => x.state.kind === 'unloading').reduce((sum, x) => sum + x.spec.sizeMB, 0);
+    while (residentMB() - freeing + e.spec.sizeMB > this.opts.memoryBudgetMB && idle.length > 0) {
       const victim = idle.shift()!;
+      freeing += victim.spec.sizeMB;
       this.opts.log?.info({ model: victim.spec.name, for: e.spec.name, budgetMB: this.opts.memoryBudgetMB }, 'model evicted (memory budget)');
       void this.unload(victim);
     }

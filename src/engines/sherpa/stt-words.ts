@@ -50,7 +50,8 @@ function tokenWords(tokens: string[]): TokenWord[] {
  * speech spans [spanStart, spanEnd] (same timeline).
  */
 export function piecesToWords(piece: DecodedPiece, offset: number, spanStart: number, spanEnd: number): WordTiming[] {
-  const end = Math.max(spanStart, spanEnd);
+  // Rounded down to the millisecond: no word ends past the audio.
+  const end = Math.floor(Math.max(spanStart, spanEnd) * 1000) / 1000;
   let words = tokenWords(piece.tokens);
   if (words.length === 0 && piece.text.trim()) {
     // Some models return text without tokens: the words of the text, without times.
@@ -64,10 +65,10 @@ export function piecesToWords(piece: DecodedPiece, offset: number, spanStart: nu
     const out: WordTiming[] = [];
     let prevEnd = spanStart;
     for (const w of words) {
-      const start = Math.min(end, Math.max(prevEnd, offset + ts[w.first]!));
+      const start = Math.min(end, Math.max(prevEnd, round(offset + ts[w.first]!)));
       const next = ts[w.last + 1];
-      const wordEnd = Math.min(end, Math.max(start, next !== undefined ? offset + next : offset + ts[w.last]! + step));
-      out.push({ word: w.text, start: round(start), end: round(wordEnd) });
+      const wordEnd = Math.min(end, Math.max(start, round(next !== undefined ? offset + next : offset + ts[w.last]! + step)));
+      out.push({ word: w.text, start, end: wordEnd });
       prevEnd = wordEnd;
     }
     return out;
