@@ -255,6 +255,33 @@ describe('model lifecycle with sherpa-onnx models', () => {
     assert.deepEqual(again.utterances, first.utterances, 'the reloaded model says the same');
   });
 
+  test('work waiting on one model is bounded: past the limit a new request is refused at once, streams keep going', async () => {
+    const { byName, lc } = engines({ maxPending: 1 });
+    await lc.preload(['nemo-ctc-gen']);
+    const e = byName('nemo-ctc-gen');
+    const first = e.recognize(speech, { language: 'en', profile: 'default' });
+    await assert.rejects(e.recognize(speech, { language: 'en', profile: 'default' }), (err: unknown) => (err as { code?: string }).code === 'SERVICE_OVERLOADED');
+    assert.ok((await first).utterances.length > 0);
+    const stream = await e.openStream({ language: 'en', profile: 'default' });
+    await Promise.all([stream.write(speech.subarray(0, 8000)), stream.write(speech.subarray(8000, 16000)), stream.partial()]);
+    assert.ok(await stream.finalizeUtterance());
+    await stream.close();
+  });
+
+  test("a model whose thread ends on its own is dropped and loads again on next use", async () => {
+    const { byName, lc } = engines();
+    const e = byName('zipformer-transducer-gen');
+    await e.recognize(speech, { language: 'en', profile: 'default' });
+    const lease = await lc.acquire<{ stop(): Promise<void> }>('zipformer-transducer-gen');
+    lease.release();
+    await lease.model.stop(); // as if the thread had died
+    await new Promise((r) => setTimeout(r, 50));
+    assert.deepEqual(lc.resident(), []);
+    const r = await e.recognize(speech, { language: 'en', profile: 'default' });
+    assert.ok(r.utterances.length > 0);
+    assert.equal(lc.loadCount('zipformer-transducer-gen'), 2);
+  });
+
   test('under a memory budget for one model, using another evicts the least recently used', async () => {
     const { byName, lc } = engines({ memoryBudgetMB: 1 });
     await byName('nemo-ctc-gen').recognize(speech, { language: 'en', profile: 'default' });

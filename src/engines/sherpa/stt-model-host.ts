@@ -1,6 +1,8 @@
 // The main thread's side of one loaded recognition model: starts its worker thread (stt-host.ts),
 // sends it requests and matches the replies. Unloading ends the thread, which frees the model.
-// Requests waiting on one model are bounded: past `maxPending`, SERVICE_OVERLOADED at once.
+// Requests waiting on one model are bounded: past `maxPending` calls in flight, a new recognition
+// or stream is refused with SERVICE_OVERLOADED at once (the audio of streams already open is
+// always taken: a stream is never cut off halfway for being one too many).
 
 import { Worker } from 'node:worker_threads';
 import { ApiError } from '../../errors.js';
@@ -63,7 +65,7 @@ export class SttModelHost {
 
   private call<R extends HostRequest['op']>(req: Op<R>, move?: ArrayBuffer): Promise<unknown> {
     if (this.dead) return Promise.reject(new EngineError(this.engineId, this.dead, true));
-    if (this.pending.size >= this.maxPending) {
+    if ((req.op === 'recognize' || req.op === 'open') && this.pending.size >= this.maxPending) {
       return Promise.reject(new ApiError('SERVICE_OVERLOADED', { message: `Too many requests are waiting for the speech model ${this.engineId}; try again shortly.`, retryAfter: 1 }));
     }
     const id = this.nextId++;
