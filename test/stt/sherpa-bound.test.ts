@@ -84,6 +84,21 @@ describe('bound sherpa-onnx models over HTTP', () => {
   });
 });
 
+describe('preload', () => {
+  test('models named in PARLA_MODELS_PRELOAD load at start, without holding the start up', async () => {
+    const other = await createTestApp({ PARLA_DATA_DIR: dataDir, PARLA_MODELS_PRELOAD: 'zipformer-gen,not-installed' });
+    try {
+      const lc = other.services.stt.lifecycle;
+      const deadline = Date.now() + 20_000;
+      while (!lc.resident().some((r) => r.name === 'zipformer-gen' && r.state === 'loaded') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      assert.deepEqual(lc.resident().map((r) => [r.name, r.state, r.users]), [['zipformer-gen', 'loaded', 0]]);
+      assert.equal(lc.loadCount('whisper-gen'), 0);
+    } finally {
+      await other.close();
+    }
+  });
+});
+
 describe('a bound streaming model on the real-time socket', () => {
   test('interim results while audio arrives, then final results on the stream timeline', async () => {
     const rt = new RealtimeServer(t.services, { idleTimeoutMs: 3000, recognizerWaitMs: 5000 });
