@@ -52,11 +52,13 @@ export async function createServices(config: Config, log: FastifyBaseLogger): Pr
       const st = e.status();
       if (!st.available) log.warn({ engine: e.id, reason: st.reason }, 'TTS engine unavailable');
     }
-    const pocketsphinx = new PocketSphinxEngine({ decodersPerProfile: config.sttDecoders, warmup: config.sttPreload ? warmupUtterance() : null, preload: config.sttPreload });
+    // One lifecycle for every loaded recognition model: the memory budget counts them all.
+    const lifecycle = new ModelLifecycle({ ttlMs: config.models.ttlSeconds * 1000, memoryBudgetMB: config.models.memoryMB, loadWaitMs: config.models.loadWaitSeconds * 1000, log });
+    closers.push(() => lifecycle.close());
+    const pocketsphinx = new PocketSphinxEngine({ decodersPerProfile: config.sttDecoders, warmup: config.sttPreload ? warmupUtterance() : null, preload: config.sttPreload, lifecycle });
     if (!pocketsphinx.status().available) log.warn({ reason: pocketsphinx.status().reason }, 'PocketSphinx unavailable: speech-to-text is disabled');
     else if (config.sttPreload) await pocketsphinx.whenReady();
-    const { lifecycle, sherpa, firstEngines } = sherpaStt(config, log);
-    closers.push(() => lifecycle.close());
+    const { sherpa, firstEngines } = sherpaStt(config, lifecycle, log);
     // Billing reports debits to the metrics created below.
     let metricsRef!: Metrics;
     const services: Services = {
@@ -88,8 +90,7 @@ export async function createServices(config: Config, log: FastifyBaseLogger): Pr
  * the operator's bindings (`parla models bind`) that put one first in a product model's chain. A
  * binding that cannot be honoured is logged; it never stops the server.
  */
-function sherpaStt(config: Config, log: FastifyBaseLogger): { lifecycle: ModelLifecycle; sherpa: SherpaSttEngine[]; firstEngines: Record<string, string> } {
-  const lifecycle = new ModelLifecycle({ ttlMs: config.models.ttlSeconds * 1000, memoryBudgetMB: config.models.memoryMB, loadWaitMs: config.models.loadWaitSeconds * 1000, log });
+function sherpaStt(config: Config, lifecycle: ModelLifecycle, log: FastifyBaseLogger): { sherpa: SherpaSttEngine[]; firstEngines: Record<string, string> } {
   const sherpa = createSherpaSttEngines(config.modelsDir, lifecycle, { maxPending: Math.max(1, config.engineQueueMax) }, log);
   for (const e of sherpa) if (!e.status().available) log.warn({ engine: e.id, reason: e.status().reason }, 'speech model unavailable');
   const firstEngines: Record<string, string> = {};
@@ -100,5 +101,5 @@ function sherpaStt(config: Config, log: FastifyBaseLogger): { lifecycle: ModelLi
   } catch (err) {
     log.warn({ err }, 'operator model bindings cannot be read; configured engine chains serve');
   }
-  return { lifecycle, sherpa, firstEngines };
+  return { sherpa, firstEngines };
 }

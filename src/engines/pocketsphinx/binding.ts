@@ -38,6 +38,8 @@ export interface NativeDecoder {
   lmLog10Prob(word: string): number | null;
   /** Keeps the current cepstral mean as the starting point of every later stream (false if the model has no CMN). */
   saveCmn(): boolean;
+  /** Frees the models now and trims the C heap (addons built before it was added lack it). */
+  free?(): void;
 }
 
 export interface NativeModule {
