@@ -99,44 +99,46 @@ describe('preload', () => {
   });
 });
 
-describe('a bound streaming model on the real-time socket', () => {
-  test('interim results while audio arrives, then final results on the stream timeline', async () => {
-    const rt = new RealtimeServer(t.services, { idleTimeoutMs: 3000, recognizerWaitMs: 5000 });
-    const port = await rt.listen(0, '127.0.0.1');
-    try {
-      const q = new URLSearchParams({ api_key: key, model: 'lucid-agent', interim_results: 'true', endpointing: '300' });
-      const ws = new WebSocket(`wss://127.0.0.1:${port}/api/v1/stt/realtime/stream?${q}`, { ca: rt.cert });
-      const messages: any[] = [];
-      ws.on('message', (d, bin) => {
-        if (!bin) messages.push(JSON.parse(d.toString()));
-      });
-      const closed = new Promise<void>((r) => ws.on('close', () => r()));
-      await new Promise<void>((resolve, reject) => {
-        ws.once('open', () => resolve());
-        ws.once('error', reject);
-      });
-      const w = decodeWav(readFileSync(wav));
-      const pcm = float32ToInt16(w.channels[0]!);
-      const padded = new Int16Array(pcm.length + 16000);
-      padded.set(pcm);
-      for (let i = 0; i < padded.length; i += 1600) {
-        const part = padded.subarray(i, i + 1600);
-        ws.send(Buffer.from(part.buffer, part.byteOffset, part.byteLength));
-        await new Promise((r) => setTimeout(r, 25));
+describe('bound models on the real-time socket', () => {
+  for (const [model, name, kind] of [['lucid-agent', 'zipformer-gen', 'streaming'], ['cipher-max', 'whisper-gen', 'offline']] as const) {
+    test(`${model} (${kind} ${name}): interim results while audio arrives, then final results on the stream timeline`, async () => {
+      const rt = new RealtimeServer(t.services, { idleTimeoutMs: 3000, recognizerWaitMs: 5000 });
+      const port = await rt.listen(0, '127.0.0.1');
+      try {
+        const q = new URLSearchParams({ api_key: key, model, interim_results: 'true', endpointing: '300' });
+        const ws = new WebSocket(`wss://127.0.0.1:${port}/api/v1/stt/realtime/stream?${q}`, { ca: rt.cert });
+        const messages: any[] = [];
+        ws.on('message', (d, bin) => {
+          if (!bin) messages.push(JSON.parse(d.toString()));
+        });
+        const closed = new Promise<void>((r) => ws.on('close', () => r()));
+        await new Promise<void>((resolve, reject) => {
+          ws.once('open', () => resolve());
+          ws.once('error', reject);
+        });
+        const w = decodeWav(readFileSync(wav));
+        const pcm = float32ToInt16(w.channels[0]!);
+        const padded = new Int16Array(pcm.length + 16000);
+        padded.set(pcm);
+        for (let i = 0; i < padded.length; i += 1600) {
+          const part = padded.subarray(i, i + 1600);
+          ws.send(Buffer.from(part.buffer, part.byteOffset, part.byteLength));
+          await new Promise((r) => setTimeout(r, 25));
+        }
+        ws.send(JSON.stringify({ type: 'CloseStream' }));
+        await closed;
+        const results = messages.filter((m) => m.type === 'Results');
+        const interim = results.filter((m) => !m.is_final && m.channel.alternatives[0].transcript);
+        const finals = results.filter((m) => m.is_final && m.channel.alternatives[0].transcript);
+        assert.ok(interim.length >= 1, `interim results: ${JSON.stringify(messages.map((m) => m.type))}`);
+        assert.ok(finals.length >= 1, 'a final result');
+        for (const f of finals) {
+          for (const word of f.channel.alternatives[0].words) assert.ok(word.start >= f.start - 1e-6 && word.end <= f.start + f.duration + 1e-6, JSON.stringify({ word, start: f.start, duration: f.duration }));
+        }
+        assert.equal(t.services.stt.lifecycle.loadCount(name), 1, 'the model loaded for batch serves the stream too');
+      } finally {
+        await rt.close();
       }
-      ws.send(JSON.stringify({ type: 'CloseStream' }));
-      await closed;
-      const results = messages.filter((m) => m.type === 'Results');
-      const interim = results.filter((m) => !m.is_final && m.channel.alternatives[0].transcript);
-      const finals = results.filter((m) => m.is_final && m.channel.alternatives[0].transcript);
-      assert.ok(interim.length >= 1, `interim results: ${JSON.stringify(messages.map((m) => m.type))}`);
-      assert.ok(finals.length >= 1, 'a final result');
-      for (const f of finals) {
-        for (const word of f.channel.alternatives[0].words) assert.ok(word.start >= f.start - 1e-6 && word.end <= f.start + f.duration + 1e-6, JSON.stringify({ word, start: f.start, duration: f.duration }));
-      }
-      assert.equal(t.services.stt.lifecycle.loadCount('zipformer-gen'), 1, 'the model loaded for batch serves the stream too');
-    } finally {
-      await rt.close();
-    }
-  });
+    });
+  }
 });
