@@ -1,7 +1,7 @@
 // Installed sherpa-onnx models serving product models through the operator's bindings
 // (operator-settings.json, as `parla models bind` writes it), end to end: /stt/transcribe with
 // cipher-max bound to a generated Whisper model and lucid-agent bound to a generated streaming
-// Zipformer, and the real-time socket on the streaming model (interim and final results). Product
+// Zipformer, and the real-time socket on both (interim and final results). Product
 // models without a binding keep PocketSphinx. Generated models say noise: the tests check which
 // engine served, the response shapes and the timelines.
 import { after, before, describe, test } from 'node:test';
