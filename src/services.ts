@@ -32,6 +32,8 @@ export interface Services {
   tts: { registry: TtsEngineRegistry; catalog: Catalog };
   /** Speech-to-text engines and the product models bound to them. */
   stt: { models: SttModels; pocketsphinx: PocketSphinxEngine; sherpa: SherpaSttEngine[]; lifecycle: ModelLifecycle };
+  /** Every loaded model (recognizers, voices, PocketSphinx's decoders), the same object as stt.lifecycle. */
+  lifecycle: ModelLifecycle;
   metrics: Metrics;
   /** Closes everything this object opened, in reverse order. */
   close(): Promise<void>;
@@ -47,14 +49,15 @@ export async function createServices(config: Config, log: FastifyBaseLogger): Pr
     closers.push(() => limiter.close());
     const pool = new EnginePool({ threads: config.workerThreads, maxQueue: config.engineQueueMax });
     closers.push(() => pool.close());
-    const registry = new TtsEngineRegistry(config, createTtsEngines(config, pool, { espeakExtraLanguages: Catalog.espeakLanguageMap() }));
+    // One lifecycle for every loaded model (voices, recognizers, PocketSphinx's decoders): the
+    // memory budget counts them all.
+    const lifecycle = new ModelLifecycle({ ttlMs: config.models.ttlSeconds * 1000, memoryBudgetMB: config.models.memoryMB, loadWaitMs: config.models.loadWaitSeconds * 1000, log });
+    closers.push(() => lifecycle.close());
+    const registry = new TtsEngineRegistry(config, createTtsEngines(config, pool, { espeakExtraLanguages: Catalog.espeakLanguageMap(), lifecycle }));
     for (const e of registry.all()) {
       const st = e.status();
       if (!st.available) log.warn({ engine: e.id, reason: st.reason }, 'TTS engine unavailable');
     }
-    // One lifecycle for every loaded recognition model: the memory budget counts them all.
-    const lifecycle = new ModelLifecycle({ ttlMs: config.models.ttlSeconds * 1000, memoryBudgetMB: config.models.memoryMB, loadWaitMs: config.models.loadWaitSeconds * 1000, log });
-    closers.push(() => lifecycle.close());
     const pocketsphinx = new PocketSphinxEngine({ decodersPerProfile: config.sttDecoders, warmup: config.sttPreload ? warmupUtterance() : null, preload: config.sttPreload, lifecycle });
     if (!pocketsphinx.status().available) log.warn({ reason: pocketsphinx.status().reason }, 'PocketSphinx unavailable: speech-to-text is disabled');
     else if (config.sttPreload) await pocketsphinx.whenReady();
@@ -71,13 +74,15 @@ export async function createServices(config: Config, log: FastifyBaseLogger): Pr
       authenticator: new KeyAuthenticator(store, config.keySecret),
       tts: { registry, catalog: new Catalog(config, registry) },
       stt: { models: new SttModels(config, [...sherpa, pocketsphinx], firstEngines), pocketsphinx, sherpa, lifecycle },
+      lifecycle,
       metrics: new Metrics(pool),
       async close() {
         for (const c of closers.reverse()) await c().catch((err: unknown) => log.warn({ err }, 'close failed'));
       },
     };
     metricsRef = services.metrics;
-    void lifecycle.preload(config.models.preload);
+    // Voices are known to the lifecycle as "tts:<name>"; the operator lists plain model names.
+    void lifecycle.preload(config.models.preload.map((n) => (!lifecycle.has(n) && lifecycle.has(`tts:${n}`) ? `tts:${n}` : n)));
     return services;
   } catch (err) {
     for (const c of closers.reverse()) await c().catch(() => undefined);
