@@ -1,6 +1,6 @@
 // Engine interfaces. Engines know nothing of HTTP, keys or credits: they turn text into PCM and
 // PCM into words, and throw EngineError when they cannot. Product models (aura-*, rapid-*,
-// cipher-*, lucid-*) bind to ordered chains of engines in configuration (src/engines/registry.ts).
+// cipher-*, lucid-*) bind to ordered chains of engines in configuration (src/registry/model-registry.ts).
 
 /** Mono 16-bit PCM with its sample rate. */
 export interface PcmAudio {
@@ -27,6 +27,22 @@ export class EngineError extends Error {
   ) {
     super(`${engine}: ${message}`, options);
     this.name = 'EngineError';
+  }
+}
+
+/**
+ * The engine refuses more work for now (a model's queue is full, a model is still loading past the
+ * wait bound, the node is shutting down): the edges answer 503 SERVICE_OVERLOADED with Retry-After
+ * (src/edge/errors.ts). The message is meant for the client.
+ */
+export class EngineOverloadedError extends Error {
+  constructor(
+    message: string,
+    /** Seconds after which a retry has a fair chance. */
+    readonly retryAfter: number,
+  ) {
+    super(message);
+    this.name = 'EngineOverloadedError';
   }
 }
 
@@ -102,12 +118,21 @@ export interface RecognitionOptions {
   profile: string;
   /** Domain words to boost (prompt / keywords), per request only. */
   keywords?: string[];
+  /**
+   * The caller gave no language: an engine that can tell (a multilingual Whisper) detects it
+   * instead of recognizing `language`, and reports it in RecognitionResult.language.
+   */
+  detectLanguage?: boolean;
 }
 
 export interface RecognitionResult {
   utterances: RecognizedUtterance[];
   /** Seconds of audio recognized. */
   duration: number;
+  /** Id of the engine that served it (e.g. "pocketsphinx", "sherpa:whisper-base.en"), for responses and metadata. */
+  engine?: string;
+  /** The language the engine detected (only when asked to detect, and it can). */
+  language?: string;
 }
 
 export interface SttStream {
