@@ -61,6 +61,7 @@ describe('bound sherpa-onnx models over HTTP', () => {
     assert.equal(res.statusCode, 200, res.body);
     const body = res.json();
     assert.equal(body.model, 'cipher-max');
+    assert.equal(body.engine, 'sherpa:whisper-gen', 'verbose_json names the engine that served it');
     assert.ok(body.duration > 1.5, JSON.stringify(body));
     assert.equal(t.services.lifecycle.loadCount('whisper-gen'), 1);
     assert.ok(Array.isArray(body.words) && body.words.length > 0, res.body);
@@ -74,12 +75,27 @@ describe('bound sherpa-onnx models over HTTP', () => {
     assert.equal(t.services.lifecycle.loadCount('whisper-gen'), 1, 'loaded once, shared by the later requests');
   });
 
+  test('json names the engine; with no language the multilingual Whisper detects one it serves, a given one is kept', async () => {
+    const served = t.services.registry.sttLanguages('cipher-max').sort();
+    assert.deepEqual(served, ['de', 'en']);
+    const detected = await post({ model: 'cipher-max', response_format: 'json' });
+    assert.equal(detected.statusCode, 200, detected.body);
+    assert.equal(detected.json().engine, 'sherpa:whisper-gen');
+    assert.ok(served.includes(detected.json().language), detected.body);
+    const german = await post({ model: 'cipher-max', response_format: 'json', language: 'de' });
+    assert.equal(german.statusCode, 200, german.body);
+    assert.equal(german.json().language, 'de');
+    assert.equal(german.json().engine, 'sherpa:whisper-gen');
+  });
+
   test('lucid-agent is served by the streaming model (batch); the unbound cipher-fast still by PocketSphinx', async () => {
     const res = await post({ model: 'lucid-agent' });
     assert.equal(res.statusCode, 200, res.body);
     assert.equal(t.services.lifecycle.loadCount('zipformer-gen'), 1);
+    assert.equal(res.json().engine, 'sherpa:zipformer-gen');
     const ps = await post({ model: 'cipher-fast' });
     assert.equal(ps.statusCode, 200, ps.body);
+    assert.equal(ps.json().engine, 'pocketsphinx');
     assert.match(ps.json().text.toLowerCase(), /fox/);
   });
 });
@@ -127,6 +143,8 @@ describe('bound models on the real-time socket', () => {
         }
         ws.send(JSON.stringify({ type: 'CloseStream' }));
         await closed;
+        assert.equal(messages[0]?.type, 'Metadata');
+        assert.equal(messages[0].engine, `sherpa:${name}`, 'Metadata names the bound model serving the stream');
         const results = messages.filter((m) => m.type === 'Results');
         const interim = results.filter((m) => !m.is_final && m.channel.alternatives[0].transcript);
         const finals = results.filter((m) => m.is_final && m.channel.alternatives[0].transcript);
