@@ -4,7 +4,7 @@
 
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, totalmem } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Plan } from './domain/accounts.js';
@@ -75,6 +75,8 @@ export interface Config {
   seedDemo: boolean;
   /** Directory for optional neural model files (sherpa-onnx). */
   modelsDir: string;
+  /** Loaded neural models (src/engines/model-lifecycle.ts). */
+  models: ModelLifecycleConfig;
   /**
    * Behind a reverse proxy: take the client address, scheme and host from X-Forwarded-For/-Proto/-Host
    * (Fastify's trustProxy). Decides the dashboard cookie's Secure flag and the sign-in limit's address.
@@ -105,6 +107,17 @@ export interface JobsConfig {
   fetchAllowPrivate: boolean;
   /** Host names (lower case) that may be fetched whatever their addresses. */
   fetchAllowHosts: string[];
+}
+
+export interface ModelLifecycleConfig {
+  /** A model idle this long (seconds) is unloaded (PARLA_MODEL_TTL). */
+  ttlSeconds: number;
+  /** Resident models together stay under this (MB), least recently used idle ones unloaded first (PARLA_MODEL_MEMORY_MB). */
+  memoryMB: number;
+  /** Installed models loaded at start (PARLA_MODELS_PRELOAD, comma-separated names). */
+  preload: string[];
+  /** Longest a request waits for its model to load before 503 SERVICE_OVERLOADED (PARLA_MODEL_LOAD_WAIT). */
+  loadWaitSeconds: number;
 }
 
 export interface TtsLimits {
@@ -145,6 +158,17 @@ function bool(env: Env, name: string, def: boolean): boolean {
   if (/^(1|true|yes|on)$/i.test(raw)) return true;
   if (/^(0|false|no|off)$/i.test(raw)) return false;
   throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
+/** A comma-separated list of installed model names (folder names). */
+function modelNames(env: Env, name: string): string[] {
+  const raw = str(env, name);
+  if (raw === null) return [];
+  const names = raw.split(',').map((n) => n.trim()).filter(Boolean);
+  for (const n of names) {
+    if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/.test(n)) throw new ConfigError(`${name}: "${n}" is not a model name (letters, digits, ".", "_", "-")`);
+  }
+  return [...new Set(names)];
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {
@@ -263,6 +287,13 @@ export function loadConfig(env: Env = process.env): Config {
     realtimeMaxSessionSeconds: int(env, 'REALTIME_MAX_SESSION_SECONDS', 3600, 10, 86400),
     seedDemo: bool(env, 'PARLA_SEED_DEMO', true),
     modelsDir: path.resolve(str(env, 'PARLA_MODELS_DIR') ?? path.join(dataDir, 'models')),
+    models: {
+      ttlSeconds: int(env, 'PARLA_MODEL_TTL', 600, 1, 604800),
+      // Default: half of this machine's memory.
+      memoryMB: int(env, 'PARLA_MODEL_MEMORY_MB', Math.max(256, Math.floor(totalmem() / 1048576 / 2)), 1, 16777216),
+      preload: modelNames(env, 'PARLA_MODELS_PRELOAD'),
+      loadWaitSeconds: int(env, 'PARLA_MODEL_LOAD_WAIT', 60, 1, 3600),
+    },
     trustProxy: bool(env, 'PARLA_TRUST_PROXY', false),
     // Far above what the longest text allows at the slowest speed (5,000 characters at speed 0.5
     // are about 12 minutes; 50,000 about 2 hours): only markup-made audio reaches them.

@@ -11,12 +11,15 @@ import { KeyAuthenticator } from './accounts/authenticate.js';
 import { openStore } from './storage/open-store.js';
 import { openLimiter } from './limits/open-limiter.js';
 import { createTtsEngines } from './engines/create.js';
-import { ModelRegistry } from './registry/model-registry.js';
+import { ModelRegistry, STT_MODELS } from './registry/model-registry.js';
 import { Catalog } from './catalog/catalog.js';
 import { PocketSphinxEngine } from './engines/pocketsphinx/pocketsphinx-engine.js';
 import { warmupUtterance } from './engines/pocketsphinx/warmup.js';
 import type { SttEngine } from './engines/engine.js';
 import { closeReadings } from './tts/readings/readings.js';
+import { ModelLifecycle } from './engines/model-lifecycle.js';
+import { createSherpaSttEngines, type SherpaSttEngine } from './engines/sherpa/sherpa-stt-engine.js';
+import { resolveModelBindings } from './models/bindings.js';
 import { Metrics } from './http/metrics.js';
 import { TtsService } from './tts/service.js';
 import { SttService } from './stt/service.js';
@@ -37,6 +40,8 @@ export interface Services {
   tts: TtsService;
   /** Speech-to-text: transcribe, and admit real-time streams (src/stt/service.ts). */
   stt: SttService;
+  /** Every loaded model (recognizers, voices, PocketSphinx's decoders): load on use, idle TTL, LRU eviction. */
+  lifecycle: ModelLifecycle;
   metrics: Metrics;
   /** Closes everything this object opened, in reverse order. */
   close(): Promise<void>;
@@ -62,7 +67,11 @@ export async function createServices(config: Config, log: FastifyBaseLogger, opt
     closers.push(() => pool.close());
     // The Japanese/Korean readings thread starts with the first such text; it stops with the node.
     closers.push(() => closeReadings());
-    const ttsEngines = createTtsEngines(config, pool, { espeakExtraLanguages: Catalog.espeakLanguageMap() });
+    // One lifecycle for every loaded model (voices, recognizers, PocketSphinx's decoders): the
+    // memory budget counts them all.
+    const lifecycle = new ModelLifecycle({ ttlMs: config.models.ttlSeconds * 1000, memoryBudgetMB: config.models.memoryMB, loadWaitMs: config.models.loadWaitSeconds * 1000, log });
+    closers.push(() => lifecycle.close());
+    const ttsEngines = createTtsEngines(config, pool, { espeakExtraLanguages: Catalog.espeakLanguageMap(), lifecycle });
     // Engines with helpers of their own (Flite's spawner process) stop with the node.
     closers.push(async () => {
       for (const e of ttsEngines) e.close?.();
@@ -71,10 +80,11 @@ export async function createServices(config: Config, log: FastifyBaseLogger, opt
       const st = e.status();
       if (!st.available) log.warn({ engine: e.id, reason: st.reason }, 'TTS engine unavailable');
     }
-    const pocketsphinx = new PocketSphinxEngine({ decodersPerProfile: config.sttDecoders, warmup: config.sttPreload ? warmupUtterance() : null, preload: config.sttPreload });
+    const pocketsphinx = new PocketSphinxEngine({ decodersPerProfile: config.sttDecoders, warmup: config.sttPreload ? warmupUtterance() : null, preload: config.sttPreload, lifecycle });
     if (!pocketsphinx.status().available) log.warn({ reason: pocketsphinx.status().reason }, 'PocketSphinx unavailable: speech-to-text is disabled');
     else if (config.sttPreload) await pocketsphinx.whenReady();
-    const registry = new ModelRegistry(config, { tts: ttsEngines, stt: [pocketsphinx, ...(opts.extraSttEngines ?? [])] });
+    const { sherpa, sttFirst } = sherpaStt(config, lifecycle, log);
+    const registry = new ModelRegistry(config, { tts: ttsEngines, stt: [...sherpa, pocketsphinx, ...(opts.extraSttEngines ?? [])], sttFirst });
     const metrics = new Metrics(pool);
     const billing = new Billing(store, config, (model, mode, credits) => metrics.credits.labels(model, mode).inc(credits));
     const catalog = new Catalog(config, registry);
@@ -90,14 +100,36 @@ export async function createServices(config: Config, log: FastifyBaseLogger, opt
       catalog,
       tts: new TtsService({ config, catalog, models: registry, pool, billing, onSynthesis: (a, w, e) => metrics.observeSynthesis(a, w, e) }),
       stt: new SttService({ config, registry, pool, billing, limiter, onRecognition: (a, w, e) => metrics.observeRecognition(a, w, e) }),
+      lifecycle,
       metrics,
       async close() {
         for (const c of closers.reverse()) await c().catch((err: unknown) => log.warn({ err }, 'close failed'));
       },
     };
+    // Voices are known to the lifecycle as "tts:<name>"; the operator lists plain model names.
+    void lifecycle.preload(config.models.preload.map((n) => (!lifecycle.has(n) && lifecycle.has(`tts:${n}`) ? `tts:${n}` : n)));
     return services;
   } catch (err) {
     for (const c of closers.reverse()) await c().catch(() => undefined);
     throw err;
   }
+}
+
+/**
+ * The sherpa-onnx recognition engines (one per installed, verified model, loaded on first use) and
+ * the operator's bindings (`parla models bind`) that put one first in a product model's chain. A
+ * binding that cannot be honoured is logged; it never stops the server.
+ */
+function sherpaStt(config: Config, lifecycle: ModelLifecycle, log: FastifyBaseLogger): { sherpa: SherpaSttEngine[]; sttFirst: Record<string, string> } {
+  const sherpa = createSherpaSttEngines(config.modelsDir, lifecycle, { maxPending: Math.max(1, config.engineQueueMax) }, log);
+  for (const e of sherpa) if (!e.status().available) log.warn({ engine: e.id, reason: e.status().reason }, 'speech model unavailable');
+  const sttFirst: Record<string, string> = {};
+  try {
+    const { bindings, problems } = resolveModelBindings(config.dataDir, config.modelsDir, { stt: STT_MODELS, tts: Object.keys(config.product.ttsBindings) });
+    for (const p of problems) log.warn(p, 'model binding ignored');
+    for (const b of bindings) if (b.kind === 'stt') sttFirst[b.productModel] = `sherpa:${b.model}`;
+  } catch (err) {
+    log.warn({ err }, 'operator model bindings cannot be read; configured engine chains serve');
+  }
+  return { sherpa, sttFirst };
 }

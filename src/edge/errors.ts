@@ -1,11 +1,11 @@
 // The one translation of what the layers below throw into the API's errors, for every edge (the
 // HTTP error handler and the WebSocket upgrade): services throw ApiError as is, an unreachable
 // store is 503 CREDIT_CHECK_FAILED (decisions #34), an engine failure 500 ENGINE_ERROR, a full
-// worker pool 503 SERVICE_OVERLOADED (decisions #31). Engines, the pool and the store know nothing
+// worker pool or an overloaded engine 503 SERVICE_OVERLOADED (decisions #31). Engines, the pool and the store know nothing
 // of HTTP; only this file knows what their errors mean to a client.
 
 import { ApiError } from '../errors.js';
-import { EngineError } from '../engines/engine.js';
+import { EngineError, EngineOverloadedError } from '../engines/engine.js';
 import { PoolOverloadedError } from '../workers/pool.js';
 import { StoreUnavailableError } from '../storage/store.js';
 
@@ -27,6 +27,7 @@ export function serviceErrorToApiError(err: unknown, audience: ErrorAudience = {
     return new ApiError('CREDIT_CHECK_FAILED', { message: audience.dashboard ? DASHBOARD_STORE_MESSAGE : API_STORE_MESSAGE, retryAfter: 5, cause: err });
   }
   if (err instanceof EngineError) return new ApiError('ENGINE_ERROR', { cause: err });
+  if (err instanceof EngineOverloadedError) return new ApiError('SERVICE_OVERLOADED', { message: err.message, retryAfter: err.retryAfter, cause: err });
   if (err instanceof PoolOverloadedError) return new ApiError('SERVICE_OVERLOADED', { retryAfter: err.retryAfter, details: err.details, cause: err });
   return null;
 }

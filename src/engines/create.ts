@@ -5,6 +5,7 @@
 import type { Config } from '../config.js';
 import type { TtsEngine } from './engine.js';
 import type { EnginePool } from '../workers/pool.js';
+import type { ModelLifecycle } from './model-lifecycle.js';
 import { FliteEngine } from './flite/flite-engine.js';
 import { EspeakEngine } from './espeak/espeak-engine.js';
 import { SherpaTtsEngine } from './sherpa/sherpa-tts-engine.js';
@@ -13,10 +14,10 @@ import { SherpaTtsEngine } from './sherpa/sherpa-tts-engine.js';
  * Every TTS engine this build has, constructed for this node. An engine that cannot run here
  * (no flite binary, no sherpa model files) is still listed: it reports why through status().
  */
-export function createTtsEngines(config: Config, pool: EnginePool, opts: { espeakExtraLanguages?: ReadonlyMap<string, string> } = {}): TtsEngine[] {
+export function createTtsEngines(config: Config, pool: EnginePool, opts: { espeakExtraLanguages?: ReadonlyMap<string, string>; lifecycle?: ModelLifecycle } = {}): TtsEngine[] {
   return [
     new FliteEngine(pool, { maxProcesses: Math.max(2, config.workerThreads * 2) }),
     new EspeakEngine(pool, opts.espeakExtraLanguages),
-    new SherpaTtsEngine(pool, config.modelsDir),
+    new SherpaTtsEngine(pool, config.modelsDir, opts.lifecycle, Math.max(1, config.engineQueueMax)),
   ];
 }

@@ -30,6 +30,22 @@ export class EngineError extends Error {
   }
 }
 
+/**
+ * The engine refuses more work for now (a model's queue is full, a model is still loading past the
+ * wait bound, the node is shutting down): the edges answer 503 SERVICE_OVERLOADED with Retry-After
+ * (src/edge/errors.ts). The message is meant for the client.
+ */
+export class EngineOverloadedError extends Error {
+  constructor(
+    message: string,
+    /** Seconds after which a retry has a fair chance. */
+    readonly retryAfter: number,
+  ) {
+    super(message);
+    this.name = 'EngineOverloadedError';
+  }
+}
+
 // ---------------------------------------------------------------- text-to-speech
 
 export type SpeechStyle = 'normal' | 'whisper' | 'emphasis';
@@ -102,12 +118,21 @@ export interface RecognitionOptions {
   profile: string;
   /** Domain words to boost (prompt / keywords), per request only. */
   keywords?: string[];
+  /**
+   * The caller gave no language: an engine that can tell (a multilingual Whisper) detects it
+   * instead of recognizing `language`, and reports it in RecognitionResult.language.
+   */
+  detectLanguage?: boolean;
 }
 
 export interface RecognitionResult {
   utterances: RecognizedUtterance[];
   /** Seconds of audio recognized. */
   duration: number;
+  /** Id of the engine that served it (e.g. "pocketsphinx", "sherpa:whisper-base.en"), for responses and metadata. */
+  engine?: string;
+  /** The language the engine detected (only when asked to detect, and it can). */
+  language?: string;
 }
 
 export interface SttStream {

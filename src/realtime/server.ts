@@ -121,6 +121,7 @@ export class RealtimeServer {
           requestId,
           params,
           language: live.language,
+          engine: live.engine,
           stream: live.stream,
           work: live.work,
           heldSeconds: live.heldSeconds,

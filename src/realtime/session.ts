@@ -38,6 +38,8 @@ export interface SessionOptions {
   requestId: string;
   params: RealtimeParams;
   language: string;
+  /** Id of the engine serving the stream, told to the client in Metadata. */
+  engine: string;
   stream: SttStream & { inSpeech?: boolean };
   /** The stream's credits: held at the upgrade, grown while audio arrives, settled once at the end. */
   work: BillableWork;
@@ -123,6 +125,7 @@ export class RealtimeSession {
       created: new Date().toISOString(),
       model: p.model,
       provider: engineFamily(p.model),
+      engine: this.o.engine,
       language: this.o.language,
       encoding: p.encoding,
       sample_rate: p.encoding === 'linear16' ? p.sampleRate : null,

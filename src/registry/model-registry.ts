@@ -35,11 +35,17 @@ export interface RegistryEngines {
   tts?: TtsEngine[];
   /** Every STT engine of this node (built-in, and any an operator installed), bound through sttBindings. */
   stt?: SttEngine[];
+  /**
+   * Product model -> engine id served ahead of its configured chain (the operator's `parla models
+   * bind`, e.g. cipher-max -> "sherpa:whisper-base.en").
+   */
+  sttFirst?: Readonly<Record<string, string>>;
 }
 
 export class ModelRegistry {
   private readonly tts = new Map<string, TtsEngine>();
   private readonly stt = new Map<string, SttEngine>();
+  private readonly sttFirst: Readonly<Record<string, string>>;
 
   constructor(
     private readonly config: Config,
@@ -47,6 +53,7 @@ export class ModelRegistry {
   ) {
     for (const e of engines.tts ?? []) this.tts.set(e.id, e);
     for (const e of engines.stt ?? []) this.stt.set(e.id, e);
+    this.sttFirst = engines.sttFirst ?? {};
   }
 
   // --- Text-to-speech ---
@@ -130,9 +137,14 @@ export class ModelRegistry {
     return m;
   }
 
-  /** The first available engine of the model's chain (config sttBindings) and its settings profile, or null. */
+  /**
+   * The first available engine of the model's chain (the operator's bound model, then config
+   * sttBindings) and its settings profile, or null.
+   */
   sttBinding(model: SttModel): SttBindingHere | null {
-    for (const b of this.config.product.sttBindings[model] ?? []) {
+    const first = this.sttFirst[model];
+    const bound = first ? [{ engine: first, profile: 'default' }] : [];
+    for (const b of [...bound, ...(this.config.product.sttBindings[model] ?? [])]) {
       const engine = this.stt.get(b.engine);
       if (engine && engine.status().available) return { engine, profile: b.profile };
     }

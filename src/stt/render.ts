@@ -18,6 +18,8 @@ export interface RenderContext {
   duration: number;
   model: string;
   provider: string;
+  /** Id of the engine that served the request (e.g. "pocketsphinx", "sherpa:whisper-base.en"). */
+  engine: string;
   creditsUsed: number;
   /** Word list wanted: verbose_json with word granularity, or diarization. */
   includeWords: boolean;
@@ -111,6 +113,7 @@ export function render(format: ResponseFormat, t: Transcript, ctx: RenderContext
         duration: ctx.duration,
         model: ctx.model,
         provider: ctx.provider,
+        engine: ctx.engine,
         credits_used: ctx.creditsUsed,
         ...(ctx.includeWords ? { words: t.words.map((w) => wordJson(w, ctx.diarized)) } : {}),
       };
@@ -122,6 +125,7 @@ export function render(format: ResponseFormat, t: Transcript, ctx: RenderContext
         text: t.text,
         model: ctx.model,
         provider: ctx.provider,
+        engine: ctx.engine,
         credits_used: ctx.creditsUsed,
         ...(ctx.includeSegments
           ? {

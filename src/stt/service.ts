@@ -32,7 +32,10 @@ export interface Transcription {
   transcript: Transcript;
   model: SttModel;
   provider: 'cipher' | 'lucid';
+  /** The language recognized: the one asked for, or the one the engine detected when none was given. */
   language: string;
+  /** Id of the engine that served it (e.g. "pocketsphinx", "sherpa:whisper-base.en"). */
+  engine: string;
   /** Seconds of audio. */
   duration: number;
   credits: number;
@@ -55,6 +58,8 @@ export interface LiveRequest {
 export interface LiveStream {
   stream: SttStream;
   language: string;
+  /** Id of the engine serving the stream (e.g. "pocketsphinx", "sherpa:zipformer-en"). */
+  engine: string;
   work: BillableWork;
   /** Whole seconds of audio the hold covers at the start. */
   heldSeconds: number;
@@ -92,6 +97,8 @@ export class SttService {
     const model = registry.checkSttModel(o.model, req.endpoint);
     if (o.diarize) requireFeature(auth, 'diarization');
     const language = registry.resolveSttLanguage(model, o.language);
+    // No language given: an engine that can tell (a multilingual Whisper) detects it and says so.
+    const detectLanguage = o.language === undefined || o.language.trim() === '';
     const binding = registry.requireSttBinding(model);
     if (!req.audio || req.audio.length === 0) throw new ApiError('MISSING_FILE');
 
@@ -100,9 +107,11 @@ export class SttService {
     const pcm = decoded.pcm;
     const duration = +(pcm.length / 16000).toFixed(3);
     const credits = registry.sttCredits(model, duration);
+    let served = { engine: binding.engine.id, language };
     const { result: transcript, balance } = await billing.run(auth, { requestId: req.requestId, kind: 'stt', model, credits, characters: 0 }, async () => {
       const recognizing = performance.now();
-      const result = await binding.engine.recognize(pcm, { language, profile: binding.profile, keywords: o.keywords });
+      const result = await binding.engine.recognize(pcm, { language, profile: binding.profile, keywords: o.keywords, detectLanguage });
+      served = { engine: result.engine ?? binding.engine.id, language: detectLanguage && result.language ? result.language : language };
       this.d.onRecognition?.(duration, (performance.now() - recognizing) / 1000, binding.engine.id);
       const transcript = buildTranscript(result.utterances, { smartFormat: o.smartFormat, punctuate: o.punctuate });
       if (o.diarize && transcript.words.length) {
@@ -112,7 +121,7 @@ export class SttService {
       }
       return { result: transcript, used: { units: billableSeconds(duration), characters: 0, credits } };
     });
-    return { transcript, model, provider: engineFamily(model), language, duration, credits, balance: balance! };
+    return { transcript, model, provider: engineFamily(model), language: served.language, engine: served.engine, duration, credits, balance: balance! };
   }
 
   /**
@@ -143,6 +152,7 @@ export class SttService {
       return {
         stream,
         language,
+        engine: binding.engine.id,
         work: held,
         heldSeconds,
         creditsPerSecond: rate,

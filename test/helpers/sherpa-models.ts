@@ -66,3 +66,22 @@ export function copyEspeakSubset(dest: string): void {
   for (const f of ['phontab', 'phonindex', 'phondata', 'intonations', 'en_dict']) copyFileSync(path.join(src, f), path.join(dest, f));
   copyFileSync(path.join(src, 'lang', 'gmw', 'en-US'), path.join(dest, 'lang', 'gmw', 'en-US'));
 }
+
+/**
+ * Installs generated recognition models under `<modelsDir>/stt/<name>/` and runs the manager's
+ * loading check on each (`parla models verify`, in a child process), so they are recorded as
+ * verified exactly as a pulled model is. `languages` is written to languages.txt first.
+ */
+export async function installVerifiedSttModels(modelsDir: string, wanted: Array<{ name: string; from: string; languages?: string[] }>): Promise<void> {
+  const { cpSync, writeFileSync } = await import('node:fs');
+  const { verifyModel } = await import('../../src/models/pull.js');
+  for (const w of wanted) {
+    const dir = path.join(modelsDir, 'stt', w.name);
+    mkdirSync(path.dirname(dir), { recursive: true });
+    cpSync(w.from, dir, { recursive: true });
+    if (w.languages) writeFileSync(path.join(dir, 'languages.txt'), `${w.languages.join('\n')}\n`);
+  }
+  const records = await Promise.all(wanted.map((w) => verifyModel(modelsDir, w.name)));
+  const failed = records.filter((r) => r.status !== 'ok');
+  if (failed.length) throw new Error(`generated models failed their loading check: ${failed.map((r) => `${r.name}: ${r.reason}`).join('; ')}`);
+}

@@ -140,6 +140,7 @@ describe('streaming', () => {
     const meta = await c.waitFor((m) => m.type === 'Metadata');
     assert.match(meta.request_id, /^req_/);
     assert.equal(meta.model, 'cipher-fast');
+    assert.equal(meta.engine, 'pocketsphinx', 'Metadata names the engine serving the stream');
     assert.equal(meta.sample_rate, 16000);
     // A second of silence after the speech: endpointing ends the last utterance.
     await sendPaced(c, new Int16Array(16000));

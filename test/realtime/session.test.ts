@@ -56,6 +56,7 @@ async function session(query: Record<string, string>, credits = 100_000) {
     requestId: 'req_session_test',
     params,
     language: 'en',
+    engine: 'pocketsphinx',
     stream,
     work,
     heldSeconds: 60,

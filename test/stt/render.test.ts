@@ -22,7 +22,7 @@ function utterance(text: string, start: number): RecognizedUtterance {
 }
 
 const ctx = (over: Partial<RenderContext> = {}): RenderContext => ({
-  language: 'en', duration: 30, model: 'cipher-fast', provider: 'cipher', creditsUsed: 60, includeWords: false, includeSegments: true, diarized: false, ...over,
+  language: 'en', duration: 30, model: 'cipher-fast', provider: 'cipher', engine: 'pocketsphinx', creditsUsed: 60, includeWords: false, includeSegments: true, diarized: false, ...over,
 });
 
 test('timestamps: HH:MM:SS,mmm for srt and HH:MM:SS.mmm for vtt, rounded to the millisecond', () => {
@@ -83,8 +83,8 @@ test('srt: numbered cues with comma timestamps; vtt: WEBVTT header with dot time
 test('json: the transcription result fields; words only when asked or diarized', () => {
   const t = buildTranscript([utterance('hello there', 0)], { smartFormat: false, punctuate: true });
   const json = render('json', t, ctx()) as Record<string, unknown>;
-  assert.deepEqual(Object.keys(json), ['text', 'language', 'duration', 'model', 'provider', 'credits_used']);
-  assert.deepEqual(json, { text: 'Hello there.', language: 'en', duration: 30, model: 'cipher-fast', provider: 'cipher', credits_used: 60 });
+  assert.deepEqual(Object.keys(json), ['text', 'language', 'duration', 'model', 'provider', 'engine', 'credits_used']);
+  assert.deepEqual(json, { text: 'Hello there.', language: 'en', duration: 30, model: 'cipher-fast', provider: 'cipher', engine: 'pocketsphinx', credits_used: 60 });
   const spans = diarizationSpans(t);
   applySpeakers(t, spans, spans.map(() => 0));
   const diarized = render('json', t, ctx({ includeWords: true, diarized: true })) as { words: unknown[] };

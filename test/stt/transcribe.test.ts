@@ -43,6 +43,7 @@ describe('endpoints and formats', () => {
     assert.equal(body.language, 'en');
     assert.equal(body.model, 'cipher-fast');
     assert.equal(body.provider, 'cipher');
+    assert.equal(body.engine, 'pocketsphinx', 'the engine that served it');
     assert.ok(body.duration > 1.5 && body.duration < 4);
     assert.equal(body.credits_used, 2 * Math.ceil(body.duration));
     assert.equal(res.headers['x-credits-used'], String(body.credits_used));
@@ -79,6 +80,7 @@ describe('endpoints and formats', () => {
     const res = await post('/api/v1/stt/cipher/transcribe', two, { response_format: 'verbose_json', timestamp_granularities: 'word' });
     const body = res.json();
     assert.equal(body.task, 'transcribe');
+    assert.equal(body.engine, 'pocketsphinx');
     assert.equal(body.segments.length, 2, JSON.stringify(body.segments));
     for (const s of body.segments) for (const f of ['id', 'start', 'end', 'text', 'avg_confidence']) assert.ok(f in s, f);
     assert.ok(body.segments[1].start > body.segments[0].end);

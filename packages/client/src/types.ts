@@ -149,6 +149,8 @@ export interface Transcription {
   duration: number;
   model: string;
   provider: string;
+  /** What served it on the server: "pocketsphinx", or "sherpa:<model>" for an installed model. */
+  engine?: string;
   credits_used: number;
   words?: Word[];
   [extra: string]: unknown;

@@ -44,6 +44,8 @@ export interface NativeDecoder {
   align(samples: Int16Array, words: string[], additions: Array<{ word: string; phones: string }>): Promise<NativeUtterance>;
   /** Keeps the current cepstral mean as the starting point of every later stream (false if the model has no CMN). */
   saveCmn(): boolean;
+  /** Frees the models now and trims the C heap (addons built before it was added lack it). */
+  free?(): void;
 }
 
 export interface NativeModule {

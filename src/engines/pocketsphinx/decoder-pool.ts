@@ -2,7 +2,9 @@
 // decoder recognizes its first utterances worse (its cepstral mean is a generic guess), so each
 // is warmed with a short recording and the resulting mean becomes every request's starting
 // point: the same audio gets the same words on any decoder, whatever it decoded before.
-// Decoders are never freed: libpocketsphinx returns their memory to the OS only partially.
+// Without the model lifecycle decoders are never freed; with it (PocketSphinxEngine's `lifecycle`)
+// a profile's whole pool is freed when idle for the TTL (free() trims the C heap: without the trim
+// libpocketsphinx's memory is returned to the OS only partially).
 
 import { EngineError } from '../engine.js';
 import type { NativeModule } from './binding.js';
@@ -68,6 +70,17 @@ export class DecoderPool {
     let q = this.waiters.get(profile);
     if (!q) this.waiters.set(profile, (q = new WaitQueue()));
     return q;
+  }
+
+  /**
+   * Frees every decoder (all must be back: the model lifecycle unloads a pool only when no
+   * request holds it). The pool is unusable afterwards.
+   */
+  async free(): Promise<void> {
+    await this.ready?.catch(() => undefined);
+    const all = [...this.idle.values()].flat();
+    this.idle.clear();
+    await Promise.all(all.map((d) => d.run((n) => n.free?.())));
   }
 
   waiting(): number {

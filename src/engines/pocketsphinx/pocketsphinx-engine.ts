@@ -9,6 +9,7 @@
 // main one (native/pocketsphinx/src/addon.cc explains why the main model is never modified).
 
 import { EngineError, type RecognitionOptions, type RecognitionResult, type RecognizedUtterance, type SttEngine, type SttStream, type WordTiming } from '../engine.js';
+import type { ModelLifecycle } from '../model-lifecycle.js';
 import { loadNative, type NativeDecoder, type NativeUtterance } from './binding.js';
 import { BoostDecoderPool } from './boost-pool.js';
 import type { PsDecoder } from './decoder.js';
@@ -43,9 +44,14 @@ function toUtterance(words: WordTiming[]): RecognizedUtterance | null {
   return { start: words[0]!.start, end: words[words.length - 1]!.end, words };
 }
 
+/** About what one decoder adds to resident memory (US English model, measured 90-97 MB). */
+const DECODER_MB = 95;
+
 export class PocketSphinxEngine implements SttEngine {
   readonly id = 'pocketsphinx';
   private readonly pool: DecoderPool | null;
+  /** With a model lifecycle: each profile's plain decoders, loaded and unloaded as one model. */
+  private readonly managed: { lifecycle: ModelLifecycle; names: string[] } | null = null;
   private readonly boostPool: BoostDecoderPool | null;
   private readonly problem: string | null;
   private readonly pronunciations = new Map<string, string | null>();
@@ -55,7 +61,7 @@ export class PocketSphinxEngine implements SttEngine {
    * preload); up to boostDecodersPerProfile (default: as many) more are created as boosted
    * requests and streams first need them (a keyword stream holds one for its whole length).
    */
-  constructor(opts: { decodersPerProfile: number; boostDecodersPerProfile?: number; profiles?: string[]; warmup?: Int16Array | null; preload?: boolean }) {
+  constructor(opts: { decodersPerProfile: number; boostDecodersPerProfile?: number; profiles?: string[]; warmup?: Int16Array | null; preload?: boolean; lifecycle?: ModelLifecycle }) {
     const loaded = loadNative();
     if ('error' in loaded) {
       this.problem = loaded.error;
@@ -64,7 +70,35 @@ export class PocketSphinxEngine implements SttEngine {
       return;
     }
     this.problem = null;
-    this.pool = new DecoderPool(loaded.native, opts.profiles ?? Object.keys(PROFILES), opts.decodersPerProfile, opts.warmup ?? null, opts.preload ?? true);
+    const profiles = opts.profiles ?? Object.keys(PROFILES);
+    const mod = loaded.native;
+    // An addon built before free() existed cannot unload: its decoders then stay, as before.
+    const canFree = typeof (mod.Decoder.prototype as Partial<NativeDecoder>).free === 'function';
+    if (opts.lifecycle && canFree) {
+      const lifecycle = opts.lifecycle;
+      this.pool = null;
+      this.managed = { lifecycle, names: profiles.map((p) => `pocketsphinx:${p}`) };
+      for (const profile of profiles) {
+        lifecycle.register<DecoderPool>({
+          name: `pocketsphinx:${profile}`,
+          sizeMB: DECODER_MB * opts.decodersPerProfile,
+          load: async () => {
+            const pool = new DecoderPool(mod, [profile], opts.decodersPerProfile, opts.warmup ?? null, true);
+            try {
+              await pool.whenReady();
+            } catch (err) {
+              await pool.free().catch(() => undefined);
+              throw err;
+            }
+            return pool;
+          },
+          unload: (pool) => pool.free(),
+        });
+      }
+      if (opts.preload ?? true) void this.whenReady();
+    } else {
+      this.pool = new DecoderPool(mod, profiles, opts.decodersPerProfile, opts.warmup ?? null, opts.preload ?? true);
+    }
     this.boostPool = new BoostDecoderPool(loaded.native, opts.boostDecodersPerProfile ?? opts.decodersPerProfile, opts.warmup ?? null);
   }
 
@@ -77,17 +111,37 @@ export class PocketSphinxEngine implements SttEngine {
   }
 
   whenReady(): Promise<void> {
+    if (this.managed) return this.managed.lifecycle.preload(this.managed.names);
     return this.pool ? this.pool.whenReady() : Promise.resolve();
   }
 
-  private requirePool(): DecoderPool {
+  /** A plain decoder of the profile (through the lifecycle when there is one) and how to give it back. */
+  private async plainDecoder(profile: string, signal?: AbortSignal): Promise<{ dec: PsDecoder; release: () => void }> {
+    if (this.managed) {
+      const lease = await this.managed.lifecycle.acquire<DecoderPool>(`pocketsphinx:${profile}`, signal);
+      try {
+        const dec = await lease.model.acquire(profile, signal);
+        return {
+          dec,
+          release: () => {
+            lease.model.release(dec);
+            lease.release();
+          },
+        };
+      } catch (err) {
+        lease.release();
+        throw err;
+      }
+    }
     if (!this.pool) throw new EngineError(this.id, this.problem ?? 'unavailable', false);
-    return this.pool;
+    const pool = this.pool;
+    const dec = await pool.acquire(profile, signal);
+    return { dec, release: () => pool.release(dec) };
   }
 
   /** The decoder pool for these options: boosted work never touches the plain decoders. */
   private async acquire(opts: RecognitionOptions, signal?: AbortSignal): Promise<{ dec: PsDecoder; release: () => void }> {
-    const pool = this.requirePool();
+    if (this.problem) throw new EngineError(this.id, this.problem, false);
     checkOptions(opts);
     if (!PROFILES[opts.profile]) throw new EngineError(this.id, `unknown settings profile "${opts.profile}"`, false);
     if (keywordList(opts.keywords).length > 0) {
@@ -95,8 +149,7 @@ export class PocketSphinxEngine implements SttEngine {
       const dec = await boost.acquire(opts.profile, signal);
       return { dec, release: () => boost.release(dec) };
     }
-    const dec = await pool.acquire(opts.profile, signal);
-    return { dec, release: () => pool.release(dec) };
+    return this.plainDecoder(opts.profile, signal);
   }
 
   private async pronunciation(word: string): Promise<string | null> {
@@ -125,6 +178,7 @@ export class PocketSphinxEngine implements SttEngine {
         return d.decodeContinuous(pcm16k);
       });
       return {
+        engine: this.id,
         duration: pcm16k.length / SAMPLE_RATE,
         utterances: utterances.map((u) => toUtterance(cleanWords(u))).filter((u): u is RecognizedUtterance => u !== null),
       };

@@ -1,14 +1,20 @@
 // SherpaTtsEngine: neural voices (Piper / Kokoro) through sherpa-onnx (Apache-2.0, npm
 // sherpa-onnx-node with its native library), when their model files are in
-// PARLA_MODELS_DIR/tts/. Synthesis runs on the worker pool. Without model files the engine says
+// PARLA_MODELS_DIR/tts/. With the model lifecycle (as the server runs it) each voice is loaded on
+// first use in a thread of its own, shared by every request, and unloaded when idle or evicted
+// for memory (model-lifecycle.ts; lifecycle name "tts:<dir name>"); without one, synthesis runs on
+// the worker pool, each worker keeping its own copy for good. Without model files the engine says
 // "model files absent" and serves nothing; a model's chain then falls through to the next engine.
 // Binding name: "sherpa" (e.g. "aura-max": ["sherpa", "flite", "espeak"]).
 
+import { existsSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { PoolOverloadedError, type EnginePool } from '../../workers/pool.js';
 import { EngineError, type SynthesisRequest, type SynthesisResult, type TtsEngine } from '../engine.js';
+import type { ModelLifecycle } from '../model-lifecycle.js';
 import { findSherpaTtsModels, type SherpaTtsModel } from './models.js';
+import { TtsModelHost } from './tts-model-host.js';
 
 export class SherpaTtsEngine implements TtsEngine {
   readonly id = 'sherpa';
@@ -18,9 +24,28 @@ export class SherpaTtsEngine implements TtsEngine {
   constructor(
     private readonly pool: EnginePool,
     modelsDir: string,
+    private readonly lifecycle?: ModelLifecycle,
+    maxPending = 16,
   ) {
     this.models = findSherpaTtsModels(modelsDir);
     this.problem = this.models.length === 0 ? `model files absent: no Piper or Kokoro model in ${path.join(modelsDir, 'tts')}` : libraryProblem();
+    if (lifecycle && !this.problem) {
+      for (const model of this.models) {
+        const name = `tts:${model.name}`;
+        lifecycle.register<TtsModelHost>({
+          name,
+          sizeMB: filesMB([model.model, model.voices]),
+          load: async () => {
+            let host: TtsModelHost | null = null;
+            host = await TtsModelHost.start(model, this.id, maxPending, () => {
+              if (host) lifecycle.invalidate(name, host);
+            });
+            return host;
+          },
+          unload: (host) => host.stop(),
+        });
+      }
+    }
   }
 
   status(): { available: boolean; reason?: string } {
@@ -40,7 +65,18 @@ export class SherpaTtsEngine implements TtsEngine {
     // Not handed to the pool: aborting a running task terminates its worker and the loaded model.
     signal?.throwIfAborted();
     try {
-      const res = await this.pool.run('tts.sherpa', { model, text: req.text, speaker, speed: req.speed, semitones: req.pitch });
+      const task = { text: req.text, speaker, speed: req.speed, semitones: req.pitch };
+      let res: { samples: Int16Array; sampleRate: number };
+      if (this.lifecycle) {
+        const lease = await this.lifecycle.acquire<TtsModelHost>(`tts:${model.name}`, signal);
+        try {
+          res = await lease.model.synthesize(task);
+        } finally {
+          lease.release();
+        }
+      } else {
+        res = await this.pool.run('tts.sherpa', { model, ...task });
+      }
       signal?.throwIfAborted();
       return res;
     } catch (err) {
@@ -48,6 +84,13 @@ export class SherpaTtsEngine implements TtsEngine {
       throw new EngineError(this.id, `${model.name}: ${err instanceof Error ? err.message : String(err)}`, false, { cause: err });
     }
   }
+}
+
+/** What the memory budget counts for a voice: its files' size (at least 1 MB). */
+function filesMB(files: Array<string | undefined>): number {
+  let bytes = 0;
+  for (const f of files) if (f && existsSync(f)) bytes += statSync(f).size;
+  return Math.max(1, Math.ceil(bytes / 1048576));
 }
 
 function libraryProblem(): string | null {

@@ -32,6 +32,11 @@ function load(model: SherpaTtsModel): Promise<OfflineTts> {
   return tts;
 }
 
+/** Loads the model now (a model's own thread loads it before it takes work). */
+export async function prepareSherpa(model: SherpaTtsModel): Promise<void> {
+  await load(model);
+}
+
 export interface SherpaTtsTask {
   model: SherpaTtsModel;
   text: string;

@@ -84,6 +84,7 @@ export const sttRoutes: FastifyPluginAsync<SttRouteOptions> = async (app, { stt 
       duration: t.duration,
       model: t.model,
       provider: t.provider,
+      engine: t.engine,
       creditsUsed: t.credits,
       includeWords: options.diarize || (options.responseFormat === 'verbose_json' && options.granularities.includes('word')),
       includeSegments: options.responseFormat === 'verbose_json',

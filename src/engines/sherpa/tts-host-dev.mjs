@@ -1,0 +1,7 @@
+// Worker entry of a sherpa-onnx voice when Parla runs from its TypeScript sources (tests, `tsx`):
+// worker threads do not inherit tsx's module hooks, so register them here before loading the real
+// entry. The compiled build (dist/) starts tts-host.js directly.
+import { register } from 'tsx/esm/api';
+
+register();
+await import(new URL('./tts-host.ts', import.meta.url).href);
