@@ -150,7 +150,7 @@ export const openAiRoutes: FastifyPluginAsync<OpenAiRouteOptions> = async (app, 
     const format = options.responseFormat;
     if (format === 'json') return reply.header('Content-Type', 'application/json').send(JSON.stringify({ text: t.transcript.text, usage: { type: 'duration', seconds: Math.ceil(t.duration) } }));
     if (format === 'verbose_json') return reply.header('Content-Type', 'application/json').send(JSON.stringify(verboseJson(t, options.granularities)));
-    const body = render(format, t.transcript, { language: t.language, duration: t.duration, model: t.model, provider: t.provider, creditsUsed: t.credits, includeWords: false, includeSegments: false, diarized: false });
+    const body = render(format, t.transcript, { language: t.language, duration: t.duration, model: t.model, provider: t.provider, engine: t.engine, creditsUsed: t.credits, includeWords: false, includeSegments: false, diarized: false });
     return reply.header('Content-Type', RESPONSE_CONTENT_TYPES[format]).send(body);
   };
   const uploadDoc = (summary: string) =>
