@@ -33,7 +33,7 @@ runLimiterContract('RedisLimiter', async () => {
   const limiter = await RedisLimiter.connect(REDIS_URL, undefined, prefix);
   const peer = await RedisLimiter.connect(REDIS_URL, undefined, prefix);
   return { limiter, peer, cleanup: async () => { await limiter.close(); await peer.close(); } };
-});
+}, { multiNode: true });
 
 test('admissions that arrive while a script call is in flight go together in the next call', async () => {
   const relay = new RedisRelay();
