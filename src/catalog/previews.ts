@@ -65,8 +65,8 @@ export class VoicePreviews {
     // Previews let anyone hear every voice, premium ones included.
     const selection = this.catalog.selectVoice({ model, language: asked ?? 'en-US', languageGiven: asked !== undefined, voice: name, plan: 'enterprise' });
     const { voice, language } = selection;
-    const engine = this.engines.resolve(model, language);
-    const engineVoice = engine ? voice.engineVoices[engine.id] : undefined;
+    const engine = this.engines.resolve(model, language, voice.engineVoices);
+    const engineVoice = engine ? voice.engineVoices[engine.voiceMapping ?? engine.id] : undefined;
     if (!engine || engineVoice === undefined) throw new ApiError('LANGUAGE_NOT_SUPPORTED', { details: { field: 'language', provided: language } });
     // Keyed by what is heard, not by the model: models whose chains pick the same engine share one
     // file, which also bounds the directory (at most voices x languages x engines files).

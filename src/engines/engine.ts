@@ -54,6 +54,11 @@ export interface SynthesisResult extends PcmAudio {
 
 export interface TtsEngine {
   readonly id: string;
+  /**
+   * The key of a catalogue voice's engine voices this engine reads (default: its id). An engine
+   * that wraps another (e.g. the studio finishing) speaks the same voices under another id.
+   */
+  readonly voiceMapping?: string;
   /** False when the engine cannot run here (e.g. the flite binary is missing); with a reason. */
   status(): { available: boolean; reason?: string };
   /** Catalogue language codes this engine serves. */

@@ -37,5 +37,5 @@ export interface TtsCatalogPort {
 
 export interface TtsEnginePort {
   /** The first available engine of the model's chain that serves the language, or null. */
-  resolve(model: string, language: string): TtsEngine | null;
+  resolve(model: string, language: string, engineVoices?: Readonly<Record<string, string | undefined>>): TtsEngine | null;
 }

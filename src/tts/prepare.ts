@@ -71,14 +71,14 @@ export function prepareTts(config: Config, catalog: TtsCatalogPort, engines: Tts
   }
 
   const { language, voice } = catalog.selectVoice({ model: req.model, language: req.language ?? 'en-US', languageGiven: req.language !== undefined, voice: req.voice, plan: auth.account.plan });
-  const engine = engines.resolve(req.model, language);
+  const engine = engines.resolve(req.model, language, voice.engineVoices);
   if (!engine) {
     throw new ApiError('LANGUAGE_NOT_SUPPORTED', {
       message: `${req.model} cannot speak ${language} in this installation.`,
       details: { provided: language },
     });
   }
-  const engineVoice = voice.engineVoices[engine.id];
+  const engineVoice = voice.engineVoices[engine.voiceMapping ?? engine.id];
   if (engineVoice === undefined) throw new EngineError(engine.id, `voice ${voice.id} has no ${engine.id} mapping`, false);
 
   const items = endpoint === 'stream' ? withoutBreaks(parsed.items) : parsed.items;
