@@ -65,7 +65,7 @@ describe('Festival HTS and the studio chain', () => {
     assert.ok(f0High / f0 > 1.8 && f0High / f0 < 2.2, `+12 st: ${f0} -> ${f0High} Hz`);
   });
 
-  test('calls run one after another in one process, in order, each with its own audio', async () => {
+  test('concurrent calls (queued over at most two processes) each get their own audio', async () => {
     const texts = ['One.', 'The train to the airport leaves every twenty minutes.', 'Two three.'];
     const out = await Promise.all(texts.map((t) => festival.synthesize(req(t))));
     assert.ok(seconds(out[1]!) > seconds(out[0]!) && seconds(out[1]!) > seconds(out[2]!));

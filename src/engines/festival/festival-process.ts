@@ -1,7 +1,7 @@
 // One long-lived Festival process fed Scheme on stdin. Festival loads a voice in ~0.45 s (the HTS
 // voice's models, its lexicon), which a process per call would pay every time; kept alive, a
 // sentence costs only its synthesis. Calls run one at a time in order (Festival is single-threaded
-// and one process holds ~340 MB, so more processes would cost memory for little), the waiting
+// and one process holds ~340 MB: the engine runs a few at most), the waiting
 // queue is bounded, and a call that hangs or a process that dies is replaced by a fresh process.
 // This is a child process, not a TCP server (`festival --server` listens on a port every local
 // user can reach and sends audio in its own framing): stdin/stdout need no port and no protocol.
@@ -50,6 +50,16 @@ export class FestivalProcess {
   /** Calls waiting (not counting the one running). */
   get waiting(): number {
     return this.queue.length;
+  }
+
+  /** Calls waiting or running. */
+  get load(): number {
+    return this.queue.length + (this.running ? 1 : 0);
+  }
+
+  /** Whether the process has been started (and not died since). */
+  get started(): boolean {
+    return this.child !== null;
   }
 
   /** Runs `script` (Scheme forms) and resolves once Festival has evaluated them. */
