@@ -35,6 +35,13 @@ export const CANDIDATES: Record<string, Candidate> = {
   'kal16 F0 170/24': kal16F0(170, 24),
   'kal16 F0 190/27': kal16F0(190, 27),
   'kal16 F0 210/30': kal16F0(210, 30),
+  // awb as the service runs it for a voice with a base pitch (st) and rate: Flite's own F0 shift.
+  ...Object.fromEntries(
+    [[-4, 0.88], [-4, 0.95], [-4, 1.0], [2, 1.05], [2, 0.95], [1, 1.05]].map(([st, rate]) => [
+      `awb ${st! > 0 ? '+' : ''}${st} st x${rate}`,
+      flite('-voice', 'awb', '--setf', `duration_stretch=${(1 / rate!).toFixed(4)}`, '--setf', `f0_shift=${(2 ** (st! / 12)).toFixed(5)}`, '--setf', `int_f0_target_stddev=${(25 * 2 ** (st! / 12)).toFixed(3)}`),
+    ]),
+  ),
   'festival hts slt': (txt, wav) => void execFileSync('text2wave', ['-eval', '(voice_cmu_us_slt_arctic_hts)', txt, '-o', wav]),
 };
 
