@@ -2,7 +2,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { EnginePool } from '../../src/engines/pool.js';
-import { TtsEngineRegistry } from '../../src/engines/registry.js';
+import { TtsEngineRegistry, createTtsEngines, engineVoiceFor } from '../../src/engines/registry.js';
 import { EspeakEngine } from '../../src/engines/espeak/espeak-engine.js';
 import { FliteEngine } from '../../src/engines/flite/flite-engine.js';
 import type { Config } from '../../src/config.js';
@@ -28,14 +28,21 @@ describe('TtsEngineRegistry', () => {
     await pool.close();
   });
 
-  test('the shipped bindings: English on Flite for aura-prime, aura-max and the rapid models; the rest on eSpeak', () => {
-    const reg = new TtsEngineRegistry(config, [flite, espeak]);
-    for (const model of ['aura-prime', 'aura-max', 'rapid-flash', 'rapid-max']) {
+  test('the shipped bindings: English on Flite (aura-lite: kal16 only; aura-max: Festival for voices it has, finished), the rest on eSpeak', () => {
+    const reg = new TtsEngineRegistry(config, createTtsEngines(config, pool));
+    for (const model of ['aura-prime', 'rapid-flash', 'rapid-max']) {
       for (const lang of ['en-US', 'en-GB', 'en-AU', 'en-IN']) assert.equal(reg.resolveTtsEngine(model, lang)?.id, 'flite', `${model} ${lang}`);
       assert.equal(reg.resolveTtsEngine(model, 'de-DE')?.id, 'espeak');
     }
-    assert.equal(reg.resolveTtsEngine('aura-lite', 'en-US')?.id, 'espeak');
+    assert.equal(reg.resolveTtsEngine('aura-lite', 'en-US')?.id, 'flite-lite');
     assert.equal(reg.resolveTtsEngine('aura-lite', 'ja')?.id, 'espeak');
+    const woman = { espeak: 'f3:55', flite: 'slt', 'flite-lite': 'kal16@185', festival: 'cmu_us_slt_arctic_hts' };
+    const man = { espeak: 'm3:45', flite: 'rms', 'flite-lite': 'kal16' };
+    assert.equal(reg.resolveTtsEngine('aura-max', 'en-US', woman)?.id, 'studio-festival');
+    assert.equal(reg.resolveTtsEngine('aura-max', 'en-GB', man)?.id, 'studio-flite');
+    assert.equal(reg.resolveTtsEngine('aura-max', 'de-DE', woman)?.id, 'studio-espeak');
+    const studio = reg.resolveTtsEngine('aura-max', 'en-US', man)!;
+    assert.equal(engineVoiceFor(studio, man), 'rms');
     assert.deepEqual(reg.unknownBindings(), []);
   });
 
@@ -71,6 +78,7 @@ describe('TtsEngineRegistry', () => {
     const reg = new TtsEngineRegistry(withBindings(config, { reversed: ['espeak', 'flite'], neural: ['sherpa-kokoro', 'flite'] }), [flite, espeak]);
     assert.equal(reg.resolveTtsEngine('reversed', 'en-US')?.id, 'espeak');
     assert.equal(reg.resolveTtsEngine('neural', 'en-US')?.id, 'flite');
-    assert.deepEqual(reg.unknownBindings(), ['sherpa-kokoro']);
+    // The shipped chains' other engines are not registered here either.
+    assert.deepEqual(reg.unknownBindings(), ['flite-lite', 'studio-festival', 'studio-flite', 'studio-espeak', 'sherpa-kokoro']);
   });
 });
