@@ -19,7 +19,7 @@ const MODEL_INFO: Record<string, { name: string; description: string }> = {
   'aura-max': {
     name: 'Aura Max',
     description:
-      "Premium rendering of the Aura voices. English: the women with Festival's HTS voice (32 kHz, content up to 16 kHz), the men with Flite. Other languages: eSpeak NG. Every file mastered: DC removed, upsampled to 48 kHz, loudness -16 LUFS (peaks at most -1 dBFS). Expression and break tags.",
+      "Premium rendering of the Aura voices. English: the women with Festival's HTS voice (32 kHz, content up to 16 kHz; Ivy, the highest, with Flite), the men with Flite. Other languages: eSpeak NG. Every file mastered: DC removed, upsampled to 48 kHz, loudness -16 LUFS (peaks at most -1 dBFS). Expression and break tags.",
   },
   'rapid-flash': { name: 'Rapid Flash', description: 'Low-latency voices with fixed names in 18 languages; speed and pitch everywhere. English: Flite, 16 kHz; other languages: eSpeak NG, 22.05 kHz.' },
   'rapid-max': { name: 'Rapid Max', description: 'The Aura voices without markup, optimized for throughput: rendered as aura-prime renders them (English: Flite; other languages: eSpeak NG).' },
