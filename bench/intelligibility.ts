@@ -6,9 +6,14 @@
 // en-AU, en-IN, each in its own language).
 // A recording identical to one already transcribed (models that render a voice the same way) is
 // not sent again: the recognizer is deterministic, so it would get the same words.
+// Beside every voice: the native Flite voice of its gender, run directly (CLI) on the same
+// sentences through the same recognizer (female: `flite -voice slt`; male: the best of kal16,
+// rms and awb), and the voice's distance from it in points (issue 20: within 10 points, aura-lite
+// within 15).
 // Run: node --import tsx bench/intelligibility.ts
 //   STT_MODEL (default cipher-fast: the whole run takes about 10 minutes on 2 cores), CONCURRENCY
-//   (voices in flight, default 2), MODELS (comma list)
+//   (voices in flight, default 2), MODELS (comma list), VOICES (comma list of names, to iterate
+//   on a subset), SENTENCES (the first n sentences)
 import { createHash } from 'node:crypto';
 import { cpus, loadavg } from 'node:os';
 import http from 'node:http';
@@ -16,28 +21,11 @@ import { median, postFresh, startBenchServer, table } from './lib.js';
 import { multipart } from '../test/helpers/multipart.js';
 import { words, wordErrorRate } from '../test/helpers/speech.js';
 
-export const SENTENCES = [
-  'The quick brown fox jumps over the lazy dog.',
-  'Please send the quarterly report to the finance team before noon.',
-  'The weather will be sunny with a light breeze this afternoon.',
-  'Our flight to Boston was delayed by two hours last night.',
-  'She bought fresh bread and cheese at the market this morning.',
-  'Turn left at the next corner and park behind the library.',
-  'The meeting has been moved to Thursday morning.',
-  'He plays the piano every evening after dinner.',
-  'Can you call me back when you get home?',
-  'The children planted tomatoes in the garden last spring.',
-  'Remember to lock the door before you leave the office.',
-  'The museum opens at nine and closes at six.',
-  'We need three more chairs for the guests tonight.',
-  'A cup of hot tea helps me relax after work.',
-  'The train to the airport leaves every twenty minutes.',
-  'My brother is learning to speak Spanish and French.',
-  'Please keep your phone on silent during the movie.',
-  'The old bridge was closed for repairs last week.',
-  'Would you like to join us for lunch on Friday?',
-  'The doctor said I should drink more water every day.',
-];
+import { SENTENCES as ALL_SENTENCES } from './sentences.js';
+import { BASELINES, measureCandidate } from './native-voices.js';
+
+export const SENTENCES = ALL_SENTENCES.slice(0, Number(process.env.SENTENCES ?? ALL_SENTENCES.length));
+const ONLY_VOICES = process.env.VOICES ? new Set(process.env.VOICES.split(',').map((v) => v.toLowerCase())) : null;
 
 const STT_MODEL = process.env.STT_MODEL ?? 'cipher-fast';
 const CONCURRENCY = Number(process.env.CONCURRENCY ?? 2);
@@ -48,6 +36,7 @@ interface Voice {
   name: string;
   id: string;
   language: string;
+  gender: 'female' | 'male';
 }
 
 const server = await startBenchServer({ PARLA_STT_DECODERS: String(CONCURRENCY) });
@@ -61,13 +50,13 @@ async function getJson<T>(path: string): Promise<T> {
 
 async function englishVoices(model: string): Promise<Voice[]> {
   if (model === 'rapid-flash') {
-    const r = await getJson<{ voices_by_language: Record<string, Array<{ name: string }>> }>(`/api/v1/voices?model=rapid-flash`);
+    const r = await getJson<{ voices_by_language: Record<string, Array<{ name: string; gender: 'female' | 'male' }>> }>(`/api/v1/voices?model=rapid-flash`);
     return Object.entries(r.voices_by_language)
       .filter(([code]) => code.startsWith('en'))
-      .flatMap(([language, vs]) => vs.map((v) => ({ model, name: v.name, id: v.name, language })));
+      .flatMap(([language, vs]) => vs.map((v) => ({ model, name: v.name, id: v.name, language, gender: v.gender })));
   }
-  const r = await getJson<{ voices: Array<{ id: string; name: string }> }>(`/api/v1/voices?model=${model}&language=en-US`);
-  return r.voices.map((v) => ({ model, name: v.name, id: v.id, language: 'en-US' }));
+  const r = await getJson<{ voices: Array<{ id: string; name: string; gender: 'female' | 'male' }> }>(`/api/v1/voices?model=${model}&language=en-US`);
+  return r.voices.map((v) => ({ model, name: v.name, id: v.id, language: 'en-US', gender: v.gender }));
 }
 
 async function synthesize(v: Voice, text: string): Promise<Uint8Array> {
@@ -131,7 +120,16 @@ async function measure(v: Voice): Promise<VoiceResult> {
 }
 
 try {
-  const voices = (await Promise.all(MODELS.map(englishVoices))).flat();
+  const voices = (await Promise.all(MODELS.map(englishVoices))).flat().filter((v) => !ONLY_VOICES || ONLY_VOICES.has(v.name.toLowerCase()));
+  // The native baselines first (one at a time: they are CLI runs and recognitions).
+  const native = new Map<string, number>();
+  for (const name of BASELINES) {
+    const r = await measureCandidate(server.url, server.apiKey, name, SENTENCES);
+    native.set(name, (100 * r.errors) / r.words);
+  }
+  const bestMale = ['flite kal16', 'flite rms', 'flite awb'].reduce((a, b) => (native.get(a)! <= native.get(b)! ? a : b));
+  const baseline = { female: { name: 'flite slt', wer: native.get('flite slt')! }, male: { name: bestMale, wer: native.get(bestMale)! } };
+  console.log(`Native baselines (CLI, same sentences and recognizer): ${[...native].map(([n, w]) => `${n} ${w.toFixed(1)}%`).join(', ')}; female: ${baseline.female.name}, male: ${baseline.male.name}`);
   console.log(`${voices.length} English voices on ${MODELS.length} models, ${SENTENCES.length} sentences each, transcribed with ${STT_MODEL}, ${CONCURRENCY} voices at a time`);
   const started = performance.now();
   const loads: number[] = [];
@@ -145,20 +143,22 @@ try {
         const r = await measure(v);
         results.push(r);
         const s = ((performance.now() - started) / 1000).toFixed(0);
-        console.log(`[${results.length}/${voices.length}] ${v.model} ${v.name} (${v.id}, ${v.language}): WER ${((100 * r.errors) / r.words).toFixed(1)}%  (${s} s, ${sent} recordings transcribed, load ${loadavg()[0]!.toFixed(2)})`);
+        console.log(`[${results.length}/${voices.length}] ${v.model} ${v.name} (${v.id}, ${v.language}, ${v.gender}): WER ${((100 * r.errors) / r.words).toFixed(1)}%, native ${baseline[v.gender].wer.toFixed(1)}%  (${s} s, ${sent} recordings transcribed, load ${loadavg()[0]!.toFixed(2)})`);
       }
     }),
   );
   const order = new Map(voices.map((v, i) => [v, i]));
   results.sort((a, b) => order.get(a.voice)! - order.get(b.voice)!);
   const pct = (r: VoiceResult) => (100 * r.errors) / r.words;
+  const over = (r: VoiceResult) => pct(r) - baseline[r.voice.gender].wer;
+  const allowed = (r: VoiceResult) => (r.voice.model === 'aura-lite' ? 15 : 10);
   console.log(
     `\nTTS intelligibility, ${new Date().toISOString()}, ${voices.length} voices x ${SENTENCES.length} sentences, ${STT_MODEL}, ` +
       `${sent} distinct recordings transcribed, ${((performance.now() - started) / 1000).toFixed(0)} s, load average ${Math.min(...loads).toFixed(2)}-${Math.max(...loads).toFixed(2)} on ${cpus().length} cores\n`,
   );
   console.log(
     table(
-      MODELS.map((model) => {
+      MODELS.filter((model) => results.some((r) => r.voice.model === model)).map((model) => {
         const rs = results.filter((r) => r.voice.model === model);
         const all = rs.reduce((a, r) => ({ e: a.e + r.errors, w: a.w + r.words }), { e: 0, w: 0 });
         const sorted = [...rs].sort((a, b) => pct(a) - pct(b));
@@ -169,12 +169,28 @@ try {
           'median voice (%)': median(rs.map(pct)),
           best: `${sorted[0]!.voice.name} ${pct(sorted[0]!).toFixed(1)}`,
           worst: `${sorted.at(-1)!.voice.name} ${pct(sorted.at(-1)!).toFixed(1)}`,
+          'within target of native': `${rs.filter((r) => over(r) <= allowed(r)).length}/${rs.length}`,
         };
       }),
     ),
   );
   console.log('\nPer voice:\n');
-  console.log(table(results.map((r) => ({ model: r.voice.model, voice: r.voice.name, id: r.voice.id, language: r.voice.language, 'WER (%)': pct(r), errors: `${r.errors}/${r.words}` }))));
+  console.log(
+    table(
+      results.map((r) => ({
+        model: r.voice.model,
+        voice: r.voice.name,
+        id: r.voice.id,
+        language: r.voice.language,
+        gender: r.voice.gender,
+        'WER (%)': pct(r),
+        errors: `${r.errors}/${r.words}`,
+        native: `${baseline[r.voice.gender].name} ${baseline[r.voice.gender].wer.toFixed(1)}`,
+        'points over native': over(r),
+        'within target': over(r) <= allowed(r) ? 'yes' : 'NO',
+      })),
+    ),
+  );
   const worst = [...results].sort((a, b) => pct(b) - pct(a)).slice(0, 5);
   console.log('\nWorst-heard sentence of the five least intelligible voices:');
   for (const r of worst) console.log(`- ${r.voice.model} ${r.voice.name}: "${r.worst.text}" -> "${r.worst.heard}"`);

@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib/step.sh
 
-DEBS=(flite libpocketsphinx-dev libsphinxbase-dev pocketsphinx-en-us pkg-config)
+DEBS=(flite festival festvox-us-slt-hts libpocketsphinx-dev libsphinxbase-dev pocketsphinx-en-us pkg-config)
 # Test-only: recordings and tools that make test speech, Chromium for the dashboard's browser tests,
 # python3-onnx/numpy to generate small random-weight sherpa-onnx models, bzip2/zip to pack them.
 [ "${PARLA_SETUP_TEST_DEPS:-0}" = 1 ] && DEBS+=(pocketsphinx-testdata pocketsphinx espeak-ng sox ffmpeg chromium python3-onnx python3-numpy bzip2 zip)

@@ -60,7 +60,6 @@ const FEMALE = 'Amelia Charlotte Evelyn Harper Madison Beatrice Florence Matilda
 const MALE = 'Benjamin Daniel Gabriel Isaac Nathan Edward George Lachlan Arthur Blake Connor Dominic Elliot Finn Graham Harvey Ian Jack Kevin Liam Mason Noah Peter Reid Samuel Tyler Victor Wesley Xavier Zachary Ryan'.split(' ');
 const FEMALE_ESPEAK = ['f2:55', 'f3:60', 'f4:50', 'Alicia:52', 'Andrea:58', 'Annie:50', 'belinda:54', 'linda:48', 'steph:56', 'anika:60', 'f1:62', 'f5:46', 'aunty:50', 'steph3:52', 'steph2:50', 'grandma:44'];
 const MALE_ESPEAK = ['m1:50', 'm2:45', 'm3:48', 'm4:42', 'm5:50', 'm6:55', 'm7:44', 'Alex:52', 'benjamin:47', 'caleb:53', 'david:46', 'Michael:50', 'edward:45', 'boris:40', 'max:50', 'norbert:46'];
-const FLITE_MALE = ['kal16', 'rms', 'awb'];
 
 const flash = [];
 let f = 0;
@@ -70,6 +69,15 @@ let i = 0;
 // gender share few Flite speakers (all women are slt), so pitch 3+ semitones apart tells them apart.
 const PITCHES = [0, 3, -3, 6, -6];
 const RATES = [1.0, 0.92, 1.08, 0.96, 1.04];
+// Flite reads every English code alike, so the k-th voices of en-US, en-GB, en-AU and en-IN would
+// be the same speaker at the same pitch and rate (and en-US's first woman the Aura voice Aria):
+// each English language moves its voices' pitch and rate a little, so no two differently named
+// voices sound the same (a test compares the audio of every pair).
+const ENGLISH_SHIFT = { 'en-US': { pitch: 1, rate: 1.0 }, 'en-GB': { pitch: -1, rate: 0.97 }, 'en-AU': { pitch: 2, rate: 1.03 }, 'en-IN': { pitch: -2, rate: 0.98 } };
+// Flite's rms ignores Flite's F0 settings, so it only gets voices within a semitone of its own
+// pitch (a larger shift of its audio cost the recognizer 10-30 points); kal16 and awb take any
+// pitch natively, but awb slowed below x0.95 is heard much worse (awb +2 st x0.89: 16.7%).
+const fliteMale = (pitch, rate, k) => (Math.abs(pitch) <= 1 ? 'rms' : rate < 0.95 ? 'kal16' : ['kal16', 'awb'][k % 2]);
 for (const [code] of Object.entries(FLASH_LANGUAGES)) {
   const n = PER_LANGUAGE[code] ?? 3;
   const seen = { female: 0, male: 0 };
@@ -78,15 +86,18 @@ for (const [code] of Object.entries(FLASH_LANGUAGES)) {
     const nth = seen[gender]++;
     const name = gender === 'female' ? FEMALE[f++] : MALE[m++];
     const english = code.startsWith('en-');
+    const shift = ENGLISH_SHIFT[code] ?? { pitch: 0, rate: 1 };
+    const basePitch = PITCHES[nth] + shift.pitch;
+    const baseRate = Math.round(RATES[nth] * shift.rate * 100) / 100;
     flash.push({
       name,
       language: code,
       gender,
       engines: english
-        ? { flite: gender === 'female' ? 'slt' : FLITE_MALE[m % 3], espeak: gender === 'female' ? FEMALE_ESPEAK[i % 16] : MALE_ESPEAK[i % 16] }
+        ? { flite: gender === 'female' ? 'slt' : fliteMale(basePitch, baseRate, m), espeak: gender === 'female' ? FEMALE_ESPEAK[i % 16] : MALE_ESPEAK[i % 16] }
         : { espeak: gender === 'female' ? FEMALE_ESPEAK[i % 16] : MALE_ESPEAK[i % 16] },
-      basePitch: PITCHES[nth],
-      baseRate: RATES[nth],
+      basePitch,
+      baseRate,
     });
   }
 }

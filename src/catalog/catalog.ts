@@ -190,7 +190,12 @@ export class Catalog implements TtsCatalogPort {
     }
     return {
       language,
-      voice: { id: voice.id, name: this.auraName(voice, language), engineVoices: { espeak: voice.espeak, flite: voice.flite }, basePitch: voice.basePitch, baseRate: voice.baseRate },
+      voice: { id: voice.id, name: this.auraName(voice, language), engineVoices: auraEngineVoices(voice), basePitch: voice.basePitch, baseRate: voice.baseRate },
     };
   }
+}
+
+/** An Aura voice's engine voice per engine mapping key (engineVoiceFor, src/engines/engine.ts). */
+export function auraEngineVoices(voice: AuraVoice): Record<string, string> {
+  return { espeak: voice.espeak, flite: voice.flite, 'flite-lite': voice.fliteLite, ...(voice.festival ? { festival: voice.festival } : {}) };
 }

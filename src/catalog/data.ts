@@ -30,6 +30,10 @@ export interface AuraVoice {
   premium: boolean;
   espeak: string;
   flite: string;
+  /** aura-lite's English voice (Flite kal16, `@Hz` for an F0 mean). */
+  fliteLite: string;
+  /** aura-max's English voice where Festival has one of the voice's gender. */
+  festival?: string;
   basePitch: number;
   baseRate: number;
 }

@@ -7,11 +7,22 @@ import type { Static } from 'typebox';
 import type { LanguageList, ModelList, VoiceListing } from './schemas.js';
 
 const MODEL_INFO: Record<string, { name: string; description: string }> = {
-  'aura-lite': { name: 'Aura Lite', description: 'Fast, light voices in every language; expression and break tags.' },
-  'aura-prime': { name: 'Aura Prime', description: 'The default: the clearest voices per language; expression and break tags.' },
-  'aura-max': { name: 'Aura Max', description: 'Premium rendering of the Aura voices; expression and break tags.' },
-  'rapid-flash': { name: 'Rapid Flash', description: 'Low-latency voices with fixed names in 18 languages; speed and pitch everywhere.' },
-  'rapid-max': { name: 'Rapid Max', description: 'The Aura voices without markup, optimized for throughput.' },
+  'aura-lite': {
+    name: 'Aura Lite',
+    description:
+      "Fast, light voices in every language. English: Flite's kal16 diphone voice, 16 kHz (the women speak at a female pitch with that male voice's timbre: no fast engine here has a female English voice). Other languages: eSpeak NG, 22.05 kHz. Expression and break tags.",
+  },
+  'aura-prime': {
+    name: 'Aura Prime',
+    description: 'The default: the clearest voices per language. English: Flite (slt, rms, awb, kal16), 16 kHz. Other languages: eSpeak NG, 22.05 kHz. Expression and break tags.',
+  },
+  'aura-max': {
+    name: 'Aura Max',
+    description:
+      "Premium rendering of the Aura voices. English: the women with Festival's HTS voice (32 kHz, content up to 16 kHz; Ivy, the highest, with Flite), the men with Flite. Other languages: eSpeak NG. Every file mastered: DC removed, upsampled to 48 kHz, loudness -16 LUFS (peaks at most -1 dBFS). Expression and break tags.",
+  },
+  'rapid-flash': { name: 'Rapid Flash', description: 'Low-latency voices with fixed names in 18 languages; speed and pitch everywhere. English: Flite, 16 kHz; other languages: eSpeak NG, 22.05 kHz.' },
+  'rapid-max': { name: 'Rapid Max', description: 'The Aura voices without markup, optimized for throughput: rendered as aura-prime renders them (English: Flite; other languages: eSpeak NG).' },
 };
 
 export function previewUrl(baseUrl: string, voiceKey: string, language: string, model: string): string {

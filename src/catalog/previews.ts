@@ -4,7 +4,7 @@
 
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { TtsEngine } from '../engines/engine.js';
+import { engineVoiceFor, type TtsEngine } from '../engines/engine.js';
 import type { EnginePool } from '../workers/pool.js';
 import type { ModelRegistry } from '../registry/model-registry.js';
 import { ApiError } from '../errors.js';
@@ -65,8 +65,8 @@ export class VoicePreviews {
     // Previews let anyone hear every voice, premium ones included.
     const selection = this.catalog.selectVoice({ model, language: asked ?? 'en-US', languageGiven: asked !== undefined, voice: name, plan: 'enterprise' });
     const { voice, language } = selection;
-    const engine = this.engines.resolveTtsEngine(model, language);
-    const engineVoice = engine ? voice.engineVoices[engine.id] : undefined;
+    const engine = this.engines.resolveTtsEngine(model, language, voice.engineVoices);
+    const engineVoice = engine ? engineVoiceFor(engine, voice.engineVoices) : undefined;
     if (!engine || engineVoice === undefined) throw new ApiError('LANGUAGE_NOT_SUPPORTED', { details: { field: 'language', provided: language } });
     // Keyed by what is heard, not by the model: models whose chains pick the same engine share one
     // file, which also bounds the directory (at most voices x languages x engines files).

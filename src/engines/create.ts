@@ -9,15 +9,28 @@ import type { ModelLifecycle } from './model-lifecycle.js';
 import { FliteEngine } from './flite/flite-engine.js';
 import { EspeakEngine } from './espeak/espeak-engine.js';
 import { SherpaTtsEngine } from './sherpa/sherpa-tts-engine.js';
+import { FestivalEngine } from './festival/festival-engine.js';
+import { StudioEngine } from './studio/studio-engine.js';
 
 /**
  * Every TTS engine this build has, constructed for this node. An engine that cannot run here
  * (no flite binary, no sherpa model files) is still listed: it reports why through status().
  */
 export function createTtsEngines(config: Config, pool: EnginePool, opts: { espeakExtraLanguages?: ReadonlyMap<string, string>; lifecycle?: ModelLifecycle } = {}): TtsEngine[] {
+  const flite = new FliteEngine(pool, { maxProcesses: Math.max(2, config.workerThreads * 2) });
+  const espeak = new EspeakEngine(pool, opts.espeakExtraLanguages);
+  const festival = new FestivalEngine(pool);
   return [
-    new FliteEngine(pool, { maxProcesses: Math.max(2, config.workerThreads * 2) }),
-    new EspeakEngine(pool, opts.espeakExtraLanguages),
+    flite,
+    // aura-lite's English: Flite's kal16 diphone voice only (as fast as eSpeak), read from the
+    // voices' own "flite-lite" mapping.
+    new FliteEngine(pool, { id: 'flite-lite', voices: ['kal16'], maxProcesses: Math.max(2, config.workerThreads * 2) }),
+    espeak,
+    festival,
     new SherpaTtsEngine(pool, config.modelsDir, opts.lifecycle, Math.max(1, config.engineQueueMax)),
+    // aura-max: the same engines through the studio finishing chain.
+    new StudioEngine(festival, pool),
+    new StudioEngine(flite, pool),
+    new StudioEngine(espeak, pool),
   ];
 }

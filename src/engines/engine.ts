@@ -72,6 +72,11 @@ export interface SynthesisResult extends PcmAudio {
 
 export interface TtsEngine {
   readonly id: string;
+  /**
+   * The key of a catalogue voice's engine voices this engine reads (default: its id). An engine
+   * that wraps another (e.g. the studio finishing) speaks the same voices under another id.
+   */
+  readonly voiceMapping?: string;
   /** False when the engine cannot run here (e.g. the flite binary is missing); with a reason. */
   status(): { available: boolean; reason?: string };
   /** Catalogue language codes this engine serves. */
@@ -101,6 +106,14 @@ export interface TtsEngine {
   synthesizeLive?(req: SynthesisRequest, outputRate: number, onAudio: (pcm: Int16Array) => void, signal?: AbortSignal): Promise<void>;
   /** Frees what the engine holds outside the pool (Flite's helper process), when the service closes. */
   close?(): void;
+}
+
+/** A catalogue voice's engine voice per engine mapping key (e.g. { espeak: "de+m3", flite: "rms" }). */
+export type EngineVoices = Readonly<Record<string, string | undefined>>;
+
+/** The engine voice a catalogue voice uses on this engine, or undefined when it has none. */
+export function engineVoiceFor(engine: TtsEngine, engineVoices: EngineVoices): string | undefined {
+  return engineVoices[engine.voiceMapping ?? engine.id];
 }
 
 // ---------------------------------------------------------------- speech-to-text

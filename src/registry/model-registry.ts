@@ -6,7 +6,7 @@
 // passed in at construction and named in a chain; nothing else changes.
 
 import type { Config } from '../config.js';
-import type { SttEngine, TtsEngine } from '../engines/engine.js';
+import { engineVoiceFor, type EngineVoices, type SttEngine, type TtsEngine } from '../engines/engine.js';
 import { ApiError } from '../errors.js';
 import { sttCredits, ttsCredits } from '../accounts/pricing.js';
 import { baseOf, isRealLanguage, normalizeCode } from '../catalog/language-codes.js';
@@ -77,14 +77,18 @@ export class ModelRegistry {
     return (this.config.product.ttsBindings[model] ?? []).map((id) => this.tts.get(id)).filter((e): e is TtsEngine => e !== undefined && e.status().available);
   }
 
-  /** The first available engine of the model's chain that serves the language, or null. */
-  resolveTtsEngine(model: string, language: string): TtsEngine | null {
-    return this.ttsChain(model).find((e) => e.languages().includes(language)) ?? null;
+  /**
+   * The first available engine of the model's chain that serves the language, or null. Given a
+   * voice's engine voices, only an engine that has a mapping for the voice qualifies (aura-max
+   * speaks its female English voices with Festival's HTS voice and its male ones with Flite).
+   */
+  resolveTtsEngine(model: string, language: string, engineVoices?: EngineVoices): TtsEngine | null {
+    return this.ttsChain(model).find((e) => e.languages().includes(language) && (engineVoices === undefined || engineVoiceFor(e, engineVoices) !== undefined)) ?? null;
   }
 
-  /** As resolveTtsEngine, or LANGUAGE_NOT_SUPPORTED when no engine here speaks the language for the model. */
-  requireTtsEngine(model: string, language: string): TtsEngine {
-    const engine = this.resolveTtsEngine(model, language);
+  /** As resolveTtsEngine, or LANGUAGE_NOT_SUPPORTED when no engine here speaks the language (in that voice) for the model. */
+  requireTtsEngine(model: string, language: string, engineVoices?: EngineVoices): TtsEngine {
+    const engine = this.resolveTtsEngine(model, language, engineVoices);
     if (!engine) {
       throw new ApiError('LANGUAGE_NOT_SUPPORTED', {
         message: `${model} cannot speak ${language} in this installation.`,

@@ -1,17 +1,44 @@
 // punctuate: sentence capitalization and end punctuation from the timing of the words. A pause of
-// SENTENCE_GAP or more (or the end of an utterance) ends a sentence; a sentence that opens with a
-// question word or an auxiliary verb ends with "?", others with "."; pauses of COMMA_GAP or more
-// inside a sentence get a comma. "i" and its contractions, days and most months are capitalized.
+// SENTENCE_GAP or more (or the end of an utterance) ends a sentence; a sentence ends with "?" when
+// it reads as a question (isQuestion), others with "."; pauses of COMMA_GAP or more inside a
+// sentence get a comma. "i" and its contractions, days and most months are capitalized.
 
 import type { WordTiming } from '../engines/engine.js';
 
 export const SENTENCE_GAP = 0.7;
 export const COMMA_GAP = 0.35;
-const QUESTION_OPENERS = new Set([
-  'who', 'what', 'when', 'where', 'why', 'how', 'which', 'whose', 'whom',
+const WH_WORDS = new Set(['who', 'what', 'when', 'where', 'why', 'how', 'which', 'whose', 'whom']);
+const AUXILIARIES = new Set([
   'is', 'are', 'was', 'were', 'am', 'do', 'does', 'did', 'can', 'could', 'would', 'will', 'should', 'shall', 'may', 'might', 'must', 'have', 'has', 'had',
   "isn't", "aren't", "wasn't", "weren't", "don't", "doesn't", "didn't", "can't", "couldn't", "won't", "wouldn't", "shouldn't", "haven't", "hasn't",
 ]);
+/** What follows an auxiliary that asks: its subject ("is it", "did the train", "can you"). */
+const SUBJECTS = new Set([
+  'i', 'you', 'he', 'she', 'it', 'we', 'they', 'there', 'this', 'that', 'these', 'those', 'the', 'my', 'your', 'his', 'her', 'its', 'our', 'their',
+  'anyone', 'anybody', 'anything', 'someone', 'somebody', 'something', 'everyone', 'everybody', 'everything', 'no', 'any', 'some', 'all',
+]);
+/**
+ * Auxiliaries that also open a conditional by inversion ("had he married ..., he might have ...",
+ * "should you need ..., call"): a question only when no main clause follows.
+ */
+const CONDITIONAL_OPENERS = new Set(['had', 'were', 'should']);
+const MAIN_CLAUSE_MARKERS = new Set(['would', 'could', 'might', 'will', 'shall', "i'd", "you'd", "he'd", "she'd", "we'd", "they'd", "i'll", "you'll", "he'll", "she'll", "we'll", "they'll", 'then', 'please', 'call']);
+
+/**
+ * A question opens with a question word, or with an auxiliary followed by its subject ("is it",
+ * "had you"); an auxiliary before anything else is an imperative or a statement ("have a nice
+ * day", "do not touch"), and an inverted conditional with its main clause is a statement.
+ */
+export function isQuestion(sentence: readonly string[]): boolean {
+  const first = sentence[0];
+  if (first === undefined) return false;
+  if (WH_WORDS.has(first)) return !(first === 'what' && (sentence[1] === 'a' || sentence[1] === 'an'));
+  if (!AUXILIARIES.has(first)) return false;
+  const second = sentence[1];
+  if (second === undefined || !(SUBJECTS.has(second) || (first.endsWith("n't") && second !== 'not'))) return false;
+  if (CONDITIONAL_OPENERS.has(first) && sentence.slice(2).some((w) => MAIN_CLAUSE_MARKERS.has(w))) return false;
+  return true;
+}
 
 export interface PunctuatedToken {
   /** The word as it appears in punctuated text (capitalized, with trailing punctuation). */
@@ -36,8 +63,8 @@ export function punctuate(words: WordTiming[], utteranceEnds: Set<number> = new 
   const tokens: PunctuatedToken[] = [];
   let sentenceStart = 0;
   const endSentence = (endIdx: number) => {
-    const first = words[sentenceStart]?.word.toLowerCase() ?? '';
-    const mark = QUESTION_OPENERS.has(first) ? '?' : '.';
+    const sentence = words.slice(sentenceStart, endIdx + 1).map((w) => w.word.toLowerCase());
+    const mark = isQuestion(sentence) ? '?' : '.';
     const last = tokens[endIdx]!;
     last.text = `${last.text.replace(/,$/, '')}${/[.?!]$/.test(last.text) ? '' : mark}`;
     sentenceStart = endIdx + 1;

@@ -2,14 +2,14 @@
 // these narrow ports; src/services.ts wires the real catalogue and registry to them.
 
 import type { Plan } from '../domain/accounts.js';
-import type { TtsEngine } from '../engines/engine.js';
+import type { EngineVoices, TtsEngine } from '../engines/engine.js';
 
 export interface VoiceSelection {
   /** Stable id of the base voice. */
   id: string;
   /** The name as the request used it (localized for Aura voices). */
   name: string;
-  /** Engine voice per engine id (e.g. { espeak: "de+m3", flite: "rms" }). */
+  /** Engine voice per engine mapping key (an engine's voiceMapping, else its id; e.g. { espeak: "de+m3", flite: "rms" }). */
   engineVoices: Record<string, string>;
   /** Semitones the voice sits above or below its engine voice. */
   basePitch: number;
@@ -37,8 +37,11 @@ export interface TtsCatalogPort {
 
 /** What the TTS service needs of the model registry (src/registry/model-registry.ts). */
 export interface TtsModelsPort {
-  /** The first available engine of the model's chain that serves the language; LANGUAGE_NOT_SUPPORTED when none. */
-  requireTtsEngine(model: string, language: string): TtsEngine;
+  /**
+   * The first available engine of the model's chain that serves the language (and, given a voice's
+   * engine voices, has a mapping for the voice); LANGUAGE_NOT_SUPPORTED when none.
+   */
+  requireTtsEngine(model: string, language: string, engineVoices?: EngineVoices): TtsEngine;
   /** Credits for `characters` billable characters of the model. */
   ttsCredits(model: string, characters: number): number;
 }

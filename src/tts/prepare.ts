@@ -5,7 +5,7 @@ import type { AuthContext } from '../accounts/auth-context.js';
 import { requireFeature } from '../accounts/auth-context.js';
 import { countCharacters, ttsCharacters } from '../accounts/pricing.js';
 import type { Config } from '../config.js';
-import { EngineError } from '../engines/engine.js';
+import { EngineError, engineVoiceFor } from '../engines/engine.js';
 import { ApiError } from '../errors.js';
 import { parseMarkup, withoutBreaks, type MarkupItem } from './markup.js';
 import type { TtsCatalogPort, TtsModelsPort } from './ports.js';
@@ -71,8 +71,8 @@ export function prepareTts(config: Config, catalog: TtsCatalogPort, models: TtsM
   }
 
   const { language, voice } = catalog.selectVoice({ model: req.model, language: req.language ?? 'en-US', languageGiven: req.language !== undefined, voice: req.voice, plan: auth.account.plan });
-  const engine = models.requireTtsEngine(req.model, language);
-  const engineVoice = voice.engineVoices[engine.id];
+  const engine = models.requireTtsEngine(req.model, language, voice.engineVoices);
+  const engineVoice = engineVoiceFor(engine, voice.engineVoices);
   if (engineVoice === undefined) throw new EngineError(engine.id, `voice ${voice.id} has no ${engine.id} mapping`, false);
 
   const items = endpoint === 'stream' ? withoutBreaks(parsed.items) : parsed.items;

@@ -24,6 +24,8 @@ export interface TaskMap {
   'audio.pitch': { payload: { samples: Int16Array; sampleRate: number; semitones: number }; result: Int16Array };
   /** Speaker labels for speech spans (src/stt/diarize.ts). */
   'stt.diarize': { payload: { pcm: Int16Array; spans: Array<{ start: number; end: number }> }; result: number[] };
+  /** The premium model's finishing chain (src/engines/studio/finishing.ts). */
+  'audio.studio': { payload: { samples: Int16Array; sampleRate: number }; result: { samples: Int16Array; sampleRate: number; loudnessIn: number; loudnessOut: number; gainDb: number } };
   'audio.resample': { payload: { samples: Int16Array; inputRate: number; outputRate: number }; result: Int16Array };
   /** Any supported upload to 16 kHz mono PCM (src/audio/decode.ts); AudioDecodeError when it is not audio. */
   'audio.decode': { payload: { bytes: Uint8Array }; result: { ok: true; pcm: Int16Array } | { ok: false; reason: string } };
@@ -44,6 +46,7 @@ export const resultArrays: { [N in TaskName]?: (r: TaskResult<N>) => ArrayBuffer
   'tts.whisper': (r) => [r],
   'audio.pitch': (r) => [r],
   'audio.resample': (r) => [r],
+  'audio.studio': (r) => [r.samples],
 };
 
 export const taskHandlers: { [N in TaskName]: (p: TaskPayload<N>) => Promise<TaskResult<N>> } = {
@@ -54,6 +57,7 @@ export const taskHandlers: { [N in TaskName]: (p: TaskPayload<N>) => Promise<Tas
   'tts.readings': async (p) => (await import('../tts/readings/convert.js')).convertReadings(p),
   'audio.pitch': async (p) => (await import('../audio/dsp/time-pitch.js')).pitchShift(p.samples, p.sampleRate, p.semitones),
   'stt.diarize': async (p) => (await import('../stt/diarize.js')).diarizeSegments(p.pcm, p.spans),
+  'audio.studio': async (p) => (await import('../engines/studio/finishing.js')).studioFinish(p.samples, p.sampleRate),
   'audio.resample': async (p) => (await import('../audio/resample.js')).resampleInt16(p.samples, p.inputRate, p.outputRate),
   // Error classes do not survive the thread boundary, so a decode failure comes back as data.
   'audio.decode': async (p) => {

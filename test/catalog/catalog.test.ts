@@ -174,7 +174,7 @@ test('voice previews are real audio, served without a key, and cached', async ()
   assert.ok(performance.now() - started < 200);
   assert.deepEqual(again.rawPayload, first.rawPayload);
   assert.ok(readdirSync(path.join(t.services.config.dataDir, 'previews')).includes('espeak--aura-01--de--r3.wav'), 'cached on disk in the data directory');
-  const sameEngine = await t.app.inject({ method: 'GET', url: '/api/v1/voices/aura-01/preview?language=de-DE&model=aura-max' });
+  const sameEngine = await t.app.inject({ method: 'GET', url: '/api/v1/voices/aura-01/preview?language=de-DE&model=aura-prime' });
   assert.deepEqual(sameEngine.rawPayload, first.rawPayload, 'models on the same engine share a sample');
   // Two listeners asking at once for a sample not made yet share one synthesis.
   const premium = t.services.catalog.data.auraVoices.find((v) => v.premium)!;

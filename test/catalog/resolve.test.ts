@@ -69,7 +69,7 @@ test('Aura voices: localized names resolve to one base voice with its engine map
   const en = select('aura-prime', 'Aria');
   assert.equal(en.language, 'en-US');
   assert.equal(en.voice.id, 'aura-01');
-  assert.deepEqual(en.voice.engineVoices, { espeak: d.auraVoices[0]!.espeak, flite: d.auraVoices[0]!.flite });
+  assert.deepEqual(en.voice.engineVoices, { espeak: d.auraVoices[0]!.espeak, flite: d.auraVoices[0]!.flite, 'flite-lite': 'kal16@185', festival: 'cmu_us_slt_arctic_hts' });
   const de = select('aura-lite', 'anna', 'de-DE');
   assert.equal(de.language, 'de');
   assert.equal(de.voice.id, 'aura-01');
@@ -140,10 +140,12 @@ test('model language counts come from the engines present, not from the data fil
   assert.equal(full['rapid-flash'], 18);
   assert.equal(full['aura-lite'], loadCatalogData().auraLanguages.length);
 
-  // Without eSpeak, only Flite's English remains; without any engine, nothing is served.
+  // Without eSpeak, only Flite's English remains (aura-max's chain names the studio engines, and
+  // aura-lite's Flite is its own kal16-only engine: neither is registered here); without any
+  // engine, nothing is served.
   const fliteOnly = new Catalog(config, new ModelRegistry(config, { tts: [t.services.registry.ttsEngine('flite')!] }));
   const counts = Object.fromEntries(listModels(fliteOnly, config).models.map((m) => [m.id, m.languages]));
-  assert.deepEqual(counts, { 'aura-lite': 0, 'aura-prime': 4, 'aura-max': 4, 'rapid-flash': 4, 'rapid-max': 4 });
+  assert.deepEqual(counts, { 'aura-lite': 0, 'aura-prime': 4, 'aura-max': 0, 'rapid-flash': 4, 'rapid-max': 4 });
   assert.equal(apiError(() => fliteOnly.resolveLanguage('aura-prime', 'de')).code, 'LANGUAGE_NOT_SUPPORTED');
   // Listings follow: the voices speak only what some Aura-set model still serves.
   const ext = listVoices(fliteOnly, {}, 'http://x') as { voices: Array<{ languages: string[] }> };
@@ -153,7 +155,8 @@ test('model language counts come from the engines present, not from the data fil
   const none = new Catalog(config, new ModelRegistry(config, { tts: [noFlite] }));
   assert.ok(listModels(none, config).models.every((m) => m.languages === 0));
 
-  // A missing Flite leaves English to eSpeak: the counts do not change.
-  const espeakOnly = new Catalog(config, new ModelRegistry(config, { tts: [noFlite, espeak] }));
+  // A missing Flite leaves English to eSpeak: the counts do not change (aura-max: eSpeak through
+  // its studio finishing).
+  const espeakOnly = new Catalog(config, new ModelRegistry(config, { tts: [noFlite, espeak, t.services.registry.ttsEngine('studio-espeak')!] }));
   assert.deepEqual(Object.fromEntries(listModels(espeakOnly, config).models.map((m) => [m.id, m.languages])), full);
 });

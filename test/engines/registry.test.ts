@@ -5,6 +5,8 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { EnginePool } from '../../src/workers/pool.js';
 import { ModelRegistry, STT_MODELS, TTS_MODELS } from '../../src/registry/model-registry.js';
+import { createTtsEngines } from '../../src/engines/create.js';
+import { engineVoiceFor } from '../../src/engines/engine.js';
 import { PocketSphinxEngine } from '../../src/engines/pocketsphinx/pocketsphinx-engine.js';
 import { ApiError } from '../../src/errors.js';
 import type { SttBinding } from '../../src/config.js';
@@ -33,14 +35,23 @@ describe('ModelRegistry', () => {
     await pool.close();
   });
 
-  test('the shipped bindings: English on Flite for aura-prime, aura-max and the rapid models; the rest on eSpeak', () => {
-    const reg = new ModelRegistry(config, { tts: [flite, espeak] });
-    for (const model of ['aura-prime', 'aura-max', 'rapid-flash', 'rapid-max']) {
+  test('the shipped bindings: English on Flite (aura-lite: kal16 only; aura-max: Festival for voices it has, finished), the rest on eSpeak', () => {
+    const reg = new ModelRegistry(config, { tts: createTtsEngines(config, pool) });
+    for (const model of ['aura-prime', 'rapid-flash', 'rapid-max']) {
       for (const lang of ['en-US', 'en-GB', 'en-AU', 'en-IN']) assert.equal(reg.resolveTtsEngine(model, lang)?.id, 'flite', `${model} ${lang}`);
       assert.equal(reg.resolveTtsEngine(model, 'de-DE')?.id, 'espeak');
     }
-    assert.equal(reg.resolveTtsEngine('aura-lite', 'en-US')?.id, 'espeak');
+    assert.equal(reg.resolveTtsEngine('aura-lite', 'en-US')?.id, 'flite-lite');
     assert.equal(reg.resolveTtsEngine('aura-lite', 'ja')?.id, 'espeak');
+    const woman = { espeak: 'f3:55', flite: 'slt', 'flite-lite': 'kal16@185', festival: 'cmu_us_slt_arctic_hts' };
+    const man = { espeak: 'm3:45', flite: 'rms', 'flite-lite': 'kal16' };
+    assert.equal(reg.resolveTtsEngine('aura-max', 'en-US', woman)?.id, 'studio-festival');
+    assert.equal(reg.resolveTtsEngine('aura-max', 'en-GB', man)?.id, 'studio-flite');
+    assert.equal(reg.resolveTtsEngine('aura-max', 'de-DE', woman)?.id, 'studio-espeak');
+    const studio = reg.resolveTtsEngine('aura-max', 'en-US', man)!;
+    assert.equal(engineVoiceFor(studio, man), 'rms');
+    // A voice with no mapping on any engine of the chain: LANGUAGE_NOT_SUPPORTED.
+    assert.equal(codeOf(() => reg.requireTtsEngine('aura-max', 'en-US', { sherpa: 'piper' })), 'LANGUAGE_NOT_SUPPORTED');
     assert.deepEqual(reg.unknownTtsBindings(), []);
   });
 
@@ -76,7 +87,8 @@ describe('ModelRegistry', () => {
     const reg = new ModelRegistry(withBindings(config, { reversed: ['espeak', 'flite'], neural: ['sherpa-kokoro', 'flite'] }), { tts: [flite, espeak] });
     assert.equal(reg.resolveTtsEngine('reversed', 'en-US')?.id, 'espeak');
     assert.equal(reg.resolveTtsEngine('neural', 'en-US')?.id, 'flite');
-    assert.deepEqual(reg.unknownTtsBindings(), ['sherpa-kokoro']);
+    // The shipped chains' other engines are not registered here either.
+    assert.deepEqual(reg.unknownTtsBindings(), ['flite-lite', 'studio-festival', 'studio-flite', 'studio-espeak', 'sherpa-kokoro']);
   });
 });
 

@@ -28,7 +28,7 @@ test('/metrics needs the operator token and reports requests, credits, queue and
   assert.match(res.body, /parla_credits_debited_total\{model="aura-max",mode="live"\} 16/);
   assert.match(res.body, /parla_engine_queue_depth \d+/);
   assert.match(res.body, /parla_engine_tasks_running \d+/);
-  assert.match(res.body, /parla_engine_real_time_factor_count\{task="synthesis",engine="(flite|espeak)"\} 1/);
+  assert.match(res.body, /parla_engine_real_time_factor_count\{task="synthesis",engine="(flite|espeak|studio-festival|studio-flite)"\} 1/);
   assert.match(res.body, /parla_http_request_duration_seconds_bucket/);
   assert.match(res.body, /parla_realtime_streams_active 0/);
 });

@@ -105,6 +105,18 @@ const PUNCT: Array<[string, string]> = [
   ['where is it | there | why', 'Where is it? There. Why?'],
   ['see you on friday in june', 'See you on Friday in June.'],
   ['we may march in may', 'We may march in may.'],
+  // Issue 20: an auxiliary or question word at the start is not enough.
+  ['had he married a more amiable woman he might have been made still more respectable', 'Had he married a more amiable woman he might have been made still more respectable.'],
+  ['had you seen it before', 'Had you seen it before?'],
+  ['should you need help call us', 'Should you need help call us.'],
+  ['should we go now', 'Should we go now?'],
+  ['were they late', 'Were they late?'],
+  ['were it not for the rain we would have gone', 'Were it not for the rain we would have gone.'],
+  ['have a nice day', 'Have a nice day.'],
+  ['do not touch the screen', 'Do not touch the screen.'],
+  ["don't you see", "Don't you see?"],
+  ['what a lovely morning', 'What a lovely morning.'],
+  ['is | it', 'Is. It.'],
 ];
 for (const [spoken, written] of PUNCT) {
   test(`punctuate: "${spoken}" -> "${written}"`, () => assert.equal(punctuatedText(timed(spoken)), written));

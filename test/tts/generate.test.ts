@@ -50,7 +50,11 @@ describe('formats and headers', () => {
     assert.equal(res.headers['content-type'], 'audio/wav');
     assert.equal(res.rawPayload.readUInt32LE(24), 16000, 'Flite');
     const lite = await generate({ text: 'Default format.', voice: 'Aria', model: 'aura-lite' });
-    assert.equal(lite.rawPayload.readUInt32LE(24), 22050, 'eSpeak NG');
+    assert.equal(lite.rawPayload.readUInt32LE(24), 16000, "aura-lite's English: Flite kal16");
+    const german = await generate({ text: 'Standardformat.', voice: 'Anna', model: 'aura-lite', language: 'de-DE' });
+    assert.equal(german.rawPayload.readUInt32LE(24), 22050, 'eSpeak NG');
+    const max = await generate({ text: 'Default format.', voice: 'Aria', model: 'aura-max' });
+    assert.equal(max.rawPayload.readUInt32LE(24), 48000, "aura-max's finishing chain");
   });
 
   test('long text is synthesized in parallel chunks and joined in order', async () => {

@@ -36,13 +36,13 @@ test('raw 16-bit mono PCM with the interface headers, at the requested rate', as
   }
 });
 
-test('eSpeak (aura-lite) streams while it synthesizes: the same audio length as /tts/generate', async () => {
-  const text = 'First sentence here. And a second one, a little longer than the first.';
-  const file = await t.app.inject({ method: 'POST', url: '/api/v1/tts/generate', headers: { 'x-api-key': key }, payload: { text, voice: 'Aria', model: 'aura-lite' } });
+test('eSpeak (aura-lite in German) streams while it synthesizes: the same audio length as /tts/generate', async () => {
+  const text = 'Der erste Satz ist hier. Und ein zweiter, etwas länger als der erste.';
+  const file = await t.app.inject({ method: 'POST', url: '/api/v1/tts/generate', headers: { 'x-api-key': key }, payload: { text, voice: 'Anna', model: 'aura-lite', language: 'de-DE' } });
   assert.equal(file.statusCode, 200, file.body);
   const fileSeconds = (file.rawPayload.length - 44) / 2 / 22050;
   for (const rate of [22050, 16000]) {
-    const res = await stream({ text, voice: 'Aria', model: 'aura-lite', sample_rate: rate });
+    const res = await stream({ text, voice: 'Anna', model: 'aura-lite', language: 'de-DE', sample_rate: rate });
     assert.equal(res.statusCode, 200, res.body);
     const seconds = res.rawPayload.length / 2 / rate;
     assert.ok(Math.abs(seconds - fileSeconds) < 0.1, `${rate}: stream ${seconds} s, file ${fileSeconds} s`);

@@ -72,15 +72,29 @@ describe('one engine path each', () => {
     await checkShape(body, SENTENCE_WORDS);
   });
 
-  test("eSpeak (aura-lite): the engine's own word events", async () => {
+  test('Flite kal16 (aura-lite English): aligned like any Flite voice, 16 kHz', async () => {
     const body = await ok({ text: SENTENCE, voice: 'Aria', model: 'aura-lite' });
-    assert.equal(body.sample_rate, 22050);
+    assert.equal(body.sample_rate, 16000);
     await checkShape(body, SENTENCE_WORDS);
   });
 
-  test('eSpeak in German: words as written, umlauts included', async () => {
+  test("eSpeak in German (aura-lite): the engine's own word events, words as written, umlauts included", async () => {
     const body = await ok({ text: 'Grüße aus München, sagte sie.', voice: 'Anna', model: 'aura-lite', language: 'de-DE' });
+    assert.equal(body.sample_rate, 22050);
     await checkShape(body, ['Grüße', 'aus', 'München', 'sagte', 'sie']);
+  });
+
+  test("eSpeak through the studio finishing (aura-max, German): eSpeak's word events on the 48 kHz file", async () => {
+    // German cannot be aligned here: these words can only be the inner engine's own events.
+    const body = await ok({ text: 'Grüße aus München, sagte sie.', voice: 'Anna', model: 'aura-max', language: 'de-DE' });
+    assert.equal(body.sample_rate, 48000);
+    await checkShape(body, ['Grüße', 'aus', 'München', 'sagte', 'sie']);
+  });
+
+  test('Festival through the studio finishing (aura-max, a female English voice): aligned, 48 kHz', async () => {
+    const body = await ok({ text: SENTENCE, voice: 'Aria', model: 'aura-max' });
+    assert.equal(body.sample_rate, 48000);
+    await checkShape(body, SENTENCE_WORDS);
   });
 
   test('Japanese: the words are the kanji as written, timed on their readings', async () => {

@@ -32,18 +32,39 @@ const TIMEOUT_MS = 60_000;
  */
 const NATIVE_F0_STDDEV_HZ: Record<string, number> = { slt: 27, awb: 25, kal16: 11 };
 
+/**
+ * An engine voice is a Flite voice name, optionally with a new F0 mean in Hz: `kal16@185` is kal16
+ * speaking around 185 Hz (aura-lite's female English voices: kal16 is the one voice as fast as
+ * eSpeak, and Flite's own F0 target keeps it clear where a shift of its audio does not). The F0
+ * deviation is scaled with the mean (0.14 x mean, slt's own ratio), or the intonation would flatten.
+ */
+export function parseFliteVoice(engineVoice: string): { voice: string; f0Mean: number | null } | null {
+  const at = engineVoice.indexOf('@');
+  const voice = at < 0 ? engineVoice : engineVoice.slice(0, at);
+  if (!(FLITE_VOICES as readonly string[]).includes(voice)) return null;
+  if (at < 0) return { voice, f0Mean: null };
+  const f0Mean = Number(engineVoice.slice(at + 1));
+  return Number.isInteger(f0Mean) && f0Mean >= 50 && f0Mean <= 400 && NATIVE_F0_STDDEV_HZ[voice] !== undefined ? { voice, f0Mean } : null;
+}
+
 /** Flite settings that move a voice's whole F0 contour by `semitones`, or null if it cannot. */
 export function nativePitchArgs(engineVoice: string, semitones: number): string[] | null {
-  const stddev = NATIVE_F0_STDDEV_HZ[engineVoice];
-  if (stddev === undefined) return null;
-  if (semitones === 0) return [];
+  const parsed = parseFliteVoice(engineVoice);
+  const stddev = parsed ? NATIVE_F0_STDDEV_HZ[parsed.voice] : undefined;
+  if (!parsed || stddev === undefined) return null;
   const factor = 2 ** (semitones / 12);
+  if (parsed.f0Mean !== null) {
+    const args = ['--setf', `int_f0_target_mean=${parsed.f0Mean}`, '--setf', `int_f0_target_stddev=${(0.14 * parsed.f0Mean * factor).toFixed(3)}`];
+    return semitones === 0 ? args : [...args, '--setf', `f0_shift=${factor.toFixed(5)}`];
+  }
+  if (semitones === 0) return [];
   return ['--setf', `f0_shift=${factor.toFixed(5)}`, '--setf', `int_f0_target_stddev=${(stddev * factor).toFixed(3)}`];
 }
 
 export class FliteEngine implements TtsEngine {
-  readonly id = 'flite';
+  readonly id: string;
   private readonly problem: string | null;
+  private readonly voices: readonly string[];
   private running = 0;
   private readonly waiting = new WaitQueue<void>();
   /** Flite runs are started from a small helper process, not from this one (spawner.ts says why). */
@@ -51,8 +72,10 @@ export class FliteEngine implements TtsEngine {
 
   constructor(
     private readonly pool: EnginePool,
-    private readonly opts: { binary?: string; maxProcesses?: number } = {},
+    private readonly opts: { binary?: string; maxProcesses?: number; /** default "flite" */ id?: string; /** default all of FLITE_VOICES */ voices?: readonly string[] } = {},
   ) {
+    this.id = opts.id ?? 'flite';
+    this.voices = opts.voices ?? FLITE_VOICES;
     this.problem = FliteEngine.probe(opts.binary ?? 'flite');
   }
 
@@ -92,7 +115,8 @@ export class FliteEngine implements TtsEngine {
 
   async synthesize(req: SynthesisRequest, signal?: AbortSignal): Promise<SynthesisResult> {
     if (this.problem) throw new EngineError(this.id, this.problem, false);
-    if (!(FLITE_VOICES as readonly string[]).includes(req.engineVoice)) throw new EngineError(this.id, `unknown voice ${req.engineVoice}`, false);
+    const parsed = parseFliteVoice(req.engineVoice);
+    if (!parsed || !this.voices.includes(parsed.voice)) throw new EngineError(this.id, `unknown voice ${req.engineVoice}`, false);
     // Its voices only speak English: any other language would come out as English phonemes.
     if (!FLITE_LANGUAGES.includes(req.language)) throw new EngineError(this.id, `does not serve ${req.language}`, false);
     const release = await this.slot(signal);
@@ -101,7 +125,7 @@ export class FliteEngine implements TtsEngine {
     const pitchArgs = nativePitchArgs(req.engineVoice, req.pitch);
     let wav: Buffer;
     try {
-      await this.run(['-voice', req.engineVoice, '--setf', `duration_stretch=${(1 / req.speed).toFixed(4)}`, ...(pitchArgs ?? []), '-t', req.text, '-o', out], signal);
+      await this.run(['-voice', parsed.voice, '--setf', `duration_stretch=${(1 / req.speed).toFixed(4)}`, ...(pitchArgs ?? []), '-t', req.text, '-o', out], signal);
       wav = await readFile(out);
     } finally {
       release();
