@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { EnginePool } from '../../src/workers/pool.js';
-import { EngineError } from '../../src/engines/engine.js';
+import { EngineError, EngineOverloadedError } from '../../src/engines/engine.js';
 import { ModelLifecycle } from '../../src/engines/model-lifecycle.js';
 import { SherpaTtsEngine } from '../../src/engines/sherpa/sherpa-tts-engine.js';
 import { tempDir } from '../helpers/env.js';
@@ -55,4 +55,14 @@ test('a voice loads on first use, is shared, unloads after the idle TTL and load
 
   await assert.rejects(engine.synthesize(req('Hallo.', 'de-DE', 'broken-gen')), (e: unknown) => e instanceof EngineError && /broken-gen/.test(e.message));
   assert.ok((await engine.synthesize(req('Still here.'))).samples.length > 0, 'the other voice still serves');
+});
+
+test('past the voice\'s bound of syntheses in flight, a new one is overload (503 at the edge), not an engine failure', async () => {
+  const own = new ModelLifecycle({ ttlMs: 60_000, memoryBudgetMB: 100_000, loadWaitMs: 30_000 });
+  const engine = new SherpaTtsEngine(pool, modelsDir, own, 1);
+  const results = await Promise.allSettled([engine.synthesize(req('One sentence to say.')), engine.synthesize(req('Another sentence to say.'))]);
+  assert.equal(results.filter((r) => r.status === 'fulfilled').length, 1);
+  const refused = results.find((r) => r.status === 'rejected') as PromiseRejectedResult;
+  assert.ok(refused.reason instanceof EngineOverloadedError, String(refused.reason));
+  await own.close();
 });

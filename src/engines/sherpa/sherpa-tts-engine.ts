@@ -11,7 +11,7 @@ import { existsSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { PoolOverloadedError, type EnginePool } from '../../workers/pool.js';
-import { EngineError, type SynthesisRequest, type SynthesisResult, type TtsEngine } from '../engine.js';
+import { EngineError, EngineOverloadedError, type SynthesisRequest, type SynthesisResult, type TtsEngine } from '../engine.js';
 import type { ModelLifecycle } from '../model-lifecycle.js';
 import { findSherpaTtsModels, type SherpaTtsModel } from './models.js';
 import { TtsModelHost } from './tts-model-host.js';
@@ -80,7 +80,8 @@ export class SherpaTtsEngine implements TtsEngine {
       signal?.throwIfAborted();
       return res;
     } catch (err) {
-      if (signal?.aborted || err instanceof PoolOverloadedError) throw err;
+      // Overload stays overload (503 with Retry-After at the edge), not an engine failure.
+      if (signal?.aborted || err instanceof PoolOverloadedError || err instanceof EngineOverloadedError) throw err;
       throw new EngineError(this.id, `${model.name}: ${err instanceof Error ? err.message : String(err)}`, false, { cause: err });
     }
   }

@@ -4,74 +4,34 @@
 // or stream is refused with SERVICE_OVERLOADED at once (the audio of streams already open is
 // always taken: a stream is never cut off halfway for being one too many).
 
-import { Worker } from 'node:worker_threads';
-import { EngineError, type RecognizedUtterance, EngineOverloadedError } from '../engine.js';
-import type { BatchOutcome, HostReply, HostRequest, HostSetup } from './stt-host.js';
+import { EngineOverloadedError, type RecognizedUtterance } from '../engine.js';
+import { ModelThread } from './model-thread.js';
+import type { BatchOutcome, HostRequest, HostSetup } from './stt-host.js';
 
 // From TypeScript sources the worker needs tsx registered first (stt-host-dev.mjs).
 const entry = import.meta.url.endsWith('.ts') ? './stt-host-dev.mjs' : './stt-host.js';
 
-type Pending = { resolve: (v: unknown) => void; reject: (e: unknown) => void };
 type Op<R extends HostRequest['op']> = Omit<Extract<HostRequest, { op: R }>, 'id'>;
 
 export class SttModelHost {
-  private readonly pending = new Map<number, Pending>();
-  private nextId = 1;
   private nextSid = 1;
-  private dead: string | null = null;
 
   private constructor(
-    private readonly worker: Worker,
+    private readonly thread: ModelThread,
     private readonly engineId: string,
     private readonly maxPending: number,
-    onDeath: () => void,
-  ) {
-    worker.on('message', (m: HostReply) => {
-      const p = this.pending.get(m.id);
-      if (!p) return;
-      this.pending.delete(m.id);
-      if (m.ok) p.resolve(m.value);
-      else p.reject(new EngineError(engineId, m.message, false));
-    });
-    const die = (why: string) => {
-      if (this.dead) return;
-      this.dead = why;
-      for (const p of this.pending.values()) p.reject(new EngineError(engineId, why, true));
-      this.pending.clear();
-      onDeath();
-    };
-    worker.on('error', (err) => die(`the model's thread failed: ${err.message}`));
-    worker.on('exit', () => die('the model was unloaded'));
-  }
+  ) {}
 
   /** Starts the model's thread and loads the model there; rejects with sherpa's message if it cannot. */
-  static start(setup: HostSetup, engineId: string, maxPending: number, onDeath: () => void): Promise<SttModelHost> {
-    const worker = new Worker(new URL(entry, import.meta.url), { workerData: setup });
-    return new Promise((resolve, reject) => {
-      const fail = (err: Error) => reject(new EngineError(engineId, `could not load the model: ${err.message}`, true, { cause: err }));
-      worker.once('error', fail);
-      worker.once('message', (m: { ready: boolean; message?: string }) => {
-        worker.off('error', fail);
-        if (m.ready) {
-          resolve(new SttModelHost(worker, engineId, maxPending, onDeath));
-        } else {
-          void worker.terminate();
-          reject(new EngineError(engineId, `could not load the model: ${m.message ?? 'unknown error'}`, false));
-        }
-      });
-    });
+  static async start(setup: HostSetup, engineId: string, maxPending: number, onDeath: () => void): Promise<SttModelHost> {
+    return new SttModelHost(await ModelThread.start(new URL(entry, import.meta.url), setup, engineId, 'model', onDeath), engineId, maxPending);
   }
 
   private call<R extends HostRequest['op']>(req: Op<R>, move?: ArrayBuffer): Promise<unknown> {
-    if (this.dead) return Promise.reject(new EngineError(this.engineId, this.dead, true));
-    if ((req.op === 'recognize' || req.op === 'open') && this.pending.size >= this.maxPending) {
+    if (!this.thread.dead && (req.op === 'recognize' || req.op === 'open') && this.thread.inFlight >= this.maxPending) {
       return Promise.reject(new EngineOverloadedError(`Too many requests are waiting for the speech model ${this.engineId}; try again shortly.`, 1));
     }
-    const id = this.nextId++;
-    return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
-      this.worker.postMessage({ ...req, id }, move ? [move] : []);
-    });
+    return this.thread.request(req, move ? [move] : []);
   }
 
   /** Batch recognition; `language` '' lets a multilingual Whisper detect it. */
@@ -100,12 +60,12 @@ export class SttModelHost {
   }
 
   async closeStream(sid: number): Promise<void> {
-    if (this.dead) return;
+    if (this.thread.dead) return;
     await this.call<'close'>({ op: 'close', sid });
   }
 
   /** Ends the thread: the model's memory goes with it. */
-  async stop(): Promise<void> {
-    await this.worker.terminate();
+  stop(): Promise<void> {
+    return this.thread.stop();
   }
 }
