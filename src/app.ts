@@ -29,6 +29,8 @@ import { ttsTimestampRoutes } from './routes/v1/tts-timestamps.js';
 import { sttRoutes } from './routes/v1/stt.js';
 import { realtimeInfoRoutes, type RealtimeEndpoint } from './routes/v1/realtime-info.js';
 import { openAiRoutes } from './compat/openai/routes.js';
+import { serveWsRoutes } from './edge/ws-routes.js';
+import { registerDeepgram } from './compat/deepgram/register.js';
 import { dashboardStatic } from './dashboard/static.js';
 import { createDashboard, dashboardApiRoutes } from './dashboard/routes.js';
 
@@ -90,6 +92,7 @@ export async function buildApp(services: Services, opts: BuildAppOptions = {}): 
     clientErrorHandler,
   }).withTypeProvider<TypeBoxTypeProvider>();
   refuseConnect(app.server);
+  serveWsRoutes(app.server, services.wsRoutes, app.log);
   refuseUnknownExpectation(app.server);
   registerJsonBodyParser(app);
 
@@ -141,6 +144,7 @@ export async function buildApp(services: Services, opts: BuildAppOptions = {}): 
   await app.register(ttsRoutes, { tts: services.tts, prefix: '/api/v1' });
   await app.register(ttsTimestampRoutes, { tts: services.tts, prefix: '/api/v1' });
   await app.register(openAiRoutes, { tts: services.tts, stt: services.stt, mapping: services.config.product.openai, prefix: '/v1' });
+  await registerDeepgram(app, services);
   await app.register(dashboardStatic);
   await app.register(dashboardApiRoutes, { services, dashboard, prefix: '/dashboard/api' });
 

@@ -21,6 +21,7 @@ import { ModelLifecycle } from './engines/model-lifecycle.js';
 import { createSherpaSttEngines, type SherpaSttEngine } from './engines/sherpa/sherpa-stt-engine.js';
 import { resolveModelBindings } from './models/bindings.js';
 import { Metrics } from './http/metrics.js';
+import { WsRoutes } from './edge/ws-routes.js';
 import { TtsService } from './tts/service.js';
 import { SttService } from './stt/service.js';
 
@@ -43,6 +44,8 @@ export interface Services {
   /** Every loaded model (recognizers, voices, PocketSphinx's decoders): load on use, idle TTL, LRU eviction. */
   lifecycle: ModelLifecycle;
   metrics: Metrics;
+  /** WebSocket endpoints beyond the native stream (the Deepgram dialect), served on both ports. */
+  wsRoutes: WsRoutes;
   /** Closes everything this object opened, in reverse order. */
   close(): Promise<void>;
 }
@@ -102,6 +105,7 @@ export async function createServices(config: Config, log: FastifyBaseLogger, opt
       stt: new SttService({ config, registry, pool, billing, limiter, onRecognition: (a, w, e) => metrics.observeRecognition(a, w, e) }),
       lifecycle,
       metrics,
+      wsRoutes: new WsRoutes(),
       async close() {
         for (const c of closers.reverse()) await c().catch((err: unknown) => log.warn({ err }, 'close failed'));
       },

@@ -1,5 +1,6 @@
-// Authentication of every API request by X-API-Key (decisions #22; on the OpenAI dialect's /v1
-// routes also `Authorization: Bearer`), before the body is read;
+// Authentication of every API request by X-API-Key (decisions #22; on the compatible dialects'
+// /v1 routes also `Authorization: Bearer <key>` (OpenAI) or `Token <key>` (Deepgram)), before the
+// body is read;
 // without that header, the dashboard playground's session cookie (src/dashboard/playground-auth.ts).
 // Routes opt out with `config: { public: true }` (health, docs, dashboard pages).
 
@@ -55,12 +56,13 @@ export const authPlugin = fp(
     app.decorateRequest('auth', null as unknown as AuthContext);
     // A callback hook: a key found in the authenticator's cache is accepted without a promise.
     forAuthenticatedRoutes(app, (route) => {
-      // The OpenAI dialect's clients send the key as `Authorization: Bearer`; only its routes read
-      // that header, so the native API keeps one way in (and /metrics' bearer token stays its own).
+      // The dialects' clients send the key in `Authorization` (OpenAI: Bearer, Deepgram: Token);
+      // only their /v1 routes read that header, so the native API keeps one way in (and /metrics'
+      // bearer token stays its own).
       const bearer = route.url.startsWith('/v1/');
       appendRouteHook(route, 'onRequest', (request, _reply, done) => {
         const header = request.headers['x-api-key'];
-        const raw = Array.isArray(header) ? header[0] : header ?? (bearer ? bearerToken(request.headers.authorization) : undefined);
+        const raw = Array.isArray(header) ? header[0] : header ?? (bearer ? authorizationToken(request.headers.authorization) : undefined);
         let auth: AuthContext | Promise<AuthContext | null>;
         try {
           auth = raw === undefined && opts.sessionAuth ? opts.sessionAuth(request).then((bySession) => bySession ?? opts.authenticator.authenticate(raw)) : opts.authenticator.authenticate(raw);
@@ -82,8 +84,15 @@ export const authPlugin = fp(
   { name: 'parla-auth', fastify: '5.x', dependencies: ['parla-request-id'] },
 );
 
-/** The token of an `Authorization: Bearer <token>` header (scheme in any case), or undefined. */
-export function bearerToken(header: string | undefined): string | undefined {
-  if (header === undefined || header.length < 7 || header.slice(0, 7).toLowerCase() !== 'bearer ') return undefined;
-  return header.slice(7).trim();
+/**
+ * The key of an `Authorization: Bearer <key>` (OpenAI) or `Authorization: Token <key>` (Deepgram)
+ * header, scheme in any case, or undefined.
+ */
+export function authorizationToken(header: string | undefined): string | undefined {
+  if (header === undefined) return undefined;
+  const space = header.indexOf(' ');
+  if (space < 0) return undefined;
+  const scheme = header.slice(0, space).toLowerCase();
+  if (scheme !== 'bearer' && scheme !== 'token') return undefined;
+  return header.slice(space + 1).trim();
 }

@@ -12,6 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Services } from '../services.js';
 import { ApiError, errorBody } from '../errors.js';
+import { refuseUpgrade as refuse } from '../edge/ws-routes.js';
 import { LIVE_SLOT_RENEW_MS } from '../stt/service.js';
 import { newRequestId } from '../edge/request-id.js';
 import { toApiError } from '../edge/errors.js';
@@ -79,6 +80,9 @@ export class RealtimeServer {
   private async upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
     const requestId = newRequestId();
     const url = new URL(req.url ?? '/', 'https://localhost');
+    // The dialects' sockets (Deepgram's /v1/listen, /v1/speak) are served on this port too.
+    const other = url.pathname === REALTIME_PATH ? undefined : this.services.wsRoutes.match(req.url);
+    if (other) return other(req, socket, head, { requestId, port: 'realtime' });
     if (url.pathname !== REALTIME_PATH) return refuse(socket, new ApiError('NOT_FOUND', { message: `No WebSocket at ${url.pathname}; use ${REALTIME_PATH}.` }), requestId);
     // A handshake ws would refuse is refused here, before a slot, a hold and a recognizer are taken.
     const handshake = handshakeProblem(req);
@@ -188,19 +192,4 @@ export function handshakeProblem(req: IncomingMessage): string | null {
     if (list.some((p) => !TOKEN.test(p)) || new Set(list).size !== list.length) return 'Invalid Sec-WebSocket-Protocol header.';
   }
   return null;
-}
-
-/** Answers the upgrade request with a plain HTTP error: the interface's body and headers. */
-function refuse(socket: Duplex, err: ApiError, requestId: string): void {
-  const body = JSON.stringify(errorBody(err, requestId));
-  const reason = { 400: 'Bad Request', 401: 'Unauthorized', 402: 'Payment Required', 403: 'Forbidden', 404: 'Not Found', 429: 'Too Many Requests', 500: 'Internal Server Error', 503: 'Service Unavailable' }[err.status] ?? 'Error';
-  const headers = [
-    `HTTP/1.1 ${err.status} ${reason}`,
-    'Content-Type: application/json; charset=utf-8',
-    `Content-Length: ${Buffer.byteLength(body)}`,
-    `X-Request-ID: ${requestId}`,
-    ...(err.retryAfter !== undefined ? [`Retry-After: ${Math.ceil(err.retryAfter)}`] : []),
-    'Connection: close',
-  ];
-  socket.end(`${headers.join('\r\n')}\r\n\r\n${body}`);
 }

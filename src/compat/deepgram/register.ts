@@ -1,0 +1,13 @@
+// The Deepgram dialect (docs/compatibility.md, "Deepgram"): REST routes under /v1 on the API port
+// and WebSockets (/v1/listen, /v1/speak) on both the API port and the real-time TLS port. Like the
+// OpenAI dialect, an edge only: parse Deepgram's request, map its models and voices, call the same
+// services as the native routes, render Deepgram's answer and its errors (errors.ts).
+
+import type { FastifyInstance } from 'fastify';
+import type { Services } from '../../services.js';
+
+export async function registerDeepgram(app: FastifyInstance, services: Services): Promise<void> {
+  // Each part registers itself here, one line each:
+  void app;
+  void services;
+}
