@@ -36,6 +36,15 @@ export interface ProductConfig {
   newAccountCredits: { live: number; test: number };
   /** The OpenAI dialect's tables: its ids and voice names -> Parla's (docs/compatibility.md). */
   openai: OpenAiMapping;
+  deepgram: DeepgramMapping;
+}
+
+/** The Deepgram dialect's tables (docs/compatibility.md, "Deepgram"): its ids -> Parla's. */
+export interface DeepgramMapping {
+  /** Deepgram STT model ids (nova-3, nova-2, base, ...) -> Parla STT product models. */
+  sttModels: Record<string, string>;
+  /** Aura voice names (the `<voice>` of aura-2-<voice>-en) -> Parla voice names. */
+  voices: Record<string, string>;
 }
 
 export interface OpenAiMapping {
@@ -215,7 +224,16 @@ function validateProduct(p: unknown): ProductConfig {
     const t = openai[table] ?? {};
     if (!isObject(t) || !Object.values(t).every((v) => typeof v === 'string' && v !== '')) throw new ConfigError(`openai.${table} must map names to names`);
   }
-  return { ...p, openai: { ttsModels: openai.ttsModels ?? {}, sttModels: openai.sttModels ?? {}, voices: openai.voices ?? {} } } as unknown as ProductConfig;
+  const deepgram = isObject(p.deepgram) ? p.deepgram : {};
+  for (const table of ['sttModels', 'voices']) {
+    const t = deepgram[table] ?? {};
+    if (!isObject(t) || !Object.values(t).every((v) => typeof v === 'string' && v !== '')) throw new ConfigError(`deepgram.${table} must map names to names`);
+  }
+  return {
+    ...p,
+    openai: { ttsModels: openai.ttsModels ?? {}, sttModels: openai.sttModels ?? {}, voices: openai.voices ?? {} },
+    deepgram: { sttModels: deepgram.sttModels ?? {}, voices: deepgram.voices ?? {} },
+  } as unknown as ProductConfig;
 }
 
 function loadKeySecret(env: Env, dataDir: string): string {
