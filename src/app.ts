@@ -93,6 +93,8 @@ export async function buildApp(services: Services, opts: BuildAppOptions = {}): 
   }).withTypeProvider<TypeBoxTypeProvider>();
   refuseConnect(app.server);
   serveWsRoutes(app.server, services.wsRoutes, app.log);
+  // Upgraded sockets (the dialects' live streams) end gracefully before the server stops listening.
+  app.addHook('preClose', () => services.wsRoutes.shutdown());
   refuseUnknownExpectation(app.server);
   registerJsonBodyParser(app);
 

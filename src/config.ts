@@ -80,6 +80,8 @@ export interface Config {
   metricsPort: number | null;
   /** Real-time streams: maximum session length in seconds. */
   realtimeMaxSessionSeconds: number;
+  /** No audio and no KeepAlive for this long closes a live stream, in every protocol (REALTIME_IDLE_TIMEOUT_SECONDS). */
+  realtimeIdleTimeoutSeconds: number;
   /** Create the demo account and key on first start with an empty database. */
   seedDemo: boolean;
   /** Directory for optional neural model files (sherpa-onnx). */
@@ -303,6 +305,7 @@ export function loadConfig(env: Env = process.env): Config {
     metricsToken: str(env, 'METRICS_TOKEN'),
     metricsPort: metricsPortRaw === null ? null : int(env, 'METRICS_PORT', 9464, 0, 65535),
     realtimeMaxSessionSeconds: int(env, 'REALTIME_MAX_SESSION_SECONDS', 3600, 10, 86400),
+    realtimeIdleTimeoutSeconds: int(env, 'REALTIME_IDLE_TIMEOUT_SECONDS', 10, 1, 3600),
     seedDemo: bool(env, 'PARLA_SEED_DEMO', true),
     modelsDir: path.resolve(str(env, 'PARLA_MODELS_DIR') ?? path.join(dataDir, 'models')),
     models: {

@@ -20,10 +20,25 @@ export type UpgradeHandler = (req: IncomingMessage, socket: Duplex, head: Buffer
 
 export class WsRoutes {
   private readonly handlers = new Map<string, UpgradeHandler>();
+  private readonly shutdowns = new Map<string, () => Promise<void>>();
 
-  /** Registers (or, when an app is built again on the same services, replaces) a path's handler. */
-  add(path: string, handler: UpgradeHandler): void {
+  /**
+   * Registers (or, when an app is built again on the same services, replaces) a path's handler;
+   * `shutdown` ends the path's open sockets gracefully (see shutdown()).
+   */
+  add(path: string, handler: UpgradeHandler, shutdown?: () => Promise<void>): void {
     this.handlers.set(path, handler);
+    if (shutdown) this.shutdowns.set(path, shutdown);
+    else this.shutdowns.delete(path);
+  }
+
+  /**
+   * Ends every open socket of every path (each gets its protocol's last messages and close frame).
+   * Called when either listener closes: an upgraded socket is no longer an HTTP connection, so a
+   * server would otherwise wait for its clients to leave.
+   */
+  async shutdown(): Promise<void> {
+    await Promise.all([...this.shutdowns.values()].map((s) => s().catch(() => undefined)));
   }
 
   /** The handler of a request's path (query ignored), or undefined. */

@@ -13,20 +13,19 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import type { Services } from '../services.js';
 import { ApiError, errorBody } from '../errors.js';
 import { refuseUpgrade as refuse } from '../edge/ws-routes.js';
-import { LIVE_SLOT_RENEW_MS } from '../stt/service.js';
 import { newRequestId } from '../edge/request-id.js';
 import { toApiError } from '../edge/errors.js';
 import { parseRealtimeParams } from './params.js';
-import { CLOSE, RealtimeSession } from './session.js';
+import type { RealtimeSession } from './session.js';
+import { NativeOutput } from './native-output.js';
+import { acceptLiveStream } from './live-upgrade.js';
 import { loadTls } from './tls.js';
 import { opusSupported } from './opus-decoder.js';
 
 export const REALTIME_PATH = '/api/v1/stt/realtime/stream';
-/** Audio prepaid per hold block; the hold grows block by block while the stream runs. */
-const HOLD_BLOCK_SECONDS = 60;
 
 export interface RealtimeServerOptions {
-  /** No audio or KeepAlive for this long closes the stream (default 10 s). */
+  /** No audio or KeepAlive for this long closes the stream (default: REALTIME_IDLE_TIMEOUT_SECONDS, 10 s). */
   idleTimeoutMs?: number;
   /** Overrides config.realtimeMaxSessionSeconds (tests). */
   maxSessionSeconds?: number;
@@ -96,65 +95,35 @@ export class RealtimeServer {
         throw new ApiError('INVALID_FORMAT', { message: 'This server has no Opus decoder (ffmpeg); send linear16.', details: { field: 'encoding', provided: 'opus', suggestions: ['linear16'] } });
       }
       // Language, engine, admission (windows and slot), the first block of credits, a recognizer.
-      const live = await services.stt.openLive(auth, {
+      const idleTimeoutMs = this.opts.idleTimeoutMs ?? services.config.realtimeIdleTimeoutSeconds * 1000;
+      await acceptLiveStream({
+        services,
+        wss: this.wss,
+        req,
+        socket,
+        head,
         requestId,
-        model: params.model,
-        language: params.language,
-        keywords: params.keywords,
+        auth,
+        params,
         recognizerWaitMs: this.opts.recognizerWaitMs ?? 3000,
-        holdBlockSeconds: HOLD_BLOCK_SECONDS,
-      });
-      if (socket.destroyed || !socket.writable) {
-        // The client gave up while we waited: nothing was streamed, nothing is billed.
-        await live.abandon();
-        return refuse(socket, new ApiError('INVALID_REQUEST', { message: 'The client closed the connection before the upgrade.' }), requestId);
-      }
-      // Should ws still refuse the handshake, its callback never runs: give everything back when
-      // the socket closes without having been upgraded.
-      let upgraded = false;
-      const abandon = () => {
-        if (!upgraded) void live.abandon().catch(() => undefined);
-      };
-      socket.once('close', abandon);
-      this.wss.handleUpgrade(req, socket, head, (ws) => {
-        upgraded = true;
-        socket.off('close', abandon);
-        const renew = setInterval(live.renewSlot, LIVE_SLOT_RENEW_MS);
-        renew.unref();
-        const session = new RealtimeSession(transportOf(ws), {
-          requestId,
-          params,
-          language: live.language,
-          engine: live.engine,
-          stream: live.stream,
-          work: live.work,
-          heldSeconds: live.heldSeconds,
-          creditsPerSecond: live.creditsPerSecond,
-          idleTimeoutMs: this.opts.idleTimeoutMs ?? 10_000,
-          maxSessionSeconds: this.opts.maxSessionSeconds ?? services.config.realtimeMaxSessionSeconds,
-          holdBlockSeconds: HOLD_BLOCK_SECONDS,
-          onEnd: () => {
-            clearInterval(renew);
-            this.sessions.delete(session);
-            services.metrics.realtimeStreams.set(this.sessions.size);
-            void live.releaseSlot();
-          },
-        });
-        this.sessions.add(session);
-        services.metrics.realtimeStreams.set(this.sessions.size);
-        ws.on('message', (data, isBinary) => (isBinary ? session.onAudio(Buffer.isBuffer(data) ? data : Buffer.from(data as ArrayBuffer)) : session.onText(data.toString())));
-        ws.on('close', () => void session.end(CLOSE.NORMAL, 'client closed', { clientGone: true }));
-        ws.on('error', () => void session.end(CLOSE.NORMAL, 'client error', { clientGone: true }));
-        void session.start();
+        idleTimeoutMs,
+        maxSessionSeconds: this.opts.maxSessionSeconds ?? services.config.realtimeMaxSessionSeconds,
+        output: (ws) => new NativeOutput(transportOf(ws), idleTimeoutMs),
+        wire: (ws, session) => ws.on('message', (data, isBinary) => (isBinary ? session.onAudio(Buffer.isBuffer(data) ? data : Buffer.from(data as ArrayBuffer)) : session.onText(data.toString()))),
+        track: (session) => this.sessions.add(session),
+        ended: (session) => this.sessions.delete(session),
       });
     } catch (err) {
       refuse(socket, toApiError(err), requestId);
     }
   }
 
-  /** Graceful shutdown: every stream gets its final result and summary, then the server closes. */
+  /**
+   * Graceful shutdown: every stream gets its final result and summary, then the server closes.
+   * The dialects' streams on this port end too (an upgraded socket would hold the port open).
+   */
   async close(): Promise<void> {
-    await Promise.all([...this.sessions].map((s) => s.end(CLOSE.GOING_AWAY, 'server shutting down')));
+    await Promise.all([...[...this.sessions].map((s) => s.end('shutdown')), this.services.wsRoutes.shutdown()]);
     // Give the close handshakes a moment so clients see 1001 rather than a dropped connection.
     const deadline = Date.now() + 2000;
     while ([...this.wss.clients].some((ws) => ws.readyState !== ws.CLOSED) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));

@@ -1,7 +1,10 @@
-// One live transcription stream: the protocol of docs/realtime.md behind a tiny transport, so it
-// is tested without a socket. Audio in (linear16 at any rate) -> resampled to 16 kHz -> fed to the
-// recognizer and to the VAD; the VAD's silences end utterances (endpointing). Out: Metadata,
-// SpeechStarted, interim and final Results, UtteranceEnd, Error, and a closing Summary.
+// One live transcription stream, whatever its protocol: audio in (linear16 at any rate, or Opus)
+// -> resampled to 16 kHz -> fed to the recognizer and to the VAD; the VAD's silences end
+// utterances (endpointing); credits held as audio arrives, settled once; idle and length limits.
+// Out go protocol-neutral events (session-output.ts: opened, speech started, interim and final
+// results, utterance end, error, summary, close and why) that a protocol renders as its messages:
+// the native one (native-output.ts, docs/realtime.md) or Deepgram's (src/compat/deepgram/).
+// Control messages ({"type": "KeepAlive" | "Finalize" | "CloseStream"}) are the same in both.
 
 import type { SttStream, RecognizedUtterance } from '../engines/engine.js';
 import type { BillableWork } from '../accounts/billing.js';
@@ -9,36 +12,20 @@ import { billableSeconds } from '../accounts/pricing.js';
 import { ApiError } from '../errors.js';
 import { ThreadResampler } from './thread-resampler.js';
 import { buildTranscript } from '../stt/transcript.js';
-import { engineFamily } from '../registry/model-registry.js';
 import type { RealtimeParams } from './params.js';
 import { Vad } from './vad.js';
 import { SpeechOnsets } from './speech-onset.js';
 import { OpusDecoder } from './opus-decoder.js';
+import type { LiveResult, SessionEnd, SessionOutput } from './session-output.js';
 
-export const CLOSE = {
-  NORMAL: 1000,
-  GOING_AWAY: 1001,
-  /** encoding=opus and the bytes are not Opus in Ogg/WebM. */
-  INVALID_AUDIO: 1007,
-  INTERNAL_ERROR: 1011,
-  INSUFFICIENT_CREDITS: 4002,
-  IDLE_TIMEOUT: 4008,
-  MAX_DURATION: 4009,
-} as const;
-
-export interface Transport {
-  send(message: Record<string, unknown>): void;
-  close(code: number, reason: string): void;
-  /** Stop / resume reading from the client (backpressure). */
-  pause(): void;
-  resume(): void;
-}
+// The native protocol's renderer, re-exported for the callers that knew them here.
+export { CLOSE, NativeOutput, type Transport } from './native-output.js';
 
 export interface SessionOptions {
   requestId: string;
   params: RealtimeParams;
   language: string;
-  /** Id of the engine serving the stream, told to the client in Metadata. */
+  /** Id of the engine serving the stream, told to the client when the stream opens. */
   engine: string;
   stream: SttStream & { inSpeech?: boolean };
   /** The stream's credits: held at the upgrade, grown while audio arrives, settled once at the end. */
@@ -93,7 +80,7 @@ export class RealtimeSession {
   private readonly holdTimer: NodeJS.Timeout;
 
   constructor(
-    private readonly t: Transport,
+    private readonly t: SessionOutput,
     private readonly o: SessionOptions,
   ) {
     const linear = o.params.encoding === 'linear16';
@@ -103,12 +90,12 @@ export class RealtimeSession {
       : new OpusDecoder(
           (pcm) => this.accept(pcm, pcm.length / 16000),
           (message) => {
-            this.t.send({ type: 'Error', code: 'INVALID_AUDIO', message });
-            void this.end(CLOSE.INVALID_AUDIO, 'audio cannot be decoded');
+            this.t.error('INVALID_AUDIO', message);
+            void this.end('invalid_audio');
           },
         );
     this.heldSeconds = o.heldSeconds;
-    this.maxTimer = setTimeout(() => void this.end(CLOSE.MAX_DURATION, 'maximum session length reached'), o.maxSessionSeconds * 1000);
+    this.maxTimer = setTimeout(() => void this.end('max_duration'), o.maxSessionSeconds * 1000);
     this.maxTimer.unref();
     // Unsettled holds expire (a crashed node's credits come back); a live stream keeps its hold alive.
     this.holdTimer = setInterval(() => void this.o.work.hold.extend(0).catch(() => undefined), o.holdRefreshMs ?? 5 * 60_000);
@@ -116,27 +103,9 @@ export class RealtimeSession {
     this.touch();
   }
 
-  /** Sends Metadata; audio that arrives before the VAD is ready waits for it in the queue. */
+  /** Tells the client the stream is open; audio that arrives before the VAD is ready waits for it in the queue. */
   start(): Promise<void> {
-    const p = this.o.params;
-    this.t.send({
-      type: 'Metadata',
-      request_id: this.o.requestId,
-      created: new Date().toISOString(),
-      model: p.model,
-      provider: engineFamily(p.model),
-      engine: this.o.engine,
-      language: this.o.language,
-      encoding: p.encoding,
-      sample_rate: p.encoding === 'linear16' ? p.sampleRate : null,
-      channels: 1,
-      interim_results: p.interimResults,
-      endpointing: p.endpointing,
-      utterance_end_ms: p.utteranceEndMs,
-      punctuate: p.punctuate,
-      smart_format: p.smartFormat,
-      keywords: p.keywords,
-    });
+    this.t.opened({ requestId: this.o.requestId, params: this.o.params, language: this.o.language, engine: this.o.engine });
     return this.enqueue(async () => {
       this.vad = await Vad.create(2);
     });
@@ -144,7 +113,7 @@ export class RealtimeSession {
 
   private touch(): void {
     if (this.idleTimer) clearTimeout(this.idleTimer);
-    this.idleTimer = setTimeout(() => void this.end(CLOSE.IDLE_TIMEOUT, 'no audio or KeepAlive for 10 seconds'), this.o.idleTimeoutMs);
+    this.idleTimer = setTimeout(() => void this.end('idle_timeout'), this.o.idleTimeoutMs);
     this.idleTimer.unref();
   }
 
@@ -214,7 +183,7 @@ export class RealtimeSession {
     try {
       msg = JSON.parse(text) as { type?: unknown };
     } catch {
-      this.t.send({ type: 'Error', code: 'INVALID_REQUEST', message: 'Control messages are JSON objects such as {"type":"KeepAlive"}.' });
+      this.t.error('INVALID_REQUEST', 'Control messages are JSON objects such as {"type":"KeepAlive"}.');
       return;
     }
     switch (msg?.type) {
@@ -224,10 +193,10 @@ export class RealtimeSession {
         void this.enqueue(() => this.finalizeUtterance(false, true));
         return;
       case 'CloseStream':
-        void this.end(CLOSE.NORMAL, 'stream closed by client');
+        void this.end('client_closed');
         return;
       default:
-        this.t.send({ type: 'Error', code: 'INVALID_REQUEST', message: `Unknown message type ${describeType(msg?.type)}; use KeepAlive, Finalize or CloseStream.` });
+        this.t.error('INVALID_REQUEST', `Unknown message type ${describeType(msg?.type)}; use KeepAlive, Finalize or CloseStream.`);
     }
   }
 
@@ -258,11 +227,11 @@ export class RealtimeSession {
   }
 
   private outOfCredits(): void {
-    this.t.send({ type: 'Error', code: 'INSUFFICIENT_CREDITS', message: 'The credit balance ran out; the audio received so far is billed and the stream closes.' });
+    this.t.error('INSUFFICIENT_CREDITS', 'The credit balance ran out; the audio received so far is billed and the stream closes.');
     // Bill no further than what was paid for, and recognize nothing more.
     this.receivedSeconds = Math.min(this.receivedSeconds, this.heldSeconds);
     this.discard = true;
-    void this.end(CLOSE.INSUFFICIENT_CREDITS, 'insufficient credits');
+    void this.end('insufficient_credits');
   }
 
   private now(): number {
@@ -274,7 +243,7 @@ export class RealtimeSession {
     const frames = this.vad!.process(pcm);
     const frameSeconds = Vad.frameSeconds();
     this.samples += pcm.length;
-    for (const timestamp of this.onsets.push(frames)) this.t.send({ type: 'SpeechStarted', channel: [0, 1], timestamp });
+    for (const timestamp of this.onsets.push(frames)) this.t.speechStarted(timestamp);
     // Endpointing follows the raw frames: a short pause may end an utterance (endpointing=10).
     for (let i = 0; i < frames.length; i++) {
       if (frames[i]) {
@@ -296,13 +265,13 @@ export class RealtimeSession {
         const text = partial ? this.render(partial).transcript : '';
         if (partial && text && text !== this.lastInterim) {
           this.lastInterim = text;
-          this.t.send(this.results(partial, false, false, false));
+          this.t.results(this.results(partial, false, false, false));
         }
       }
     }
     if (!this.utteranceEndSent && this.lastWordEnd !== null && this.now() - this.lastWordEnd >= p.utteranceEndMs / 1000 && !this.inSpeech) {
       this.utteranceEndSent = true;
-      this.t.send({ type: 'UtteranceEnd', channel: [0, 1], last_word_end: this.lastWordEnd });
+      this.t.utteranceEnd(this.lastWordEnd);
     }
   }
 
@@ -313,20 +282,19 @@ export class RealtimeSession {
     return { transcript: t.text, words, confidence };
   }
 
-  private results(u: RecognizedUtterance | null, isFinal: boolean, speechFinal: boolean, fromFinalize: boolean): Record<string, unknown> {
+  private results(u: RecognizedUtterance | null, isFinal: boolean, speechFinal: boolean, fromFinalize: boolean): LiveResult {
     const r = u ? this.render(u) : { transcript: '', words: [], confidence: 0 };
     const start = u ? u.start : this.now();
     const end = u ? u.end : this.now();
     return {
-      type: 'Results',
-      channel_index: [0, 1],
       start: +start.toFixed(3),
       duration: +Math.max(0, end - start).toFixed(3),
-      is_final: isFinal,
-      speech_final: speechFinal,
-      ...(fromFinalize ? { from_finalize: true } : {}),
-      channel: { alternatives: [{ transcript: r.transcript, confidence: r.confidence, words: r.words }] },
-      metadata: { request_id: this.o.requestId, model: this.o.params.model },
+      isFinal,
+      speechFinal,
+      fromFinalize,
+      transcript: r.transcript,
+      confidence: r.confidence,
+      words: r.words,
     };
   }
 
@@ -340,18 +308,18 @@ export class RealtimeSession {
       this.lastWordEnd = u.end;
       this.utteranceEndSent = false;
     }
-    this.t.send(this.results(u, true, speechFinal, fromFinalize));
+    this.t.results(this.results(u, true, speechFinal, fromFinalize));
   }
 
   private fail(err: unknown): void {
     if (this.ended) return;
-    this.t.send({ type: 'Error', code: 'INTERNAL_ERROR', message: 'The recognizer failed; the stream closes.' });
-    void this.end(CLOSE.INTERNAL_ERROR, 'internal error');
+    this.t.error('INTERNAL_ERROR', 'The recognizer failed; the stream closes.');
+    void this.end('internal_error');
     void err;
   }
 
-  /** Flushes the last result, bills once, sends the Summary and closes. Safe to call twice. */
-  async end(code: number, reason: string, opts: { clientGone?: boolean } = {}): Promise<void> {
+  /** Flushes the last result, bills once, tells the summary and closes. Safe to call twice. */
+  async end(why: SessionEnd, opts: { clientGone?: boolean } = {}): Promise<void> {
     if (this.ended) return;
     this.ended = true;
     if (opts.clientGone) this.discard = true;
@@ -374,7 +342,7 @@ export class RealtimeSession {
         const u = await this.o.stream.finalizeUtterance();
         if (u) {
           this.utterances++;
-          this.t.send(this.results(u, true, true, false));
+          this.t.results(this.results(u, true, true, false));
         }
       } catch {
         // A failed flush still bills and closes.
@@ -397,8 +365,8 @@ export class RealtimeSession {
         this.paused = false;
         this.t.resume();
       }
-      this.t.send({ type: 'Summary', request_id: this.o.requestId, duration: seconds, billed_seconds: billed, credits_used: credits, utterances: this.utterances });
-      this.t.close(code, reason);
+      this.t.summary({ duration: seconds, billedSeconds: billed, credits, utterances: this.utterances });
+      this.t.close(why);
     }
     this.o.onEnd({ seconds, credits });
   }

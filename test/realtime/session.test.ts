@@ -7,7 +7,7 @@ import { createTestAccount, createTestApp, type TestApp } from '../helpers/app.j
 import { espeak, ffmpegConvert, flite, padded, soxConcat } from '../helpers/speech.js';
 import { decodeWav } from '../../src/audio/wav.js';
 import { float32ToInt16 } from '../../src/audio/pcm.js';
-import { RealtimeSession, type Transport } from '../../src/realtime/session.js';
+import { NativeOutput, RealtimeSession, type Transport } from '../../src/realtime/session.js';
 import { parseRealtimeParams } from '../../src/realtime/params.js';
 
 let t: TestApp;
@@ -52,7 +52,7 @@ async function session(query: Record<string, string>, credits = 100_000) {
   const stream = await t.services.registry.sttBinding('cipher-fast')!.engine.openStream({ language: 'en', profile: 'fast', keywords: [] });
   const tr = new RecordingTransport();
   let ended: { seconds: number; credits: number } | null = null;
-  const s = new RealtimeSession(tr, {
+  const s = new RealtimeSession(new NativeOutput(tr), {
     requestId: 'req_session_test',
     params,
     language: 'en',
