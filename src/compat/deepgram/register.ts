@@ -5,9 +5,11 @@
 
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../services.js';
+import { registerListenLive } from './listen-live.js';
 
 export async function registerDeepgram(app: FastifyInstance, services: Services): Promise<void> {
   // Each part registers itself here, one line each:
+  registerListenLive(services);
   void app;
   void services;
 }

@@ -1,0 +1,119 @@
+// WS /v1/listen: Deepgram's live transcription socket (docs/compatibility.md, "Live: WS /v1/listen"),
+// served on the API port and the real-time TLS port (src/edge/ws-routes.ts). A thin dialect over
+// the native socket's machinery: the key from `Authorization: Token|Bearer` or the browsers'
+// `token, <key>` subprotocols, Deepgram's query parameters (live-params.ts), then the same admission,
+// session, billing, limits and metrics as the native stream (src/realtime/live-upgrade.ts), with
+// Deepgram's messages and close frames (listen-output.ts). Refusals before the upgrade are HTTP
+// errors in Deepgram's body (errors.ts).
+
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer, type WebSocket } from 'ws';
+import type { Services } from '../../services.js';
+import type { UpgradeContext, UpgradeHandler } from '../../edge/ws-routes.js';
+import { ApiError } from '../../errors.js';
+import { toApiError } from '../../edge/errors.js';
+import { handshakeProblem } from '../../realtime/server.js';
+import { acceptLiveStream } from '../../realtime/live-upgrade.js';
+import type { RealtimeSession } from '../../realtime/session.js';
+import { opusSupported } from '../../realtime/opus-decoder.js';
+import { handshakeKey } from './ws-auth.js';
+import { refuseDeepgramUpgrade } from './errors.js';
+import { parseDeepgramLiveParams } from './live-params.js';
+import { ListenOutput } from './listen-output.js';
+
+export const LISTEN_PATH = '/v1/listen';
+
+export interface ListenLiveOptions {
+  /** How long an upgrade waits for a free recognizer before 503 (as the native socket: 3 s). */
+  recognizerWaitMs?: number;
+}
+
+/** The /v1/listen upgrade handler and the shutdown that ends its open streams. */
+export function listenLive(services: Services, opts: ListenLiveOptions = {}): { handler: UpgradeHandler; shutdown(): Promise<void> } {
+  // The subprotocol to select per handshake: `token` when the key came as `token, <key>` (a browser
+  // drops a connection whose answer selects none of the protocols it offered).
+  const selected = new WeakMap<IncomingMessage, string>();
+  const wss = new WebSocketServer({
+    noServer: true,
+    // As the native socket: one frame is at most 1 MB (about 30 s of 16 kHz linear16).
+    maxPayload: 1 << 20,
+    handleProtocols: (_offered, req) => selected.get(req) ?? false,
+  });
+  const sessions = new Map<RealtimeSession, WebSocket>();
+
+  async function handler(req: IncomingMessage, socket: Duplex, head: Buffer, ctx: UpgradeContext): Promise<void> {
+    const { requestId } = ctx;
+    socket.on('error', () => socket.destroy());
+    // A handshake ws would refuse is refused here, before a slot, a hold and a recognizer are taken.
+    const problem = handshakeProblem(req);
+    if (problem) return refuseDeepgramUpgrade(socket, new ApiError('INVALID_REQUEST', { message: problem }), requestId);
+    try {
+      const { key, protocol } = handshakeKey(req);
+      const auth = await services.authenticator.authenticate(key);
+      services.stt.checkAccess(auth, 'live');
+      const url = new URL(req.url ?? '/', 'http://localhost');
+      const p = parseDeepgramLiveParams(url.searchParams, services.config);
+      if (p.session.encoding === 'opus' && !(await opusSupported())) {
+        throw new ApiError('INVALID_FORMAT', { message: 'This server has no Opus decoder (ffmpeg); send linear16.', details: { field: 'encoding', provided: 'opus', suggestions: ['linear16'] } });
+      }
+      if (protocol) selected.set(req, protocol);
+      let output: ListenOutput | null = null;
+      await acceptLiveStream({
+        services,
+        wss,
+        req,
+        socket,
+        head,
+        requestId,
+        auth,
+        params: p.session,
+        recognizerWaitMs: opts.recognizerWaitMs ?? 3000,
+        idleTimeoutMs: services.config.realtimeIdleTimeoutSeconds * 1000,
+        maxSessionSeconds: services.config.realtimeMaxSessionSeconds,
+        output: (ws) => (output = new ListenOutput(transportOf(ws), { vadEvents: p.vadEvents, utteranceEnd: p.utteranceEnd })),
+        wire: (ws, session) =>
+          ws.on('message', (data, isBinary) => {
+            if (!isBinary) return session.onText(data.toString());
+            const bytes = Buffer.isBuffer(data) ? data : Buffer.from(data as ArrayBuffer);
+            // An empty binary frame is Deepgram's old way of saying CloseStream; it still means that.
+            if (bytes.length === 0) return session.onText('{"type":"CloseStream"}');
+            output?.audioReceived(bytes);
+            session.onAudio(bytes);
+          }),
+        track: (session, ws) => sessions.set(session, ws),
+        ended: (session) => sessions.delete(session),
+      });
+    } catch (err) {
+      refuseDeepgramUpgrade(socket, toApiError(err), requestId);
+    }
+  }
+
+  async function shutdown(): Promise<void> {
+    const open = [...sessions];
+    await Promise.all(open.map(([s]) => s.end('shutdown')));
+    // Give the close handshakes a moment so clients see 1001 rather than a dropped connection.
+    const deadline = Date.now() + 2000;
+    while (open.some(([, ws]) => ws.readyState !== ws.CLOSED) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    for (const [, ws] of open) ws.terminate();
+  }
+
+  return { handler, shutdown };
+}
+
+/** Serves WS /v1/listen on both ports (src/edge/ws-routes.ts). */
+export function registerListenLive(services: Services, opts: ListenLiveOptions = {}): void {
+  const live = listenLive(services, opts);
+  services.wsRoutes.add(LISTEN_PATH, live.handler, live.shutdown);
+}
+
+function transportOf(ws: WebSocket) {
+  return {
+    send: (m: Record<string, unknown>) => {
+      if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(m));
+    },
+    close: (code: number, reason: string) => ws.close(code, reason),
+    pause: () => ws.pause(),
+    resume: () => ws.resume(),
+  };
+}
