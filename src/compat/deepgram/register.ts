@@ -5,9 +5,11 @@
 
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../services.js';
+import { deepgramListenRoutes } from './listen-routes.js';
 
 export async function registerDeepgram(app: FastifyInstance, services: Services): Promise<void> {
   // Each part registers itself here, one line each:
+  await app.register(deepgramListenRoutes, { stt: services.stt, mapping: services.config.product.deepgram, fetchPolicy: { allowPrivate: services.config.jobs.fetchAllowPrivate, allowHosts: services.config.jobs.fetchAllowHosts }, prefix: '/v1' });
   void app;
   void services;
 }
