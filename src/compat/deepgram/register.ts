@@ -5,10 +5,12 @@
 
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../services.js';
+import { deepgramListenRoutes } from './listen-routes.js';
 import { registerListenLive } from './listen-live.js';
 
 export async function registerDeepgram(app: FastifyInstance, services: Services): Promise<void> {
   // Each part registers itself here, one line each:
+  await app.register(deepgramListenRoutes, { stt: services.stt, mapping: services.config.product.deepgram, fetchPolicy: { allowPrivate: services.config.jobs.fetchAllowPrivate, allowHosts: services.config.jobs.fetchAllowHosts }, prefix: '/v1' });
   registerListenLive(services);
   void app;
   void services;
