@@ -53,7 +53,7 @@ export function listenLive(services: Services, opts: ListenLiveOptions = {}): { 
       const auth = await services.authenticator.authenticate(key);
       services.stt.checkAccess(auth, 'live');
       const url = new URL(req.url ?? '/', 'http://localhost');
-      const p = parseDeepgramLiveParams(url.searchParams, services.config);
+      const p = parseDeepgramLiveParams(url.searchParams, services.config.product.deepgram);
       if (p.session.encoding === 'opus' && !(await opusSupported())) {
         throw new ApiError('INVALID_FORMAT', { message: 'This server has no Opus decoder (ffmpeg); send linear16.', details: { field: 'encoding', provided: 'opus', suggestions: ['linear16'] } });
       }
