@@ -1,0 +1,365 @@
+// Issue 19's bad-input suite on Deepgram's live socket (WS /v1/listen on the API port): hostile
+// upgrade requests (query parameters, keys in the header and in the subprotocols, handshakes) must
+// be refused with Deepgram's error body ({err_code, err_msg, request_id}, dg-request-id); inside an
+// open stream, garbage text frames, binary garbage, oversized and malformed frames, empty frames and
+// sending after CloseStream must get Deepgram-shaped Error messages and the close frames of
+// docs/compatibility.md, never an internal error, never a crash or a hang; the slot comes back.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import net from 'node:net';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import WebSocket from 'ws';
+import { ERRORS, type ErrorCode } from '../../src/errors.js';
+import { opusSupported } from '../../src/realtime/opus-decoder.js';
+import { SETTINGS, startHostileService, Tally, type HostileService } from './harness.js';
+import { junk, deepArray } from './corpus.js';
+import { parseResponse, sendRaw, type Outcome } from './wire.js';
+
+let svc: HostileService;
+const tally = new Tally();
+const eld = monitorEventLoopDelay({ resolution: 1 });
+const PATH = '/v1/listen';
+
+before(async () => {
+  svc = await startHostileService();
+  await svc.t.services.registry.whenReady();
+  eld.enable();
+});
+
+after(async () => {
+  eld.disable();
+  console.log(tally.summary('Deepgram live socket'));
+  await svc?.close();
+});
+
+/** Runs fn and fails when the event loop stalled past the bound meanwhile. */
+async function measured<T>(name: string, fn: () => Promise<T>): Promise<T> {
+  eld.reset();
+  await sleep(2);
+  const out = await fn();
+  await sleep(2);
+  const ms = eld.max / 1e6;
+  if (ms > tally.worstDelayMs) {
+    tally.worstDelayMs = ms;
+    tally.worstDelayCase = name;
+  }
+  assert.ok(ms <= SETTINGS.maxLoopDelayMs * 2, `event loop delayed ${ms.toFixed(0)} ms`);
+  return out;
+}
+
+/** An upgrade request written by hand; the server's whole answer, parsed. */
+function rawUpgrade(path: string, headers: Array<[string, string]>, timeoutMs = SETTINGS.timeoutMs): Promise<Outcome> {
+  const started = performance.now();
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let done = false;
+    const socket = net.connect(svc.port, '127.0.0.1', () => {
+      socket.write([`GET ${path} HTTP/1.1`, `Host: 127.0.0.1:${svc.port}`, ...headers.map(([k, v]) => `${k}: ${v}`)].join('\r\n') + '\r\n\r\n');
+    });
+    const finish = (o: Outcome) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(o);
+    };
+    const timer = setTimeout(() => finish({ kind: 'stall', ms: performance.now() - started }), timeoutMs);
+    socket.on('data', (d) => {
+      chunks.push(d);
+      const res = parseResponse(Buffer.concat(chunks), false);
+      if (res && (res.status === 101 || res.body.length >= Number(res.headers['content-length'] ?? Infinity))) finish({ kind: 'answer', res, ms: performance.now() - started });
+    });
+    socket.on('error', () => undefined);
+    socket.on('close', () => {
+      const res = parseResponse(Buffer.concat(chunks), false);
+      finish(res ? { kind: 'answer', res, ms: performance.now() - started } : { kind: 'no-answer', ms: performance.now() - started, error: 'closed without an answer' });
+    });
+  });
+}
+
+/** Problems with a refusal: not one of `statuses`, or not Deepgram's error body and headers. */
+function deepgramRefusalProblems(o: Outcome, statuses: number[]): string[] {
+  if (o.kind !== 'answer') return [`${o.kind} after ${Math.round(o.ms)} ms`];
+  const { res } = o;
+  const out: string[] = [];
+  if (!statuses.includes(res.status)) out.push(`status ${res.status}; expected ${statuses.join(' or ')}: ${res.body.subarray(0, 200).toString()}`);
+  if (!/^application\/json/.test(res.headers['content-type'] ?? '')) out.push('not JSON');
+  let body: Record<string, unknown>;
+  try {
+    body = JSON.parse(res.body.toString('utf8')) as Record<string, unknown>;
+  } catch {
+    return [...out, `body is not JSON: ${res.body.subarray(0, 160).toString()}`];
+  }
+  if (JSON.stringify(Object.keys(body).sort()) !== JSON.stringify(['err_code', 'err_msg', 'parla_code', 'request_id'])) out.push(`body keys ${JSON.stringify(Object.keys(body))}`);
+  if (typeof body.err_code !== 'string' || typeof body.err_msg !== 'string' || body.err_msg === '') out.push('err_code / err_msg missing');
+  const spec = ERRORS[body.parla_code as ErrorCode] as (typeof ERRORS)[ErrorCode] | undefined;
+  if (!spec) out.push(`unknown parla_code ${JSON.stringify(body.parla_code)}`);
+  else if (spec.status !== res.status) out.push(`${String(body.parla_code)} is ${spec.status} in the table, answered ${res.status}`);
+  if (!/^req_[0-9a-f]{32}$/.test(String(body.request_id))) out.push(`request_id ${JSON.stringify(body.request_id)}`);
+  if (res.headers['x-request-id'] !== body.request_id || res.headers['dg-request-id'] !== body.request_id) out.push('X-Request-ID / dg-request-id differ from request_id');
+  return out;
+}
+
+const WS_HEADERS: Array<[string, string]> = [['Upgrade', 'websocket'], ['Connection', 'Upgrade'], ['Sec-WebSocket-Key', 'dGhlIHNhbXBsZSBub25jZQ=='], ['Sec-WebSocket-Version', '13']];
+const auth = (key: string): Array<[string, string]> => [...WS_HEADERS, ['Authorization', `Token ${key}`]];
+const q = (params: Record<string, string>) => `${PATH}?${new URLSearchParams(params)}`;
+
+async function inUse(): Promise<number> {
+  const o = await sendRaw(svc.port, { method: 'GET', path: '/api/v1/stt/realtime/info', headers: [['X-API-Key', svc.creds.rich]], body: Buffer.alloc(0) }, 10_000);
+  assert.equal(o.kind, 'answer');
+  return (JSON.parse((o as { res: { body: Buffer } }).res.body.toString()) as { limits: { concurrent_in_use: number } }).limits.concurrent_in_use;
+}
+
+const openStreams = async () => (await svc.t.services.metrics.realtimeStreams.get()).values[0]?.value ?? 0;
+
+describe('hostile upgrades are refused with Deepgram\'s error body', () => {
+  const rich = () => svc.creds.rich;
+  const refusals: Array<[string, () => string, () => Array<[string, string]>, number[]]> = [
+    ['no key', () => q({ model: 'base' }), () => WS_HEADERS, [401]],
+    ['unknown key', () => q({}), () => auth('svc_live_' + '0'.repeat(40)), [401]],
+    ['key of 8 KB', () => q({}), () => auth('k'.repeat(8000)), [401]],
+    ['Authorization: Basic', () => q({}), () => [...WS_HEADERS, ['Authorization', `Basic ${rich()}`]], [401]],
+    ['token subprotocol without a key', () => q({}), () => [...WS_HEADERS, ['Sec-WebSocket-Protocol', 'token']], [401]],
+    ['token subprotocol with an unknown key', () => q({}), () => [...WS_HEADERS, ['Sec-WebSocket-Protocol', 'token, svc_live_nope']], [401]],
+    ['malformed Sec-WebSocket-Protocol', () => q({}), () => [...WS_HEADERS, ['Sec-WebSocket-Protocol', `token, ${rich()}, token`]], [400]],
+    ['0-credit account', () => q({}), () => auth(svc.creds.broke), [402]],
+    ['unknown model', () => q({ model: 'nope' }), () => auth(rich()), [400]],
+    ['model of 5,000 characters', () => q({ model: 'nova-'.repeat(1000) }), () => auth(rich()), [400]],
+    ['encoding mp3', () => q({ encoding: 'mp3' }), () => auth(rich()), [400]],
+    ['encoding __proto__', () => q({ encoding: '__proto__' }), () => auth(rich()), [400]],
+    ['sample_rate 4000', () => q({ sample_rate: '4000' }), () => auth(rich()), [400]],
+    ['sample_rate 1e309', () => q({ sample_rate: '1e309' }), () => auth(rich()), [400]],
+    ['sample_rate of 400 digits', () => q({ sample_rate: '9'.repeat(400) }), () => auth(rich()), [400]],
+    ['channels 2', () => q({ channels: '2' }), () => auth(rich()), [400]],
+    ['endpointing abc', () => q({ endpointing: 'abc' }), () => auth(rich()), [400]],
+    ['utterance_end_ms 99999999', () => q({ utterance_end_ms: '99999999' }), () => auth(rich()), [400]],
+    ['interim_results maybe', () => q({ interim_results: 'maybe' }), () => auth(rich()), [400]],
+    ['vad_events twice, differently', () => `${PATH}?vad_events=true&vad_events=false`, () => auth(rich()), [400]],
+    ['punctuate NUL', () => `${PATH}?punctuate=%00`, () => auth(rich()), [400]],
+    ['redact=pci (unsupported feature)', () => q({ redact: 'pci' }), () => auth(rich()), [400]],
+    ['diarize=true (not live)', () => q({ diarize: 'true' }), () => auth(rich()), [400]],
+    ['callback (not live)', () => q({ callback: 'http://127.0.0.1:1/' }), () => auth(rich()), [400]],
+    ['unsupported language', () => q({ language: 'xx-YY' }), () => auth(rich()), [400]],
+    ['WebSocket version 7', () => q({}), () => [...WS_HEADERS.slice(0, 3), ['Sec-WebSocket-Version', '7'], ['Authorization', `Token ${rich()}`]], [400]],
+    ['no Sec-WebSocket-Key', () => q({}), () => [...WS_HEADERS.slice(0, 2), ['Sec-WebSocket-Version', '13'], ['Authorization', `Token ${rich()}`]], [400]],
+    ['POST instead of GET', () => q({}), () => auth(rich()), [400]],
+  ];
+  for (const [name, path, headers, statuses] of refusals) {
+    test(name, async () => {
+      const o = await measured(name, () => (name.startsWith('POST') ? rawPost(path(), headers()) : rawUpgrade(path(), headers())));
+      tally.record(`upgrade: ${name}`, { outcome: o, loopDelayMs: 0, firstLoopDelayMs: 0, problems: [] });
+      assert.deepEqual(deepgramRefusalProblems(o, statuses), []);
+    });
+  }
+
+  test('a refused handshake gives its slot, hold and recognizer back', async () => {
+    await rawUpgrade(q({}), [...WS_HEADERS.slice(0, 3), ['Sec-WebSocket-Version', '7'], ['Authorization', `Token ${svc.creds.rich}`]]);
+    await sleep(200);
+    const s = await open();
+    s.ws.send(JSON.stringify({ type: 'CloseStream' }));
+    assert.equal((await s.closed).code, 1000);
+    assert.equal(await inUse(), 0, 'a slot is still held after the refused handshake');
+  });
+});
+
+/** An upgrade whose method is POST (Node hands it to the upgrade listener all the same). */
+function rawPost(path: string, headers: Array<[string, string]>): Promise<Outcome> {
+  return new Promise((resolve) => {
+    const started = performance.now();
+    const chunks: Buffer[] = [];
+    const socket = net.connect(svc.port, '127.0.0.1', () => {
+      socket.write([`POST ${path} HTTP/1.1`, `Host: 127.0.0.1:${svc.port}`, 'Content-Length: 0', ...headers.map(([k, v]) => `${k}: ${v}`)].join('\r\n') + '\r\n\r\n');
+    });
+    socket.on('data', (d) => chunks.push(d));
+    socket.on('error', () => undefined);
+    const timer = setTimeout(() => socket.destroy(), SETTINGS.timeoutMs);
+    socket.on('close', () => {
+      clearTimeout(timer);
+      const res = parseResponse(Buffer.concat(chunks), false);
+      resolve(res ? { kind: 'answer', res, ms: performance.now() - started } : { kind: 'no-answer', ms: performance.now() - started, error: 'closed without an answer' });
+    });
+  });
+}
+
+interface Session {
+  ws: WebSocket;
+  messages: Array<Record<string, unknown>>;
+  closed: Promise<{ code: number; reason: string }>;
+}
+
+function open(params: Record<string, string> = {}): Promise<Session> {
+  const ws = new WebSocket(`ws://127.0.0.1:${svc.port}${q({ model: 'base', ...params })}`, { headers: { authorization: `Token ${svc.creds.rich}` }, maxPayload: 1 << 24 });
+  const messages: Array<Record<string, unknown>> = [];
+  ws.on('message', (d, bin) => {
+    if (!bin) messages.push(JSON.parse(d.toString()) as Record<string, unknown>);
+  });
+  const closed = new Promise<{ code: number; reason: string }>((resolve) => ws.on('close', (code, reason) => resolve({ code, reason: reason.toString() })));
+  ws.on('error', () => undefined);
+  return new Promise((resolve, reject) => {
+    ws.once('open', () => resolve({ ws, messages, closed }));
+    ws.once('unexpected-response', (_req, res) => reject(new Error(`refused with ${res.statusCode}`)));
+  });
+}
+
+async function until(pred: () => boolean | Promise<boolean>, ms = 10_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await pred())) {
+    if (Date.now() > end) throw new Error('timed out');
+    await sleep(10);
+  }
+}
+
+/** No internal error; every Error message in Deepgram's body; the close code one the dialect or RFC 6455 names for the fault. */
+function assertProtocol(s: Session, close: { code: number } | null, allowed: number[]): void {
+  const errors = s.messages.filter((m) => m.type === 'Error');
+  assert.deepEqual(errors.filter((m) => m.parla_code === 'INTERNAL_ERROR'), [], 'an internal error was reported');
+  for (const m of errors) assert.ok(typeof m.err_code === 'string' && typeof m.err_msg === 'string' && /^req_/.test(String(m.request_id)), JSON.stringify(m));
+  if (close) assert.ok(allowed.includes(close.code), `closed with ${close.code}; expected ${allowed.join(' or ')}`);
+}
+
+describe('hostile messages on an open stream', () => {
+  const controls: Array<[string, string]> = [
+    ['invalid JSON', '{"type":'],
+    ['empty text frame', ''],
+    ['JSON null', 'null'],
+    ['JSON array', '[{"type":"KeepAlive"}]'],
+    ['unknown type', '{"type":"Explode"}'],
+    ['type in lower case', '{"type":"closestream"}'],
+    ['type is an object', '{"type":{"toString":1}}'],
+    ['__proto__ type', '{"__proto__":{"type":"CloseStream"}}'],
+    ['deep JSON 100,000 levels', `{"type":${deepArray(100_000)}}`],
+    ['900 KB text frame', JSON.stringify({ type: 'KeepAlive', pad: 'x'.repeat(900_000) })],
+    ['lone surrogate text', '{"type":"\ud800"}'],
+  ];
+  for (const [name, frame] of controls) {
+    test(`control message: ${name} gets a Deepgram Error (or is ignored) and the stream goes on`, async () => {
+      await measured(name, async () => {
+        const s = await open();
+        s.ws.send(frame);
+        s.ws.send(JSON.stringify({ type: 'KeepAlive' }));
+        s.ws.send(JSON.stringify({ type: 'CloseStream' }));
+        const close = await s.closed;
+        assertProtocol(s, close, [1000]);
+        assert.equal(s.messages.at(-1)?.type, 'Metadata', `no closing Metadata: ${JSON.stringify(s.messages.map((m) => m.type))}`);
+        tally.record(`stream: ${name}`, { outcome: { kind: 'answer', res: { status: close.code, headers: {}, body: Buffer.alloc(0), trailers: {} }, ms: 0 }, loopDelayMs: 0, firstLoopDelayMs: 0, problems: [] });
+      });
+    });
+  }
+
+  test('an unknown message type is answered in Deepgram\'s error body', async () => {
+    const s = await open();
+    s.ws.send('{"type":"Explode"}');
+    await until(() => s.messages.some((m) => m.type === 'Error'));
+    const err = s.messages.find((m) => m.type === 'Error')!;
+    assert.equal(err.err_code, 'Bad Request');
+    assert.match(String(err.err_msg), /Explode/);
+    s.ws.send(JSON.stringify({ type: 'CloseStream' }));
+    assert.equal((await s.closed).code, 1000);
+  });
+
+  test('binary garbage as linear16 audio is transcribed as noise and billed, not a crash', async () => {
+    await measured('binary garbage', async () => {
+      const s = await open({ interim_results: 'true' });
+      for (const n of [1, 3, 4097, 16_001, 65_535]) s.ws.send(junk(n, n));
+      s.ws.send(JSON.stringify({ type: 'Finalize' }));
+      s.ws.send(JSON.stringify({ type: 'CloseStream' }));
+      const close = await s.closed;
+      assertProtocol(s, close, [1000]);
+      assert.equal(s.messages.at(-1)?.type, 'Metadata');
+    });
+  });
+
+  test('binary garbage with encoding=opus: a Deepgram Error, then close 1008 DATA-0000', async () => {
+    assert.ok(await opusSupported(), 'no Opus decoder (ffmpeg) on this machine: npm test installs it');
+    await measured('opus garbage', async () => {
+      const s = await open({ encoding: 'opus' });
+      s.ws.send(junk(5000));
+      const close = await s.closed;
+      assertProtocol(s, close, [1008]);
+      assert.match(close.reason, /^DATA-0000/);
+      assert.ok(s.messages.some((m) => m.type === 'Error' && m.parla_code === 'INVALID_AUDIO'));
+    });
+  });
+
+  test('an empty binary frame is Deepgram\'s old CloseStream: the closing Metadata, then 1000', async () => {
+    const s = await open();
+    s.ws.send(junk(3200));
+    s.ws.send(Buffer.alloc(0));
+    const close = await s.closed;
+    assertProtocol(s, close, [1000]);
+    assert.equal(s.messages.at(-1)?.type, 'Metadata');
+    assert.equal(s.messages.at(-1)?.duration, 0.1);
+  });
+
+  for (const [name, frame] of [['text', 'x'.repeat(2 * 1024 * 1024)], ['binary', Buffer.alloc(2 * 1024 * 1024)]] as const) {
+    test(`a ${name} frame over the 1 MiB frame limit closes with 1009`, async () => {
+      await measured(`huge ${name} frame`, async () => {
+        const s = await open();
+        s.ws.send(frame);
+        assertProtocol(s, await s.closed, [1009]);
+      });
+    });
+  }
+
+  test('a text frame that is not UTF-8 closes with 1007', async () => {
+    await measured('invalid UTF-8', async () => {
+      const s = await open();
+      s.ws.send(Buffer.from([0x7b, 0xff, 0xfe, 0x7d]), { binary: false });
+      assertProtocol(s, await s.closed, [1007]);
+    });
+  });
+
+  const rawFrames: Array<[string, Buffer]> = [
+    ['unmasked client frame', Buffer.from([0x81, 0x02, 0x68, 0x69])],
+    ['reserved opcode 0x3', Buffer.from([0x83, 0x80, 1, 2, 3, 4])],
+    ['64-bit length of 2^63', Buffer.from([0x82, 0xff, 0x80, 0, 0, 0, 0, 0, 0, 0, 1, 2, 3, 4])],
+    ['close frame with code 999', Buffer.from([0x88, 0x82, 0, 0, 0, 0, 0x03, 0xe7])],
+  ];
+  for (const [name, bytes] of rawFrames) {
+    test(`malformed frame: ${name} closes the stream cleanly`, async () => {
+      await measured(name, async () => {
+        const s = await open();
+        (s.ws as unknown as { _socket: net.Socket })._socket.write(bytes);
+        const close = await Promise.race([s.closed, sleep(10_000).then(() => null)]);
+        if (!close) s.ws.terminate();
+        assert.ok(close, 'the server kept the stream open after a malformed frame');
+        assertProtocol(s, close, [1002, 1006, 1007, 1009]);
+      });
+    });
+  }
+
+  test('binary before and after CloseStream: what came before is counted, what came after is ignored', async () => {
+    await measured('after close', async () => {
+      const s = await open();
+      s.ws.send(junk(3200));
+      s.ws.send(JSON.stringify({ type: 'CloseStream' }));
+      s.ws.send(junk(3200));
+      s.ws.send(JSON.stringify({ type: 'Finalize' }));
+      s.ws.send('{"type":');
+      const close = await s.closed;
+      assertProtocol(s, close, [1000]);
+      const metas = s.messages.filter((m) => m.type === 'Metadata');
+      assert.equal(metas.length, 1);
+      assert.equal(metas[0]!.duration, 0.1, 'only the audio before CloseStream counts');
+      const late = await new Promise<Error | undefined>((resolve) => s.ws.send('{"type":"KeepAlive"}', resolve));
+      assert.ok(late instanceof Error, 'a send after close went out');
+    });
+  });
+
+  test('a client that vanishes mid-stream (no close frame) frees its slot', async () => {
+    const s = await open();
+    s.ws.send(junk(3200));
+    (s.ws as unknown as { _socket: net.Socket })._socket.destroy();
+    await s.closed;
+    await until(async () => (await openStreams()) === 0);
+  });
+
+  test('after all of it: no stream left, the slot count is 0, the service answers', async () => {
+    await until(async () => (await openStreams()) === 0);
+    await sleep(200);
+    assert.equal(await inUse(), 0);
+    const health = await sendRaw(svc.port, { method: 'GET', path: '/health', headers: [], body: Buffer.alloc(0) }, 10_000);
+    assert.equal(health.kind === 'answer' && health.res.status, 200);
+  });
+});
