@@ -305,6 +305,14 @@ describe('refusals, as the SDK surfaces them and in Deepgram\'s body', () => {
     assert.equal(bad.body.err_code, 'INVALID_AUTH');
     assert.equal(bad.headers['dg-request-id'], bad.body.request_id);
     assert.equal((await refusal('model=base', {})).body.err_code, 'INVALID_AUTH', 'no key at all');
+    for (const state of ['disabled', 'revoked'] as const) {
+      const acct = await createTestAccount(t.services);
+      assert.ok(await t.services.store.setKeyState(acct.keyId, state));
+      t.services.authenticator.invalidate();
+      assert.match(await sdkRefusal(acct.apiKey), /Unexpected server response: 401/);
+      const r = await refusal('model=base', { authorization: `Token ${acct.apiKey}` });
+      assert.equal(r.body.parla_code, `AUTH_${state.toUpperCase()}_API_KEY`);
+    }
 
     const broke = await createTestAccount(t.services, { credits: 0 });
     assert.match(await sdkRefusal(broke.apiKey), /Unexpected server response: 402/);
@@ -356,6 +364,26 @@ describe('refusals, as the SDK surfaces them and in Deepgram\'s body', () => {
   });
 });
 
+describe('key modes', () => {
+  test('a test-mode key streams on the test credits: its usage row is in test mode, the live balance is untouched', async () => {
+    const acct = await createTestAccount(t.services, { credits: 1000, testCredits: 500 });
+    const live = await sdkListen({ model: 'base' }, { apiKey: acct.testKey });
+    await stream((b) => live.socket.sendMedia(b), speech.subarray(0, 16000 * 2), 100, false);
+    live.socket.sendCloseStream({ type: 'CloseStream' });
+    const meta = await live.waitFor((m) => m.type === 'Metadata');
+    await live.closed;
+    let rows: Awaited<ReturnType<typeof t.services.store.listUsage>> = [];
+    for (let i = 0; i < 100 && rows.length === 0; i++) {
+      rows = (await t.services.store.listUsage(acct.accountId, 'test', 10)).filter((r) => r.requestId === meta.request_id);
+      if (!rows.length) await new Promise((r) => setTimeout(r, 50));
+    }
+    assert.equal(rows.length, 1);
+    assert.equal(rows[0]!.credits, 4);
+    assert.equal(await t.services.store.getBalance(acct.accountId, 'test'), 496);
+    assert.equal(await t.services.store.getBalance(acct.accountId, 'live'), 1000);
+  });
+});
+
 describe('shutdown', () => {
   test('closing the app ends an open /v1/listen stream: its last result, Metadata, then 1001', async () => {
     const other = await createTestApp();
@@ -363,7 +391,8 @@ describe('shutdown', () => {
     const port = (other.app.server.address() as AddressInfo).port;
     const acct = await createTestAccount(other.services);
     await other.services.registry.whenReady();
-    const client = new DeepgramClient({ apiKey: acct.apiKey, baseUrl: `ws://127.0.0.1:${port}` });
+    // One http:// base URL serves the SDK's REST calls and its sockets.
+    const client = new DeepgramClient({ apiKey: acct.apiKey, baseUrl: `http://127.0.0.1:${port}` });
     const socket = await client.listen.v1.connect({ model: 'base', reconnectAttempts: 0 });
     const messages: any[] = [];
     socket.on('message', (m) => messages.push(m));
