@@ -14,7 +14,7 @@ import WebSocket from 'ws';
 import { DeepgramClient } from '@deepgram/sdk';
 import { createTestAccount, createTestApp, type TestApp } from '../helpers/app.js';
 import { RealtimeServer } from '../../src/realtime/server.js';
-import { flite, soxConcat, wordErrorRate } from '../helpers/speech.js';
+import { ffmpegConvert, flite, soxConcat, wordErrorRate } from '../helpers/speech.js';
 import { decodeWav } from '../../src/audio/wav.js';
 import { float32ToInt16 } from '../../src/audio/pcm.js';
 
@@ -28,6 +28,7 @@ let rtPort: number;
 let key: string;
 let accountId: string;
 let speech: Int16Array;
+let speechWav: string;
 
 before(async () => {
   // A short idle timeout through the real setting, so KeepAlive has something to prove.
@@ -37,7 +38,8 @@ before(async () => {
   rt = new RealtimeServer(t.services, { recognizerWaitMs: 5000 });
   rtPort = await rt.listen(0, '127.0.0.1');
   ({ apiKey: key, accountId } = await createTestAccount(t.services, { credits: 100_000 }));
-  const wav = decodeWav(readFileSync(soxConcat(SENTENCES.map((s) => flite(s)), 1.0)));
+  speechWav = soxConcat(SENTENCES.map((s) => flite(s)), 1.0);
+  const wav = decodeWav(readFileSync(speechWav));
   speech = float32ToInt16(wav.channels[0]!);
   await t.services.registry.whenReady();
 });
@@ -186,6 +188,18 @@ describe('streaming with the SDK', () => {
     assert.ok(!live.messages.some((m) => m.type === 'Results' && !m.is_final), 'interim_results=false (Deepgram\'s default): finals only');
     assert.ok(!live.messages.some((m) => m.type === 'SpeechStarted' || m.type === 'UtteranceEnd'), 'no vad_events, no utterance_end_ms: neither event');
     assert.ok(wordErrorRate(SENTENCES.join(' '), finalText(live.messages)) <= 0.35, finalText(live.messages));
+  });
+
+  test('encoding=opus: a WebM/Opus recording (what browsers record), split anyhow, is transcribed and billed by its duration', async () => {
+    const webm = readFileSync(ffmpegConvert(speechWav, 'webm', ['-c:a', 'libopus', '-b:a', '24k']));
+    const live = await sdkListen({ model: 'base', encoding: 'opus', endpointing: 300 });
+    for (let i = 0; i < webm.length; i += 1000) live.socket.sendMedia(webm.subarray(i, i + 1000));
+    live.socket.sendCloseStream({ type: 'CloseStream' });
+    const meta = await live.waitFor((m) => m.type === 'Metadata');
+    assert.equal((await live.closed).code, 1000);
+    assert.ok(wordErrorRate(SENTENCES.join(' '), finalText(live.messages)) <= 0.35, finalText(live.messages));
+    assert.ok(Math.abs(meta.duration - speech.length / 16000) < 0.1, `${meta.duration} s of decoded audio`);
+    assert.equal(meta.sha256, createHash('sha256').update(webm).digest('hex'), 'the hash is of the bytes received');
   });
 
   test('Finalize flushes the utterance at once (from_finalize: true); KeepAlive holds a quiet stream open past the idle timeout', async () => {
