@@ -46,7 +46,7 @@ export const realtimeInfoRoutes: FastifyPluginAsync<{ services: Services; endpoi
           concurrent_in_use: Math.max(0, inUse - (request.releaseSlot ? 1 : 0)),
           credits_remaining: balance,
           max_session_seconds: services.config.realtimeMaxSessionSeconds,
-          idle_timeout_seconds: 10,
+          idle_timeout_seconds: services.config.realtimeIdleTimeoutSeconds,
         },
       };
     },
