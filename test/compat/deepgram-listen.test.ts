@@ -326,3 +326,8 @@ describe('billing, usage and errors', () => {
     assert.equal(await t.services.store.getBalance(acct.accountId, 'live'), 1000);
   });
 });
+
+test('POST /v1/listen is in /openapi.json under the tag deepgram', async () => {
+  const spec = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json();
+  assert.deepEqual(spec.paths['/v1/listen'].post.tags, ['deepgram']);
+});
