@@ -29,7 +29,7 @@ test('model: exact entries, the longest family prefix, Parla ids as they are, an
   assert.equal(mapDeepgramModel('whisper-base-v2', mapping.sttModels), 'cipher-fast');
   assert.equal(mapDeepgramModel('whisper-large-v3', mapping.sttModels), 'cipher-max');
   assert.equal(mapDeepgramModel('lucid-mono', mapping.sttModels), 'lucid-mono');
-  for (const bad of ['nova3', 'nova-', 'novaX', 'toString', '__proto__', 'constructor', '']) {
+  for (const bad of ['nova3', 'nova-', 'novaX', 'nova-3\u0000', 'nova-2 meeting', 'toString', '__proto__', 'constructor', '']) {
     assert.throws(() => mapDeepgramModel(bad, mapping.sttModels), (e: unknown) => e instanceof ApiError && e.code === 'INVALID_MODEL', bad);
   }
   // An operator's table wins over the shipped one.

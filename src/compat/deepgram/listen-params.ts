@@ -105,7 +105,8 @@ export function mapDeepgramModel(name: string, table: DeepgramMapping['sttModels
   if (exact !== undefined) return exact;
   if ((STT_MODELS as readonly string[]).includes(name)) return name;
   let best: string | undefined;
-  for (const family of Object.keys(table)) {
+  // Only a model-like name (letters, digits, "-", ".", "_"; at most 100) has a family: "nova-3\0" has none.
+  for (const family of isModelName(name) ? Object.keys(table) : []) {
     if (name.length > family.length + 1 && name.startsWith(family) && name[family.length] === '-' && (best === undefined || family.length > best.length)) best = family;
   }
   if (best !== undefined) return table[best]!;
@@ -116,6 +117,16 @@ export function mapDeepgramModel(name: string, table: DeepgramMapping['sttModels
   });
 }
 
+function isModelName(name: string): boolean {
+  if (name.length > 100) return false;
+  for (let i = 0; i < name.length; i++) {
+    const c = name.charCodeAt(i);
+    const ok = (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || (c >= 0x30 && c <= 0x39) || c === 0x2d || c === 0x2e || c === 0x5f;
+    if (!ok) return false;
+  }
+  return true;
+}
+
 function single(q: URLSearchParams, name: string): string | undefined {
   const all = q.getAll(name);
   if (all.length === 0) return undefined;
@@ -124,8 +135,11 @@ function single(q: URLSearchParams, name: string): string | undefined {
   return all[0];
 }
 
+/** Plain decimal notation only (Number() would also take "0x10", "1e3", "Infinity"); no nested quantifier: linear. */
+const DECIMAL = /^-?\d+(\.\d+)?$/;
+
 function number(field: string, v: string, min: number, max: number, integer: boolean): number {
-  const n = v.trim() === '' ? NaN : Number(v);
+  const n = DECIMAL.test(v.trim()) ? Number(v.trim()) : NaN;
   if (!Number.isFinite(n) || n < min || n > max || (integer && !Number.isInteger(n))) {
     throw invalid(field, `${field} must be ${integer ? 'a whole number' : 'a number'} from ${min} to ${max}.`, v);
   }

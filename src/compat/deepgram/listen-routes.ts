@@ -87,10 +87,20 @@ export const deepgramListenRoutes: FastifyPluginAsync<DeepgramListenRouteOptions
   });
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: MAX_UPLOAD_BYTES }, (_request, body, done) => done(null, body));
 
+  // /v1/listen is POST here (and a WebSocket upgrade for live): other methods get Deepgram's body too.
+  app.route({
+    method: ['GET', 'PUT', 'PATCH', 'DELETE'],
+    url: '/listen',
+    schema: { hide: true },
+    handler: async (request) => {
+      throw new ApiError('NOT_FOUND', { message: `No endpoint ${request.method} /v1/listen: POST the audio (or {"url"}), or open a WebSocket for live transcription.` });
+    },
+  });
+
   app.post(
     '/listen',
     {
-      bodyLimit: MAX_UPLOAD_BYTES,
+      // No route bodyLimit: it would override the parsers' own (25 MB audio, 64 KB JSON).
       schema: {
         tags: ['deepgram'],
         summary: 'Deepgram: transcribe prerecorded audio',
