@@ -5,6 +5,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
+import { expandG711 } from '../../src/audio/g711-decode.js';
 import { parseDeepgramLiveParams } from '../../src/compat/deepgram/live-params.js';
 import { ListenOutput } from '../../src/compat/deepgram/listen-output.js';
 import { parseRealtimeParams } from '../../src/realtime/params.js';
@@ -56,11 +58,25 @@ test('live parameters: what the client asks for', () => {
   assert.equal(parse('encoding=opus').session.encoding, 'opus');
   assert.equal(parse('encoding=ogg-opus').session.encoding, 'opus');
   assert.equal(parse('endpointing=300').session.endpointing, 300);
+  // Telephone audio: expanded to linear16 by the edge, 8 kHz unless told.
+  const phone = parse('encoding=mulaw');
+  assert.deepEqual([phone.expand, phone.session.encoding, phone.session.sampleRate], ['mulaw', 'linear16', 8000]);
+  assert.deepEqual([parse('encoding=alaw&sample_rate=16000').expand, parse('encoding=alaw&sample_rate=16000').session.sampleRate], ['alaw', 16000]);
+  assert.equal(parse('encoding=linear16').expand, null);
+});
+
+test('G.711 expansion is the reference decoder\'s, for every byte (checked against sox)', () => {
+  const all = Buffer.from(Array.from({ length: 256 }, (_, i) => i));
+  for (const [law, soxName] of [['mulaw', 'u-law'], ['alaw', 'a-law']] as const) {
+    const reference = execFileSync('sox', ['-t', 'raw', '-e', soxName, '-b', '8', '-r', '8000', '-c', '1', '-', '-t', 'raw', '-e', 'signed', '-b', '16', '-L', '-'], { input: all });
+    assert.deepEqual(expandG711(all, law), reference, law);
+  }
 });
 
 test('live parameters: what a stream cannot carry is a 400 naming the field', () => {
   for (const [query, field] of [
-    ['encoding=mulaw', 'encoding'],
+    ['encoding=amr-nb', 'encoding'],
+    ['encoding=speex', 'encoding'],
     ['encoding=constructor', 'encoding'],
     ['sample_rate=96000', 'sample_rate'],
     ['channels=2', 'channels'],

@@ -21,6 +21,7 @@ import { handshakeKey } from './ws-auth.js';
 import { refuseDeepgramUpgrade } from './errors.js';
 import { parseDeepgramLiveParams } from './live-params.js';
 import { ListenOutput } from './listen-output.js';
+import { expandG711 } from '../../audio/g711-decode.js';
 
 export const LISTEN_PATH = '/v1/listen';
 
@@ -79,7 +80,7 @@ export function listenLive(services: Services, opts: ListenLiveOptions = {}): { 
             // An empty binary frame is Deepgram's old way of saying CloseStream; it still means that.
             if (bytes.length === 0) return session.onText('{"type":"CloseStream"}');
             output?.audioReceived(bytes);
-            session.onAudio(bytes);
+            session.onAudio(p.expand ? expandG711(bytes, p.expand) : bytes);
           }),
         track: (session, ws) => sessions.set(session, ws),
         ended: (session) => sessions.delete(session),

@@ -19,14 +19,18 @@ export interface DeepgramLiveParams {
   utteranceEnd: boolean;
   /** The model id the client asked for (Deepgram's or Parla's). */
   requestedModel: string;
+  /** G.711 bytes the edge expands to linear16 before the session (which then sees linear16 at the same rate). */
+  expand: 'mulaw' | 'alaw' | null;
 }
 
 /**
  * Deepgram's encodings -> the session's decoders. No encoding: linear16 (raw PCM, what the SDK's
  * examples stream). Deepgram's `opus` and `ogg-opus` are Opus in a container here (Ogg or WebM, as
- * browsers record it); raw Opus packets are not accepted.
+ * browsers record it); raw Opus packets are not accepted. `mulaw` and `alaw` (telephone audio,
+ * 8 kHz unless told) are expanded to linear16 by the edge.
  */
-const ENCODINGS: Record<string, RealtimeEncoding> = { linear16: 'linear16', opus: 'opus', 'ogg-opus': 'opus' };
+const ENCODINGS: Record<string, RealtimeEncoding> = { linear16: 'linear16', opus: 'opus', 'ogg-opus': 'opus', mulaw: 'linear16', alaw: 'linear16' };
+const G711_DEFAULT_RATE = 8000;
 
 /** Rates a linear16 stream may declare (as on the native socket); audio is resampled to 16 kHz. */
 const SAMPLE_RATE = { min: 8000, max: 48000, default: 16000 };
@@ -46,9 +50,10 @@ export function parseDeepgramLiveParams(q: URLSearchParams, mapping: DeepgramMap
   const encodingName = p.encoding ?? 'linear16';
   const encoding = Object.hasOwn(ENCODINGS, encodingName) ? ENCODINGS[encodingName] : undefined;
   if (encoding === undefined) {
-    throw new ApiError('INVALID_FORMAT', { message: `encoding "${encodingName.slice(0, 32)}" is not served on the live socket; use linear16 (raw 16-bit little-endian PCM) or opus (Opus in Ogg or WebM).`, details: { field: 'encoding', provided: encodingName.slice(0, 100), suggestions: Object.keys(ENCODINGS) } });
+    throw new ApiError('INVALID_FORMAT', { message: `encoding "${encodingName.slice(0, 32)}" is not served on the live socket; use linear16 (raw 16-bit little-endian PCM), mulaw, alaw, or opus (Opus in Ogg or WebM).`, details: { field: 'encoding', provided: encodingName.slice(0, 100), suggestions: Object.keys(ENCODINGS) } });
   }
-  const sampleRate = p.sampleRate ?? SAMPLE_RATE.default;
+  const expand = encodingName === 'mulaw' || encodingName === 'alaw' ? encodingName : null;
+  const sampleRate = p.sampleRate ?? (expand ? G711_DEFAULT_RATE : SAMPLE_RATE.default);
   if (encoding === 'linear16' && (sampleRate < SAMPLE_RATE.min || sampleRate > SAMPLE_RATE.max)) {
     throw new ApiError('INVALID_SAMPLE_RATE', { message: `sample_rate must be a whole number from ${SAMPLE_RATE.min} to ${SAMPLE_RATE.max}.`, details: { field: 'sample_rate', provided: String(sampleRate) } });
   }
@@ -72,5 +77,6 @@ export function parseDeepgramLiveParams(q: URLSearchParams, mapping: DeepgramMap
     vadEvents: p.vadEvents,
     utteranceEnd: p.utteranceEndMs !== undefined,
     requestedModel: p.requestedModel,
+    expand,
   };
 }
