@@ -9,11 +9,13 @@ import assert from 'node:assert/strict';
 import https from 'node:https';
 import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import WebSocket from 'ws';
 import { DeepgramClient } from '@deepgram/sdk';
 import { createTestAccount, createTestApp, type TestApp } from '../helpers/app.js';
+import { tempDir } from '../helpers/env.js';
 import { RealtimeServer } from '../../src/realtime/server.js';
 import { ffmpegConvert, flite, soxConcat, wordErrorRate } from '../helpers/speech.js';
 import { decodeWav } from '../../src/audio/wav.js';
@@ -30,10 +32,14 @@ let key: string;
 let accountId: string;
 let speech: Int16Array;
 let speechWav: string;
+let plans: { dir: string; cleanup(): void };
 
 before(async () => {
-  // A short idle timeout through the real setting, so KeepAlive has something to prove.
-  t = await createTestApp({ REALTIME_IDLE_TIMEOUT_SECONDS: String(IDLE_SECONDS) });
+  // A short idle timeout through the real setting, so KeepAlive has something to prove; the basic
+  // plan at two requests a minute, so its rate window is reached by a test.
+  plans = tempDir('parla-dg-live-');
+  writeFileSync(path.join(plans.dir, 'parla.json'), JSON.stringify({ plans: { basic: { requestsPerMinute: 2 } } }));
+  t = await createTestApp({ REALTIME_IDLE_TIMEOUT_SECONDS: String(IDLE_SECONDS), PARLA_CONFIG: path.join(plans.dir, 'parla.json') });
   await t.app.listen({ port: 0, host: '127.0.0.1' });
   apiPort = (t.app.server.address() as AddressInfo).port;
   rt = new RealtimeServer(t.services, { recognizerWaitMs: 5000 });
@@ -47,6 +53,7 @@ before(async () => {
 after(async () => {
   await rt.close();
   await t.close();
+  plans.cleanup();
 });
 
 const bytesOf = (pcm: Int16Array) => Buffer.from(pcm.buffer, pcm.byteOffset, pcm.byteLength);
@@ -379,6 +386,21 @@ describe('refusals, as the SDK surfaces them and in Deepgram\'s body', () => {
     await first.closed;
     for (let i = 0; i < 50 && (await t.services.limiter.slotsInUse(free.accountId)) > 0; i++) await new Promise((r) => setTimeout(r, 20));
     assert.equal(await t.services.limiter.slotsInUse(free.accountId), 0, 'the slot is freed at close');
+  });
+
+  test('the plan\'s request rate: a third stream within the minute is refused 429 with Retry-After', async () => {
+    const basic = await createTestAccount(t.services, { plan: 'basic' });
+    for (let i = 0; i < 2; i++) {
+      const live = await sdkListen({ model: 'base' }, { apiKey: basic.apiKey });
+      live.socket.sendCloseStream({ type: 'CloseStream' });
+      await live.closed;
+    }
+    assert.match(await sdkRefusal(basic.apiKey), /Unexpected server response: 429/);
+    const r = await refusal('model=base', { authorization: `Token ${basic.apiKey}` });
+    assert.equal(r.status, 429);
+    assert.equal(r.body.err_code, 'TOO_MANY_REQUESTS');
+    assert.equal(r.body.parla_code, 'RATE_LIMIT_EXCEEDED');
+    assert.ok(Number(r.headers['retry-after']) >= 1);
   });
 
   test('credits running out mid-stream: an Error in Deepgram\'s body, what was paid for is billed, close 1008', async () => {
