@@ -5,9 +5,13 @@
 
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../services.js';
+import { deepgramSpeakRoutes } from './speak-routes.js';
+import { speakSocketHandler } from './speak-socket.js';
 
 export async function registerDeepgram(app: FastifyInstance, services: Services): Promise<void> {
   // Each part registers itself here, one line each:
-  void app;
-  void services;
+  await app.register(deepgramSpeakRoutes, { prefix: '/v1', tts: services.tts, mapping: services.config.product.deepgram });
+  const speak = speakSocketHandler(services);
+  services.wsRoutes.add('/v1/speak', speak);
+  app.addHook('onClose', () => speak.closeAll());
 }
