@@ -59,6 +59,8 @@ export class SpeakSession {
   /** Characters in `pending` and in queued text items. */
   private buffered = 0;
   private sequence = 0;
+  /** Bumped by Clear: text counted before it is no longer in `buffered`. */
+  private generation = 0;
   private utterances = 0;
   private readonly flushTimes: number[] = [];
   private current: AbortController | null = null;
@@ -173,6 +175,7 @@ export class SpeakSession {
     this.queue = [];
     this.pending = '';
     this.buffered = 0;
+    this.generation++;
     this.carry = null;
     this.send({ type: 'Cleared', sequence_id: this.sequence++ });
   }
@@ -198,8 +201,9 @@ export class SpeakSession {
         if (item.kind === 'flushed') this.send({ type: 'Flushed', sequence_id: item.id });
         else if (item.kind === 'close') return void (await this.end(1000, 'closed by client'));
         else {
+          const generation = this.generation;
           await this.speak(item.text);
-          this.buffered = Math.max(0, this.buffered - item.text.length);
+          if (generation === this.generation) this.buffered -= item.text.length;
         }
       }
     } catch (err) {
