@@ -473,6 +473,22 @@ describe('WS /v1/speak', () => {
     }
   });
 
+  test('credits running out mid-session: an Error in Deepgram shape, then close 1008; nothing billed for it', async () => {
+    // One credit passes the handshake (a balance above zero) but pays for no sentence.
+    const acct = await createTestAccount(t.services, { plan: 'pro', credits: 1 });
+    const { sock, r } = await openSdk(dg(acct.apiKey), {});
+    await sock.waitForOpen();
+    sock.sendText({ type: 'Speak', text: 'This sentence costs more than one credit to speak aloud.' });
+    sock.sendFlush({ type: 'Flush' });
+    const err = await r.waitFor((m) => m.type === 'Error');
+    assert.equal(err.err_code, 'PAYMENT_REQUIRED');
+    assert.equal(typeof err.err_msg, 'string');
+    assert.match(err.request_id, /^req_/);
+    assert.equal((await r.closed).code, 1008);
+    assert.equal(bytesOf(r), 0);
+    assert.equal(await t.services.store.getBalance(acct.accountId, 'live'), 1);
+  });
+
   test('an idle socket is closed', async () => {
     t.services.wsRoutes.add('/v1/speak', speakSocketHandler(t.services, { idleTimeoutMs: 400 }));
     try {
