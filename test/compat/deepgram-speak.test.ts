@@ -36,7 +36,7 @@ const base = () => `http://127.0.0.1:${apiPort}`;
 const dg = (apiKey: string) => new DeepgramClient({ apiKey, baseUrl: base(), maxRetries: 0 } as never);
 
 before(async () => {
-  t = await createTestApp();
+  t = await createTestApp({ METRICS_TOKEN: 'operator-token-deepgram' });
   await t.app.listen({ port: 0, host: '127.0.0.1' });
   apiPort = (t.app.server.address() as AddressInfo).port;
   rt = new RealtimeServer(t.services);
@@ -487,6 +487,24 @@ describe('WS /v1/speak', () => {
     assert.equal((await r.closed).code, 1008);
     assert.equal(bytesOf(r), 0);
     assert.equal(await t.services.store.getBalance(acct.accountId, 'live'), 1);
+  });
+
+  test('usage records and metrics count REST and socket speech like the native API', async () => {
+    const acct = await createTestAccount(t.services, { plan: 'pro', credits: 100_000 });
+    await speak(dg(acct.apiKey), 'Counted once.', { encoding: 'linear16' });
+    const { sock, r } = await openSdk(dg(acct.apiKey), {});
+    await sock.waitForOpen();
+    sock.sendText({ type: 'Speak', text: 'And twice.' });
+    sock.sendFlush({ type: 'Flush' });
+    await r.waitFor((m) => m.type === 'Flushed');
+    sock.sendClose({ type: 'Close' });
+    await r.closed;
+    await new Promise((res) => setTimeout(res, 200));
+    const usage = (await t.app.inject({ method: 'GET', url: '/api/v1/usage', headers: { 'x-api-key': acct.apiKey } })).json();
+    assert.equal(usage.usage.characters_used, 'Counted once.'.length + 'And twice.'.length, JSON.stringify(usage));
+    const metrics = (await t.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: 'Bearer operator-token-deepgram' } })).body;
+    assert.match(metrics, /parla_http_requests_total\{method="POST",route="\/v1\/speak",status="200"\} [1-9]/);
+    assert.match(metrics, /parla_credits_debited_total\{model="aura-prime",mode="live"\} [1-9]/);
   });
 
   test('an idle socket is closed', async () => {
