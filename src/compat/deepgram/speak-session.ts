@@ -7,7 +7,8 @@
 //   flushes. Flush queues the rest and then Flushed {sequence_id}, sent after that audio.
 // - Clear stops the utterance being spoken and drops what is queued, then Cleared {sequence_id}.
 //   Flush and Clear share one sequence, numbered from 0 in the order they arrive.
-// - Close speaks what was sent (as a Flush without Flushed), then closes 1000.
+// - Close ends the session at once, as Deepgram's ("Close will close the websocket connection
+//   immediately"): what is being spoken stops (billed for the sentences sent), then close 1000.
 // - Each utterance is one TtsService.stream: held, spoken, settled for the sentences whose audio
 //   was all sent (decisions #30), so cleared text is not billed. Audio goes out as binary frames,
 //   raw (linear16, or G.711 companded: src/audio/g711.ts); the session stops reading synthesis
@@ -40,7 +41,7 @@ export const SPEAK_SOCKET_LIMITS = {
   maxBufferedAudioBytes: 512 * 1024,
 } as const;
 
-type QueueItem = { kind: 'text'; text: string } | { kind: 'flushed'; id: number } | { kind: 'close' };
+type QueueItem = { kind: 'text'; text: string } | { kind: 'flushed'; id: number };
 
 export interface SpeakSessionOptions {
   tts: TtsService;
@@ -65,7 +66,6 @@ export class SpeakSession {
   private readonly flushTimes: number[] = [];
   private current: AbortController | null = null;
   private running = false;
-  private closing = false;
   private ended = false;
   private idleTimer: NodeJS.Timeout | null = null;
   /** An odd byte of linear PCM left over from a chunk (companding takes whole samples). */
@@ -108,7 +108,7 @@ export class SpeakSession {
   }
 
   private onText(raw: string): void {
-    if (this.closing || this.ended) return;
+    if (this.ended) return;
     let msg: unknown;
     try {
       msg = JSON.parse(raw);
@@ -181,12 +181,7 @@ export class SpeakSession {
   }
 
   private onClose(): void {
-    const text = this.pending;
-    this.pending = '';
-    this.commit(text);
-    this.closing = true;
-    this.queue.push({ kind: 'close' });
-    this.kick();
+    void this.end(1000, 'closed by client');
   }
 
   private kick(): void {
@@ -199,7 +194,6 @@ export class SpeakSession {
     try {
       for (let item = this.queue.shift(); item && !this.ended; item = this.queue.shift()) {
         if (item.kind === 'flushed') this.send({ type: 'Flushed', sequence_id: item.id });
-        else if (item.kind === 'close') return void (await this.end(1000, 'closed by client'));
         else {
           const generation = this.generation;
           await this.speak(item.text);
