@@ -111,6 +111,9 @@ export interface RestSpeakParams {
 
 /** POST /v1/speak's query. Deepgram's REST default is MP3 (its encoding reference: "Default: mp3"). */
 export function restSpeakParams(q: Record<string, string | undefined>): RestSpeakParams {
+  // Deepgram would POST the audio to `callback` later; here the audio is always the answer, and
+  // silently ignoring the callback would leave a caller waiting for a request that never comes.
+  if (q.callback !== undefined) throw bad('callback', q.callback, 'callback is not supported here: the audio is sent in the answer. Leave callback out.');
   const encoding = q.encoding ?? 'mp3';
   if (!(ALL as readonly string[]).includes(encoding)) throw refusedEncoding(encoding, 'rest');
   const enc = encoding as SpeakEncoding;
