@@ -20,10 +20,26 @@ export type UpgradeHandler = (req: IncomingMessage, socket: Duplex, head: Buffer
 
 export class WsRoutes {
   private readonly handlers = new Map<string, UpgradeHandler>();
+  /**
+   * How a path's open sessions are ended when a listener shuts down: an upgraded socket is no
+   * longer the HTTP server's, so without this the real-time port's close would wait for every
+   * dialect socket on it to end by itself.
+   */
+  private readonly closers = new Map<string, () => Promise<void>>();
 
-  /** Registers (or, when an app is built again on the same services, replaces) a path's handler. */
-  add(path: string, handler: UpgradeHandler): void {
+  /**
+   * Registers (or, when an app is built again on the same services, replaces) a path's handler,
+   * and its `closeAll` (end every open session) when it has one.
+   */
+  add(path: string, handler: UpgradeHandler & { closeAll?: () => Promise<void> }): void {
     this.handlers.set(path, handler);
+    if (handler.closeAll) this.closers.set(path, handler.closeAll.bind(handler));
+    else this.closers.delete(path);
+  }
+
+  /** Ends every open session of every path (a listener is shutting down). */
+  async closeAll(): Promise<void> {
+    await Promise.all([...this.closers.values()].map((close) => close().catch(() => undefined)));
   }
 
   /** The handler of a request's path (query ignored), or undefined. */

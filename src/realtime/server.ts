@@ -155,6 +155,8 @@ export class RealtimeServer {
   /** Graceful shutdown: every stream gets its final result and summary, then the server closes. */
   async close(): Promise<void> {
     await Promise.all([...this.sessions].map((s) => s.end(CLOSE.GOING_AWAY, 'server shutting down')));
+    // The dialects' sockets on this port (Deepgram's /v1/speak...) end too, or closing would wait for them.
+    await this.services.wsRoutes.closeAll();
     // Give the close handshakes a moment so clients see 1001 rather than a dropped connection.
     const deadline = Date.now() + 2000;
     while ([...this.wss.clients].some((ws) => ws.readyState !== ws.CLOSED) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));

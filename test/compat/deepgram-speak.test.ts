@@ -507,6 +507,22 @@ describe('WS /v1/speak', () => {
     assert.match(metrics, /parla_credits_debited_total\{model="aura-prime",mode="live"\} [1-9]/);
   });
 
+  test('closing the real-time port ends its speak sockets (1001) instead of waiting for them', async () => {
+    const rt2 = new RealtimeServer(t.services);
+    const port2 = await rt2.listen(0, '127.0.0.1');
+    const ws = new WebSocket(`wss://127.0.0.1:${port2}/v1/speak`, { ca: rt2.cert, headers: { authorization: `Token ${key}` } });
+    const closed = new Promise<number>((resolve) => ws.on('close', (code) => resolve(code)));
+    await new Promise((resolve, reject) => {
+      ws.once('open', resolve);
+      ws.once('error', reject);
+    });
+    const started = Date.now();
+    await rt2.close();
+    assert.equal(await closed, 1001);
+    // The session's idle timeout is 60 s: ending well before it means it was closed, not waited for.
+    assert.ok(Date.now() - started < 10_000);
+  });
+
   test('an idle socket is closed', async () => {
     t.services.wsRoutes.add('/v1/speak', speakSocketHandler(t.services, { idleTimeoutMs: 400 }));
     try {

@@ -11,7 +11,7 @@ import { speakSocketHandler } from './speak-socket.js';
 export async function registerDeepgram(app: FastifyInstance, services: Services): Promise<void> {
   // Each part registers itself here, one line each:
   await app.register(deepgramSpeakRoutes, { prefix: '/v1', tts: services.tts, mapping: services.config.product.deepgram });
-  const speak = speakSocketHandler(services);
-  services.wsRoutes.add('/v1/speak', speak);
-  app.addHook('onClose', () => speak.closeAll());
+  services.wsRoutes.add('/v1/speak', speakSocketHandler(services));
+  // Upgraded sockets are no longer the HTTP server's: end them before it closes, or close waits.
+  app.addHook('preClose', () => services.wsRoutes.closeAll());
 }
