@@ -322,7 +322,9 @@ describe('WS /v1/speak', () => {
     const acct = await createTestAccount(t.services, { plan: 'pro', credits: 100_000 });
     const { sock, r } = await openSdk(dg(acct.apiKey), { encoding: 'linear16', sample_rate: 16000 });
     await sock.waitForOpen();
-    const long = Array.from({ length: 12 }, (_, i) => `This is sentence number ${i + 1} of a long answer that the caller interrupts.`).join(' ');
+    // Close to Deepgram's 2,000 characters for one Speak: the Clear comes long before its end.
+    const long = Array.from({ length: 22 }, (_, i) => `This is sentence number ${i + 1} of a long answer that the caller interrupts.`).join(' ');
+    assert.ok(long.length <= 2000);
     const before = await t.services.store.getBalance(acct.accountId, 'live');
     sock.sendText({ type: 'Speak', text: long });
     sock.sendFlush({ type: 'Flush' });
