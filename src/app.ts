@@ -123,6 +123,7 @@ export async function buildApp(services: Services, opts: BuildAppOptions = {}): 
         { name: 'account', description: 'Usage and credits' },
         { name: 'health', description: 'Health check' },
         { name: 'openai', description: 'OpenAI-compatible audio API under /v1 (docs/compatibility.md)' },
+        { name: 'deepgram', description: 'Deepgram-compatible API under /v1: speak (docs/compatibility.md)' },
       ],
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },

@@ -43,6 +43,8 @@ export interface ProductConfig {
 export interface DeepgramMapping {
   /** Deepgram STT model ids (nova-3, nova-2, base, ...) -> Parla STT product models. */
   sttModels: Record<string, string>;
+  /** Deepgram TTS model families (aura-2, aura: the `aura-2` of aura-2-<voice>-en) -> Parla TTS product models. */
+  ttsModels: Record<string, string>;
   /** Aura voice names (the `<voice>` of aura-2-<voice>-en) -> Parla voice names. */
   voices: Record<string, string>;
 }
@@ -227,14 +229,14 @@ function validateProduct(p: unknown): ProductConfig {
     if (!isObject(t) || !Object.values(t).every((v) => typeof v === 'string' && v !== '')) throw new ConfigError(`openai.${table} must map names to names`);
   }
   const deepgram = isObject(p.deepgram) ? p.deepgram : {};
-  for (const table of ['sttModels', 'voices']) {
+  for (const table of ['sttModels', 'ttsModels', 'voices']) {
     const t = deepgram[table] ?? {};
     if (!isObject(t) || !Object.values(t).every((v) => typeof v === 'string' && v !== '')) throw new ConfigError(`deepgram.${table} must map names to names`);
   }
   return {
     ...p,
     openai: { ttsModels: openai.ttsModels ?? {}, sttModels: openai.sttModels ?? {}, voices: openai.voices ?? {} },
-    deepgram: { sttModels: deepgram.sttModels ?? {}, voices: deepgram.voices ?? {} },
+    deepgram: { sttModels: deepgram.sttModels ?? {}, ttsModels: deepgram.ttsModels ?? {}, voices: deepgram.voices ?? {} },
   } as unknown as ProductConfig;
 }
 

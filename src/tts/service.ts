@@ -13,6 +13,8 @@ import { ApiError } from '../errors.js';
 import type { EnginePool } from '../workers/pool.js';
 import { prepareTts, type TtsRequest } from './prepare.js';
 import { generateAudio, type GeneratedAudio, type OutputFormat } from './generate.js';
+import { generateEncoded } from './encoded.js';
+import type { SpeakEncodeSpec } from '../audio/speak-encoding.js';
 import { streamAudio, STREAM_SAMPLE_RATES } from './stream.js';
 import { checkTimestamps, synthesizeWithTimestamps, type TimedSpeech } from './timestamps.js';
 import type { TtsCatalogPort, TtsModelsPort } from './ports.js';
@@ -26,6 +28,8 @@ export interface TtsGenerateRequest extends TtsRequest {
 export interface TtsGenerated {
   audio: GeneratedAudio;
   credits: number;
+  /** The billable characters (pricing.ts). */
+  characters: number;
   /** The balance after settling. */
   balance: number;
 }
@@ -80,8 +84,28 @@ export class TtsService {
 
   /** A complete audio file in `format`. */
   async generate(auth: AuthContext, req: TtsGenerateRequest, signal?: AbortSignal): Promise<TtsGenerated> {
-    const { audio, credits, balance } = await this.billedFile(auth, req, 'generate', (pool, job) => generateAudio(pool, job, req.format, signal), (a) => a.seconds);
-    return { audio, credits, balance };
+    return this.billedFile(auth, req, 'generate', (pool, job) => generateAudio(pool, job, req.format, signal), (a) => a.seconds);
+  }
+
+  /**
+   * The file of generate() in one of Deepgram's speak encodings at a chosen rate (the Deepgram
+   * dialect's POST /v1/speak): the same feature, price, limits, ledger kind and errors as generate.
+   */
+  async generateEncoded(auth: AuthContext, req: TtsRequest & { requestId: string }, spec: SpeakEncodeSpec, signal?: AbortSignal): Promise<TtsGenerated> {
+    return this.billedFile(auth, { ...req, format: 'wav' }, 'generate', (pool, job) => generateEncoded(pool, job, spec, signal), (a) => a.seconds);
+  }
+
+  /**
+   * Everything a stream of `req` would be refused for before its text is known (feature, plan,
+   * model, voice, engine), for an edge that opens a session first and sends text later (the
+   * Deepgram dialect's WS /v1/speak refuses the handshake instead of the first utterance).
+   */
+  checkStream(auth: AuthContext, req: Omit<TtsStreamRequest, 'text' | 'requestId'>): void {
+    const { config, catalog, models } = this.d;
+    if (!(STREAM_SAMPLE_RATES as readonly number[]).includes(req.sampleRate)) {
+      throw new ApiError('INVALID_SAMPLE_RATE', { details: { field: 'sample_rate', provided: String(req.sampleRate) } });
+    }
+    prepareTts(config, catalog, models, auth, { ...req, text: 'a' }, 'stream');
   }
 
   /**
@@ -108,7 +132,7 @@ export class TtsService {
     make: (pool: EnginePool, job: ReturnType<typeof prepareTts>) => Promise<T>,
     secondsOf: (made: T) => number,
     check?: (job: ReturnType<typeof prepareTts>) => void,
-  ): Promise<{ audio: T; credits: number; balance: number }> {
+  ): Promise<{ audio: T; credits: number; balance: number; characters: number }> {
     const { config, catalog, models, pool, billing } = this.d;
     const started = performance.now();
     const job = prepareTts(config, catalog, models, auth, req, mode);
@@ -131,7 +155,7 @@ export class TtsService {
       admission.release();
     }
     const balance = (await work.finish({ units: job.characters, characters: job.characters, credits: job.credits }))!;
-    return { audio, credits: job.credits, balance };
+    return { audio, credits: job.credits, balance, characters: job.characters };
   }
 
   /**

@@ -3,6 +3,7 @@
 // Add a task: one line in TaskMap (types) and one in taskHandlers.
 
 import type { FinishPayload } from './finish-task.js';
+import type { EncodePayload } from './encode-task.js';
 import type { EspeakOutput, EspeakTask } from '../engines/espeak/espeak-worker.js';
 import type { SherpaTtsTask } from '../engines/sherpa/sherpa-tts-worker.js';
 import type { ReadingLanguage, Readings } from '../tts/readings/types.js';
@@ -20,6 +21,8 @@ export interface TaskMap {
   'tts.readings': { payload: { language: ReadingLanguage; text: string }; result: Readings };
   /** Join segments with silences, resample, encode (src/workers/finish-task.ts). */
   'tts.finish': { payload: FinishPayload; result: Uint8Array };
+  /** Join, resample, encode in one of Deepgram's speak encodings (src/workers/encode-task.ts). */
+  'tts.encode': { payload: EncodePayload; result: Uint8Array };
   /** Pitch shift in semitones, duration unchanged (src/audio/dsp/time-pitch.ts). */
   'audio.pitch': { payload: { samples: Int16Array; sampleRate: number; semitones: number }; result: Int16Array };
   /** Speaker labels for speech spans (src/stt/diarize.ts). */
@@ -43,6 +46,7 @@ export type TaskResult<N extends TaskName> = TaskMap[N]['result'];
 export const resultArrays: { [N in TaskName]?: (r: TaskResult<N>) => ArrayBufferView[] } = {
   'tts.espeak': (r) => [r.samples],
   'tts.finish': (r) => [r],
+  'tts.encode': (r) => [r],
   'tts.whisper': (r) => [r],
   'audio.pitch': (r) => [r],
   'audio.resample': (r) => [r],
@@ -54,6 +58,7 @@ export const taskHandlers: { [N in TaskName]: (p: TaskPayload<N>) => Promise<Tas
   'tts.espeak': async (p) => (await import('../engines/espeak/espeak-worker.js')).synthesizeEspeak(p),
   'tts.sherpa': async (p) => (await import('../engines/sherpa/sherpa-tts-worker.js')).synthesizeSherpa(p),
   'tts.finish': async (p) => (await import('./finish-task.js')).finishInWorker(p),
+  'tts.encode': async (p) => (await import('./encode-task.js')).encodeInWorker(p),
   'tts.readings': async (p) => (await import('../tts/readings/convert.js')).convertReadings(p),
   'audio.pitch': async (p) => (await import('../audio/dsp/time-pitch.js')).pitchShift(p.samples, p.sampleRate, p.semitones),
   'stt.diarize': async (p) => (await import('../stt/diarize.js')).diarizeSegments(p.pcm, p.spans),

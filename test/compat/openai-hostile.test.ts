@@ -113,13 +113,16 @@ test('auth header abuse: wrong scheme, empty bearer, two keys, a huge token: 401
     { authorization: `Basic ${key}` },
     { authorization: 'Bearer ' },
     { authorization: `Bearer ${'k'.repeat(10_000)}` },
-    { authorization: `Token ${key}` },
+    { authorization: `Token ${'k'.repeat(100)}` },
+    { authorization: `Bearer${key}` },
   ];
   for (const h of headers) {
     const res = await t.app.inject({ method: 'GET', url: '/v1/models', headers: h });
     assert.equal(res.statusCode, 401, JSON.stringify(h).slice(0, 40));
     await expectOpenAiError(res, 'auth');
   }
+  // Deepgram's scheme is read on every /v1 route (one key reader for the dialects: docs/compatibility.md).
+  assert.equal((await t.app.inject({ method: 'GET', url: '/v1/models', headers: { authorization: `Token ${key}` } })).statusCode, 200);
   // X-API-Key works on /v1 too (the native header is read first).
   assert.equal((await t.app.inject({ method: 'GET', url: '/v1/models', headers: { 'x-api-key': key } })).statusCode, 200);
 });

@@ -7,11 +7,13 @@ import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../services.js';
 import { deepgramListenRoutes } from './listen-routes.js';
 import { registerListenLive } from './listen-live.js';
+import { deepgramSpeakRoutes } from './speak-routes.js';
+import { speakSocketHandler } from './speak-socket.js';
 
 export async function registerDeepgram(app: FastifyInstance, services: Services): Promise<void> {
-  // Each part registers itself here, one line each:
   await app.register(deepgramListenRoutes, { stt: services.stt, mapping: services.config.product.deepgram, fetchPolicy: { allowPrivate: services.config.jobs.fetchAllowPrivate, allowHosts: services.config.jobs.fetchAllowHosts }, prefix: '/v1' });
   registerListenLive(services);
-  void app;
-  void services;
+  await app.register(deepgramSpeakRoutes, { prefix: '/v1', tts: services.tts, mapping: services.config.product.deepgram });
+  const speak = speakSocketHandler(services);
+  services.wsRoutes.add('/v1/speak', speak, () => speak.closeAll());
 }

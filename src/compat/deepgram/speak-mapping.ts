@@ -1,0 +1,165 @@
+// The Deepgram speak dialect's mapping (docs/compatibility.md, "Speak"): Deepgram's model ids
+// (aura-2-<voice>-en, aura-<voice>-en) onto a Parla TTS model and voice through the configured
+// tables (config/parla.json "deepgram"), and its media output settings (encoding, container,
+// sample_rate, bit_rate) onto what Parla's encoders make. Every value is checked here, at the edge.
+
+import type { DeepgramMapping } from '../../config.js';
+import { ApiError } from '../../errors.js';
+import { TTS_MODELS } from '../../registry/model-registry.js';
+import type { SpeakEncodeSpec, SpeakEncoding } from '../../audio/speak-encoding.js';
+import { STREAM_SAMPLE_RATES } from '../../tts/stream.js';
+
+/** Deepgram's default voice when a request names no model (its API reference: aura-asteria-en). */
+export const DEFAULT_SPEAK_MODEL = 'aura-asteria-en';
+/** Deepgram's limit on the text of one REST request and of one Speak message (characters). */
+export const SPEAK_TEXT_LIMIT = 2000;
+
+export interface SpeakVoice {
+  /** The Parla TTS product model. */
+  model: string;
+  /** A Parla voice name, resolved (or refused) by the catalogue. */
+  voice: string;
+  /** What dg-model-name and Metadata report: the id the client asked for. */
+  modelName: string;
+}
+
+const bad = (field: string, provided: string, message: string, suggestions?: string[]) =>
+  new ApiError('INVALID_PARAMETER', { message, details: { field, provided: provided.slice(0, 200), ...(suggestions ? { suggestions } : {}) } });
+
+export class SpeakMapper {
+  constructor(private readonly table: DeepgramMapping) {}
+
+  /**
+   * `aura-2-<voice>-en` / `aura-<voice>-en`: the family through ttsModels, the voice through voices
+   * (a name not in the table goes to the catalogue as a Parla voice name: aura-2-aria-en is Aria).
+   * A Parla model id is taken as it is, with its voice after a colon (`aura-max:Clara`) or
+   * the table's voice of asteria.
+   */
+  voice(model: string | undefined): SpeakVoice {
+    const id = (model ?? DEFAULT_SPEAK_MODEL).trim();
+    const colon = id.indexOf(':');
+    const base = colon < 0 ? id : id.slice(0, colon);
+    if ((TTS_MODELS as readonly string[]).includes(base)) {
+      const voice = colon < 0 ? (this.table.voices.asteria ?? 'Aria') : id.slice(colon + 1);
+      if (voice === '') throw bad('model', id, 'The voice after the colon is empty.');
+      return { model: base, voice, modelName: id };
+    }
+    const parts = id.toLowerCase().split('-');
+    const family = parts.length === 4 && parts[1] === '2' ? 'aura-2' : parts.length === 3 ? parts[0]! : null;
+    const mapped = family === null ? undefined : this.table.ttsModels[family];
+    const voiceName = parts[parts.length - 2] ?? '';
+    if (parts[0] !== 'aura' || mapped === undefined || voiceName === '' || parts[parts.length - 1] !== 'en') {
+      throw new ApiError('INVALID_MODEL', {
+        message: `The model "${id.slice(0, 100)}" does not exist here; use aura-2-<voice>-en, aura-<voice>-en (English Aura voices) or a Parla TTS model (${TTS_MODELS.join(', ')}), optionally :<voice>.`,
+        details: { field: 'model', provided: id.slice(0, 200), suggestions: ['aura-2-thalia-en', 'aura-asteria-en', ...TTS_MODELS] },
+      });
+    }
+    return { model: mapped, voice: this.table.voices[voiceName] ?? voiceName, modelName: id };
+  }
+}
+
+const RAW = ['linear16', 'mulaw', 'alaw'] as const;
+type RawEncoding = (typeof RAW)[number];
+const ALL = [...RAW, 'mp3', 'flac'] as const;
+
+/** Rates Deepgram's speak API takes per encoding (its audio format combinations), and its defaults. */
+const REST_RATES: Record<SpeakEncoding, readonly number[]> = {
+  linear16: [8000, 16000, 24000, 32000, 48000],
+  mulaw: [8000, 16000],
+  alaw: [8000, 16000],
+  mp3: [22050],
+  flac: [8000, 16000, 22050, 32000, 48000],
+};
+const DEFAULT_RATE: Record<SpeakEncoding, number> = { linear16: 24000, mulaw: 8000, alaw: 8000, mp3: 22050, flac: 48000 };
+const MP3_BIT_RATES = [32000, 48000];
+
+function refusedEncoding(encoding: string, where: 'rest' | 'socket'): ApiError {
+  const supported = where === 'rest' ? [...ALL] : [...RAW];
+  const codec = encoding === 'opus' ? 'Opus' : encoding === 'aac' ? 'AAC' : null;
+  const message =
+    codec !== null && where === 'rest'
+      ? `encoding ${encoding} is not supported here: this server has no ${codec} encoder. Use ${supported.join(', ')}.`
+      : where === 'socket' && (ALL as readonly string[]).includes(encoding)
+        ? `encoding ${encoding} is not available on the speak socket (it sends raw audio); use ${supported.join(', ')}.`
+        : `encoding must be one of ${supported.join(', ')}.`;
+  return new ApiError('INVALID_FORMAT', { message, resolution: `Send encoding ${supported.join(', ')}.`, details: { field: 'encoding', provided: encoding.slice(0, 200), suggestions: supported } });
+}
+
+function sampleRate(raw: string | undefined, allowed: readonly number[], fallback: number, encoding: string): number {
+  if (raw === undefined || raw === '') return fallback;
+  const n = /^[0-9]{1,6}$/.test(raw) ? Number(raw) : NaN;
+  if (!allowed.includes(n)) {
+    throw new ApiError('INVALID_SAMPLE_RATE', {
+      message: `sample_rate ${raw.slice(0, 20)} is not available for ${encoding}; use ${allowed.join(', ')}.`,
+      details: { field: 'sample_rate', provided: raw.slice(0, 200), suggestions: allowed.map(String) },
+    });
+  }
+  return n;
+}
+
+function speed(raw: string | undefined): number {
+  if (raw === undefined || raw === '') return 1;
+  const n = /^[0-9]{1,3}(\.[0-9]{1,6})?$/.test(raw) ? Number(raw) : NaN;
+  if (!(n >= 0.5 && n <= 2)) throw new ApiError('INVALID_SPEED', { details: { field: 'speed', provided: raw.slice(0, 200) } });
+  return n;
+}
+
+export interface RestSpeakParams {
+  spec: SpeakEncodeSpec;
+  speed: number;
+}
+
+/** POST /v1/speak's query. Deepgram's REST default is MP3 (its encoding reference: "Default: mp3"). */
+export function restSpeakParams(q: Record<string, string | undefined>): RestSpeakParams {
+  // Deepgram would POST the audio to `callback` later; here the audio is always the answer, and
+  // silently ignoring the callback would leave a caller waiting for a request that never comes.
+  if (q.callback !== undefined) throw bad('callback', q.callback, 'callback is not supported here: the audio is sent in the answer. Leave callback out.');
+  const encoding = q.encoding ?? 'mp3';
+  if (!(ALL as readonly string[]).includes(encoding)) throw refusedEncoding(encoding, 'rest');
+  const enc = encoding as SpeakEncoding;
+  const raw = (RAW as readonly string[]).includes(enc);
+  const container = q.container ?? (raw ? 'wav' : 'none');
+  if (raw ? container !== 'wav' && container !== 'none' : container !== 'none') {
+    throw bad('container', container, raw ? `container for ${enc} is wav or none.` : `${enc} takes no container (leave container out or send none).`, raw ? ['wav', 'none'] : ['none']);
+  }
+  const rate = sampleRate(q.sample_rate, REST_RATES[enc], DEFAULT_RATE[enc], enc);
+  let bitRate: number | undefined;
+  if (q.bit_rate !== undefined && q.bit_rate !== '') {
+    bitRate = /^[0-9]{1,7}$/.test(q.bit_rate) ? Number(q.bit_rate) : NaN;
+    if (enc !== 'mp3') throw bad('bit_rate', q.bit_rate, `bit_rate applies to mp3 only, not ${enc}.`);
+    if (!MP3_BIT_RATES.includes(bitRate)) throw bad('bit_rate', q.bit_rate, `bit_rate for mp3 is ${MP3_BIT_RATES.join(' or ')}.`, MP3_BIT_RATES.map(String));
+  }
+  return { spec: { encoding: enc, container: container as 'wav' | 'none', sampleRate: rate, ...(enc === 'mp3' ? { bitRate: bitRate ?? 48000 } : {}) }, speed: speed(q.speed) };
+}
+
+export interface SocketSpeakParams {
+  encoding: RawEncoding;
+  sampleRate: number;
+  speed: number;
+}
+
+/**
+ * WS /v1/speak's query: raw audio only (linear16, mulaw, alaw), at a rate the native stream makes
+ * (STREAM_SAMPLE_RATES; Deepgram's 32000 is not one of them and is refused).
+ */
+export function socketSpeakParams(q: URLSearchParams): SocketSpeakParams {
+  const encoding = q.get('encoding') ?? 'linear16';
+  if (!(RAW as readonly string[]).includes(encoding)) throw refusedEncoding(encoding, 'socket');
+  const enc = encoding as RawEncoding;
+  const allowed = enc === 'linear16' ? STREAM_SAMPLE_RATES : [8000, 16000];
+  return { encoding: enc, sampleRate: sampleRate(q.get('sample_rate') ?? undefined, allowed, enc === 'linear16' ? 24000 : 8000, enc), speed: speed(q.get('speed') ?? undefined) };
+}
+
+/** Content-Type of a REST answer, as Deepgram's. */
+export function speakContentType(spec: SpeakEncodeSpec): string {
+  switch (spec.encoding) {
+    case 'mp3':
+      return 'audio/mpeg';
+    case 'flac':
+      return 'audio/flac';
+    case 'linear16':
+      return spec.container === 'wav' ? 'audio/wav' : 'audio/l16';
+    default:
+      return spec.container === 'wav' ? 'audio/wav' : spec.encoding === 'mulaw' ? 'audio/basic' : 'audio/x-alaw-basic';
+  }
+}

@@ -1,0 +1,67 @@
+// Deepgram's REST text-to-speech, POST /v1/speak (docs/compatibility.md, "Speak"): the query's
+// model and media output settings (speak-mapping.ts), the body's text, one call to
+// TtsService.generateEncoded (the same price, ledger kind, limits, feature switch and metrics as
+// /api/v1/tts/generate), the audio with Deepgram's headers, every failure in Deepgram's error
+// body (errors.ts). Auth and rate limits are the app's hooks (Authorization: Token on /v1).
+
+import type { FastifyPluginAsync } from 'fastify';
+import type { DeepgramMapping } from '../../config.js';
+import { ApiError } from '../../errors.js';
+import { abortOnClose } from '../../routes/v1/tts.js';
+import type { TtsService } from '../../tts/service.js';
+import { sendDeepgramError } from './errors.js';
+import { restSpeakParams, SPEAK_TEXT_LIMIT, SpeakMapper, speakContentType } from './speak-mapping.js';
+
+export interface SpeakRouteOptions {
+  tts: TtsService;
+  mapping: DeepgramMapping;
+}
+
+/** The text of Deepgram's body, {"text": "..."}: a string of 1 to 2,000 characters. */
+function bodyText(body: unknown): string {
+  const text = body !== null && typeof body === 'object' ? (body as { text?: unknown }).text : undefined;
+  if (text === undefined || text === null || (typeof text === 'string' && text.trim() === '')) throw new ApiError('MISSING_TEXT', { details: { field: 'text' } });
+  if (typeof text !== 'string') throw new ApiError('INVALID_PARAMETER', { message: 'text must be a string.', details: { field: 'text' } });
+  // Code points, as Deepgram counts them (a surrogate pair is one character).
+  let n = 0;
+  for (const _ of text) if (++n > SPEAK_TEXT_LIMIT) throw new ApiError('TEXT_TOO_LONG', { message: `text is longer than ${SPEAK_TEXT_LIMIT} characters.`, details: { field: 'text', limit: SPEAK_TEXT_LIMIT } });
+  return text;
+}
+
+export const deepgramSpeakRoutes: FastifyPluginAsync<SpeakRouteOptions> = async (app, { tts, mapping }) => {
+  const mapper = new SpeakMapper(mapping);
+  // Every failure of this route (hooks included: auth, rate limits, body parsing) in Deepgram's shape.
+  app.setErrorHandler(async (err, request, reply) => sendDeepgramError(request, reply, err, 'speak'));
+
+  app.post(
+    '/speak',
+    {
+      schema: {
+        tags: ['deepgram'],
+        summary: 'Deepgram: text to speech (REST)',
+        description: 'Query: model (aura-2-<voice>-en, aura-<voice>-en or a Parla model[:voice]), encoding (mp3 default, linear16, mulaw, alaw, flac; opus and aac refused), container (wav or none for linear16/mulaw/alaw), sample_rate, bit_rate (mp3: 32000 or 48000), speed. Body: {"text"}, at most 2,000 characters.',
+        security: [{ bearer: [] }],
+      },
+    },
+    async (request, reply) => {
+      const q = request.query as Record<string, string | undefined>;
+      const params = restSpeakParams(q);
+      const voice = mapper.voice(q.model);
+      const text = bodyText(request.body);
+      const req = { requestId: request.id, text, voice: voice.voice, model: voice.model, language: undefined, speed: params.speed, pitch: undefined };
+      const out = await tts.generateEncoded(request.auth, req, params.spec, abortOnClose(reply.raw));
+      const body = out.audio.body;
+      const bytes = body instanceof Uint8Array ? Buffer.from(body.buffer, body.byteOffset, body.byteLength) : body;
+      return reply
+        .code(200)
+        .header('Content-Type', speakContentType(params.spec))
+        .header('Content-Length', String(out.audio.byteLength))
+        .header('dg-request-id', request.id)
+        .header('dg-model-name', voice.modelName)
+        .header('dg-char-count', String(out.characters))
+        .header('X-Credits-Used', String(out.credits))
+        .header('X-Credits-Remaining', String(out.balance))
+        .send(bytes);
+    },
+  );
+};
