@@ -6,6 +6,7 @@
 // the native one (native-output.ts, docs/realtime.md) or Deepgram's (src/compat/deepgram/).
 // Control messages ({"type": "KeepAlive" | "Finalize" | "CloseStream"}) are the same in both.
 
+import { exceedsJsonDepth } from '../edge/json-depth.js';
 import type { SttStream, RecognizedUtterance } from '../engines/engine.js';
 import type { BillableWork } from '../accounts/billing.js';
 import { billableSeconds } from '../accounts/pricing.js';
@@ -181,6 +182,9 @@ export class RealtimeSession {
     this.touch();
     let msg: { type?: unknown };
     try {
+      // The HTTP edge's depth cap (decisions on hostile input, src/http/json-body.ts): a control
+      // message nested thousands deep is refused in one linear scan instead of being parsed.
+      if (exceedsJsonDepth(text)) throw new SyntaxError('too deep');
       msg = JSON.parse(text) as { type?: unknown };
     } catch {
       this.t.error('INVALID_REQUEST', 'Control messages are JSON objects such as {"type":"KeepAlive"}.');
