@@ -22,6 +22,12 @@ export interface CatalogEntry {
   licence: string;
   /** Upstream accuracy/speed figures, with where they come from. */
   published: { figure: string; source: string } | null;
+  /**
+   * A single-speaker voice's gender (as heard on the voice's samples), from which it serves the
+   * Aura voices of that gender (src/engines/sherpa/speakers.ts). Kokoro's speakers carry theirs in
+   * their names.
+   */
+  speakerGender?: 'female' | 'male';
   notes?: string;
 }
 
@@ -86,15 +92,15 @@ export const CATALOG: readonly CatalogEntry[] = [
   }),
   entry({
     name: 'vits-piper-en_US-amy-low', format: 'piper', languages: ['en-US'], archiveMB: null, unpackedMB: null,
-    url: `${TTS}vits-piper-en_US-amy-low.tar.bz2`, sha256: null, licence: 'see MODEL_CARD in the archive (Piper voice); espeak-ng-data GPL-3.0-or-later', published: null,
+    url: `${TTS}vits-piper-en_US-amy-low.tar.bz2`, sha256: null, speakerGender: 'female', licence: 'see MODEL_CARD in the archive (Piper voice); espeak-ng-data GPL-3.0-or-later', published: null,
   }),
   entry({
     name: 'vits-piper-en_US-lessac-medium', format: 'piper', languages: ['en-US'], archiveMB: null, unpackedMB: null,
-    url: `${TTS}vits-piper-en_US-lessac-medium.tar.bz2`, sha256: null, licence: 'see MODEL_CARD in the archive (Piper voice); espeak-ng-data GPL-3.0-or-later', published: null,
+    url: `${TTS}vits-piper-en_US-lessac-medium.tar.bz2`, sha256: null, speakerGender: 'female', licence: 'see MODEL_CARD in the archive (Piper voice); espeak-ng-data GPL-3.0-or-later', published: null,
   }),
   entry({
     name: 'vits-piper-de_DE-thorsten-medium', format: 'piper', languages: ['de-DE'], archiveMB: null, unpackedMB: null,
-    url: `${TTS}vits-piper-de_DE-thorsten-medium.tar.bz2`, sha256: null, licence: 'see MODEL_CARD in the archive (Piper voice); espeak-ng-data GPL-3.0-or-later', published: null,
+    url: `${TTS}vits-piper-de_DE-thorsten-medium.tar.bz2`, sha256: null, speakerGender: 'male', licence: 'see MODEL_CARD in the archive (Piper voice); espeak-ng-data GPL-3.0-or-later', published: null,
   }),
   entry({
     name: 'kokoro-en-v0_19', format: 'kokoro', languages: ['en-US', 'en-GB'], archiveMB: null, unpackedMB: null,

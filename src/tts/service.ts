@@ -28,6 +28,8 @@ export interface TtsGenerated {
   credits: number;
   /** The balance after settling. */
   balance: number;
+  /** Id of the engine that spoke it (e.g. "studio-festival", "sherpa:kokoro-en-v0_19"): the X-Engine header. */
+  engine: string;
 }
 
 export interface TtsTimed {
@@ -80,8 +82,8 @@ export class TtsService {
 
   /** A complete audio file in `format`. */
   async generate(auth: AuthContext, req: TtsGenerateRequest, signal?: AbortSignal): Promise<TtsGenerated> {
-    const { audio, credits, balance } = await this.billedFile(auth, req, 'generate', (pool, job) => generateAudio(pool, job, req.format, signal), (a) => a.seconds);
-    return { audio, credits, balance };
+    const { audio, credits, balance, engine } = await this.billedFile(auth, req, 'generate', (pool, job) => generateAudio(pool, job, req.format, signal), (a) => a.seconds);
+    return { audio, credits, balance, engine };
   }
 
   /**
@@ -108,7 +110,7 @@ export class TtsService {
     make: (pool: EnginePool, job: ReturnType<typeof prepareTts>) => Promise<T>,
     secondsOf: (made: T) => number,
     check?: (job: ReturnType<typeof prepareTts>) => void,
-  ): Promise<{ audio: T; credits: number; balance: number }> {
+  ): Promise<{ audio: T; credits: number; balance: number; engine: string }> {
     const { config, catalog, models, pool, billing } = this.d;
     const started = performance.now();
     const job = prepareTts(config, catalog, models, auth, req, mode);
@@ -131,7 +133,7 @@ export class TtsService {
       admission.release();
     }
     const balance = (await work.finish({ units: job.characters, characters: job.characters, credits: job.credits }))!;
-    return { audio, credits: job.credits, balance };
+    return { audio, credits: job.credits, balance, engine: job.voice.engine.id };
   }
 
   /**

@@ -3,7 +3,8 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { Services } from '../../services.js';
 import { errorResponses } from '../../http/schemas.js';
-import { STT_MODELS, engineFamily } from '../../registry/model-registry.js';
+import { engineFamily } from '../../registry/model-registry.js';
+import { sttServing } from '../../registry/serving.js';
 import { REALTIME_DEFAULTS, REALTIME_ENCODINGS } from '../../realtime/params.js';
 import { opusSupported } from '../../realtime/opus-decoder.js';
 
@@ -16,7 +17,9 @@ export interface RealtimeEndpoint {
 export const realtimeInfoRoutes: FastifyPluginAsync<{ services: Services; endpoint: RealtimeEndpoint }> = async (app, { services, endpoint }) => {
   app.get(
     '/stt/realtime/info',
-    { schema: { tags: ['stt'], summary: 'Real-time streaming: connection, capabilities and your limits', security: [{ apiKey: [] }], response: errorResponses() } },
+    { schema: { tags: ['stt'], summary: 'Real-time streaming: connection, capabilities and your limits',
+        description: 'models[] gives each model\'s engine serving it now (e.g. "pocketsphinx", "sherpa:<model>"; null when none) and whether its model is loaded (else the first stream waits for it to load).',
+        security: [{ apiKey: [] }], response: errorResponses() } },
     async (request) => {
       const { account } = request.auth;
       const plan = services.config.product.plans[account.plan];
@@ -28,11 +31,15 @@ export const realtimeInfoRoutes: FastifyPluginAsync<{ services: Services; endpoi
         port,
         authentication: 'api_key query parameter',
         protocol: 'docs/realtime.md',
-        models: STT_MODELS.map((id) => ({
+        // engine / loaded: what serves the model now (src/registry/serving.ts); a model not loaded
+        // loads when a stream opens (a first stream may wait for it, PARLA_MODEL_LOAD_WAIT).
+        models: sttServing(services.registry, services.lifecycle).map(({ model: id, engine, loaded }) => ({
           id,
           provider: engineFamily(id),
           languages: services.registry.sttLanguages(id),
           credits_per_second: services.registry.sttRate(id),
+          engine,
+          loaded,
         })),
         encodings: REALTIME_ENCODINGS.filter((e) => e !== 'opus' || opus),
         containers: opus ? { opus: ['ogg', 'webm'] } : {},

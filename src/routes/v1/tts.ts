@@ -60,7 +60,7 @@ export const ttsRoutes: FastifyPluginAsyncTypebox<TtsRouteOptions> = async (app,
     async (request, reply) => {
       const started = performance.now();
       const body = request.body as Static<typeof GenerateBody>;
-      const { audio, credits, balance } = await tts.generate(
+      const { audio, credits, balance, engine } = await tts.generate(
         request.auth,
         { requestId: request.id, text: body.text, voice: body.voice, model: body.model, language: body.language, speed: body.speed, pitch: body.pitch, format: body.format },
         abortOnClose(reply.raw),
@@ -73,6 +73,9 @@ export const ttsRoutes: FastifyPluginAsyncTypebox<TtsRouteOptions> = async (app,
         .header('X-Processing-Time-Ms', String(Math.round(performance.now() - started)))
         .header('X-Credits-Used', String(credits))
         .header('X-Credits-Remaining', String(balance))
+        // Which engine spoke (as STT responses say in metadata.engine): an installed neural voice
+        // taking over aura-max is visible here (docs/engines.md "Aura voices on a neural model").
+        .header('X-Engine', engine)
         .send(audio.body instanceof Uint8Array ? Buffer.from(audio.body.buffer, audio.body.byteOffset, audio.body.byteLength) : audio.body);
     },
   );
