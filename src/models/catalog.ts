@@ -3,7 +3,10 @@
 // Checksums: sherpa-onnx publishes none next to its release archives, so `sha256` is null unless
 // an operator-verified value is known; a pull of such an entry prints the computed checksum and
 // records it, and `--sha256` makes the pull check it. Figures are the upstream's own, each with its
-// source; a null means no figure is recorded here (none was checked for this catalog).
+// source; a null means no figure is recorded here: none was found (searched 2026-11-25: the Whisper
+// paper's per-model table was not reachable; the other Whisper cards' model-index figures were not
+// found; the NeMo Conformer-CTC-small card's model-index carries the large model's name, so its
+// figures are not taken for the small one; the Zipformer and Piper/Kokoro releases publish none).
 
 import type { ModelFormat, ModelKind } from './formats.js';
 import { FORMAT_INFO } from './formats.js';
@@ -43,13 +46,19 @@ export const CATALOG: readonly CatalogEntry[] = [
   entry({
     name: 'whisper-tiny.en', format: 'whisper', languages: ['en'], archiveMB: null, unpackedMB: 257,
     url: `${ASR}sherpa-onnx-whisper-tiny.en.tar.bz2`, sha256: null, licence: 'MIT (OpenAI Whisper)',
-    published: { figure: '39M parameters', source: 'github.com/openai/whisper README, "Available models"' },
+    published: {
+      figure: '39M parameters; 8.4% WER on LibriSpeech test-clean',
+      source: 'github.com/openai/whisper README, "Available models"; WER: the model-index of https://huggingface.co/openai/whisper-tiny.en (README, "LibriSpeech (clean)" test, 8.437: Hugging Face\'s evaluation, greedy, in the card published under the openai organisation)',
+    },
     notes: `unpacked size from the ${WHISPER_SIZES}; the int8 encoder+decoder that Parla loads are 103 MB of it`,
   }),
   entry({
     name: 'whisper-base.en', format: 'whisper', languages: ['en'], archiveMB: null, unpackedMB: null,
     url: `${ASR}sherpa-onnx-whisper-base.en.tar.bz2`, sha256: null, licence: 'MIT (OpenAI Whisper)',
-    published: { figure: '74M parameters', source: 'github.com/openai/whisper README, "Available models"' },
+    published: {
+      figure: '74M parameters; 12.8% WER on LibriSpeech test-other (its test-clean figure is null there)',
+      source: 'github.com/openai/whisper README, "Available models"; WER: the model-index of https://huggingface.co/openai/whisper-base.en (README, "LibriSpeech (other)" test, 12.804)',
+    },
   }),
   entry({
     name: 'whisper-small.en', format: 'whisper', languages: ['en'], archiveMB: null, unpackedMB: null,
