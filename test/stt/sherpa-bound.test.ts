@@ -118,6 +118,15 @@ describe('bound sherpa-onnx models over HTTP', () => {
     assert.match(ps.json().text.toLowerCase(), /fox/);
   });
 
+  test('keywords are accepted and ignored by a sherpa engine (no hotwords per request: docs/engines.md)', async () => {
+    for (const model of ['lucid-agent', 'lucid-mono']) {
+      const res = await post({ model, keywords: 'fox:5,quokka' });
+      assert.equal(res.statusCode, 200, res.body);
+    }
+    const agent = await post({ model: 'lucid-agent', keywords: 'fox:5,quokka' });
+    assert.equal(agent.json().engine, 'sherpa:zipformer-gen');
+  });
+
   test('after use, /health and the real-time info report the bound models loaded (the idle TTL has not passed)', async () => {
     const serving = await reported();
     assert.deepEqual(serving.health.get('cipher-max'), { engine: 'sherpa:whisper-gen', loaded: true });
