@@ -95,6 +95,6 @@ export function neuralVoiceKey(gender: string, slot: number): string {
 export function parseNeuralVoiceKey(key: string | undefined): { gender: string; slot: number } | null {
   if (!key) return null;
   const i = key.indexOf(':');
-  const slot = Number(key.slice(i + 1));
-  return i > 0 && Number.isInteger(slot) && slot >= 0 ? { gender: key.slice(0, i), slot } : null;
+  const digits = key.slice(i + 1);
+  return i > 0 && /^\d{1,6}$/.test(digits) ? { gender: key.slice(0, i), slot: Number(digits) } : null;
 }
