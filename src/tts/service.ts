@@ -51,6 +51,8 @@ export interface TtsStreaming {
   sampleRate: number;
   /** The price of the whole text, held while streaming. */
   creditsReserved: number;
+  /** Id of the engine speaking it: the X-Engine header. */
+  engine: string;
   /**
    * What the ledger says was charged once the body has ended (only sentences whose audio was all
    * sent are billed), or null when nothing was settled (a settlement that failed).
@@ -192,6 +194,6 @@ export class TtsService {
         out.destroy(err instanceof Error ? err : new Error(String(err)));
       },
     );
-    return { body: out, sampleRate: req.sampleRate, creditsReserved: job.credits, creditsUsed: () => creditsUsed };
+    return { body: out, sampleRate: req.sampleRate, creditsReserved: job.credits, engine: job.voice.engine.id, creditsUsed: () => creditsUsed };
   }
 }

@@ -91,6 +91,18 @@ describe('installed neural voices take over aura-max', () => {
     assert.equal(german.headers['x-engine'], 'studio-espeak');
   });
 
+  test('POST /tts/stream with an aura-max voice streams the Kokoro model\'s audio (X-Engine)', async () => {
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/tts/stream',
+      headers: { 'x-api-key': key, 'content-type': 'application/json' },
+      payload: { text: 'Streaming from the neural voice.', model: 'aura-max', voice: 'Orion', language: 'en-US', sample_rate: 24000 },
+    });
+    assert.equal(res.statusCode, 200, res.body);
+    assert.equal(res.headers['x-engine'], 'sherpa:kokoro-gen');
+    assert.ok(res.rawPayload.byteLength > 2400, `audio: ${res.rawPayload.byteLength} bytes`);
+  });
+
   test('GET /health reports the engines of each TTS model and the voice models loaded now', async () => {
     const res = await t.app.inject({ method: 'GET', url: '/health' });
     assert.equal(res.statusCode, 200);

@@ -87,7 +87,7 @@ export const ttsRoutes: FastifyPluginAsyncTypebox<TtsRouteOptions> = async (app,
         tags: ['tts'],
         summary: 'Stream raw PCM (16-bit little-endian, mono) while it is synthesized',
         description:
-          'Chunked audio/pcm. Headers: X-Sample-Rate, X-Bits-Per-Sample, X-Channels, X-Audio-Format and ' +
+          'Chunked audio/pcm. Headers: X-Sample-Rate, X-Bits-Per-Sample, X-Channels, X-Audio-Format, X-Engine (the engine speaking) and ' +
           'X-Credits-Reserved (the price of the whole text, held while streaming). After the last byte, ' +
           'the HTTP trailer X-Credits-Used (declared in the Trailer header) gives the credits finally ' +
           'charged: only sentences whose audio was all sent are billed, the rest of the hold is refunded. ' +
@@ -114,6 +114,7 @@ export const ttsRoutes: FastifyPluginAsyncTypebox<TtsRouteOptions> = async (app,
         .header('X-Channels', '1')
         .header('X-Audio-Format', 'pcm')
         .header('X-Credits-Reserved', String(stream.creditsReserved))
+        .header('X-Engine', stream.engine)
         // Sent after the last audio byte (declared in a Trailer header; Fastify makes the response
         // chunked): the body ends only once the hold is settled, so this is the charged figure. A
         // stream cut short by a failure or by the client ends without trailers; a settlement that
