@@ -6,6 +6,7 @@
 // `parla models bind <tts product model> <model>` puts that model first for any TTS product model.
 
 import type { TtsEngine } from '../engines/engine.js';
+import { SherpaTtsEngine } from '../engines/sherpa/sherpa-tts-engine.js';
 
 /**
  * The TTS product models installed neural voices take over without a binding: aura-max only, the
@@ -17,8 +18,10 @@ export const NEURAL_TTS_MODELS: readonly string[] = ['aura-max'];
 
 /** Per-model neural engines ("sherpa:<model>") in take-over order: Kokoro first (speakers of both genders), then by name. */
 export function neuralOrder(engines: readonly TtsEngine[]): TtsEngine[] {
-  const rank = (e: TtsEngine) => ((e as { models?: Array<{ kind: string }> }).models?.[0]?.kind === 'kokoro' ? 0 : 1);
-  return engines.filter((e) => e.id.startsWith('sherpa:') && e.status().available).sort((a, b) => rank(a) - rank(b) || a.id.localeCompare(b.id));
+  const rank = (e: SherpaTtsEngine) => (e.models[0]?.kind === 'kokoro' ? 0 : 1);
+  return engines
+    .filter((e): e is SherpaTtsEngine => e instanceof SherpaTtsEngine && e.id.startsWith('sherpa:') && e.status().available)
+    .sort((a, b) => rank(a) - rank(b) || a.id.localeCompare(b.id));
 }
 
 /**
