@@ -1,7 +1,8 @@
 // Idle resident memory of a whole Parla node (createServices with this machine's defaults, SQLite)
 // as the model lifecycle manages PocketSphinx's decoders: right after start with the decoders
 // preloaded, after PARLA_MODEL_TTL of idleness (decoders freed), after one request per profile
-// loads them again, and after the TTL once more. Run: node --import tsx bench/stt-idle-rss.ts
+// loads them again (timed: the reload delay the first request after an idle spell pays, decoders
+// created and warmed), and after the TTL once more. Run: node --import tsx bench/stt-idle-rss.ts
 // (TTL=5 seconds by default; PRELOAD=false starts without decoders).
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -34,8 +35,13 @@ await idle();
 note(`after ${TTL} s idle`, names());
 const raw = readFileSync('/usr/share/pocketsphinx/test/data/goforward.raw');
 const pcm = new Int16Array(raw.buffer.slice(raw.byteOffset, raw.byteOffset + raw.length));
-for (const profile of ['fast', 'accurate']) await services.registry.sttEngines().find((e) => e.id === 'pocketsphinx')!.recognize(pcm, { language: 'en', profile });
-note('after one request per profile', names());
+const reload: string[] = [];
+for (const profile of ['fast', 'accurate']) {
+  const t0 = performance.now();
+  await services.registry.sttEngines().find((e) => e.id === 'pocketsphinx')!.recognize(pcm, { language: 'en', profile });
+  reload.push(`${profile} ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+}
+note(`after one request per profile (first request after idle: ${reload.join(', ')})`, names());
 await idle();
 note(`after ${TTL} s idle again`, names());
 console.log(`node ${process.version}; PARLA_STT_DECODERS=${config.sttDecoders} per profile, PARLA_WORKERS=${config.workerThreads}`);

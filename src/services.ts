@@ -20,6 +20,7 @@ import { closeReadings } from './tts/readings/readings.js';
 import { ModelLifecycle } from './engines/model-lifecycle.js';
 import { createSherpaSttEngines, type SherpaSttEngine } from './engines/sherpa/sherpa-stt-engine.js';
 import { resolveModelBindings } from './models/bindings.js';
+import { neuralTtsChains } from './registry/neural-voices.js';
 import { Metrics } from './http/metrics.js';
 import { WsRoutes } from './edge/ws-routes.js';
 import { TtsService } from './tts/service.js';
@@ -74,7 +75,7 @@ export async function createServices(config: Config, log: FastifyBaseLogger, opt
     // memory budget counts them all.
     const lifecycle = new ModelLifecycle({ ttlMs: config.models.ttlSeconds * 1000, memoryBudgetMB: config.models.memoryMB, loadWaitMs: config.models.loadWaitSeconds * 1000, log });
     closers.push(() => lifecycle.close());
-    const ttsEngines = createTtsEngines(config, pool, { espeakExtraLanguages: Catalog.espeakLanguageMap(), lifecycle });
+    const ttsEngines = createTtsEngines(config, pool, { espeakExtraLanguages: Catalog.espeakLanguageMap(), lifecycle, log });
     // Engines with helpers of their own (Flite's spawner process) stop with the node.
     closers.push(async () => {
       for (const e of ttsEngines) e.close?.();
@@ -86,8 +87,9 @@ export async function createServices(config: Config, log: FastifyBaseLogger, opt
     const pocketsphinx = new PocketSphinxEngine({ decodersPerProfile: config.sttDecoders, warmup: config.sttPreload ? warmupUtterance() : null, preload: config.sttPreload, lifecycle });
     if (!pocketsphinx.status().available) log.warn({ reason: pocketsphinx.status().reason }, 'PocketSphinx unavailable: speech-to-text is disabled');
     else if (config.sttPreload) await pocketsphinx.whenReady();
-    const { sherpa, sttFirst } = sherpaStt(config, lifecycle, log);
-    const registry = new ModelRegistry(config, { tts: ttsEngines, stt: [...sherpa, pocketsphinx, ...(opts.extraSttEngines ?? [])], sttFirst });
+    const { sherpa, sttFirst, ttsBound } = sherpaStt(config, lifecycle, log);
+    const ttsFirst = neuralTtsChains(ttsEngines, ttsBound, Object.keys(config.product.ttsBindings));
+    const registry = new ModelRegistry(config, { tts: ttsEngines, stt: [...sherpa, pocketsphinx, ...(opts.extraSttEngines ?? [])], sttFirst, ttsFirst });
     const metrics = new Metrics(pool);
     const billing = new Billing(store, config, (model, mode, credits) => metrics.credits.labels(model, mode).inc(credits));
     const catalog = new Catalog(config, registry);
@@ -124,16 +126,17 @@ export async function createServices(config: Config, log: FastifyBaseLogger, opt
  * the operator's bindings (`parla models bind`) that put one first in a product model's chain. A
  * binding that cannot be honoured is logged; it never stops the server.
  */
-function sherpaStt(config: Config, lifecycle: ModelLifecycle, log: FastifyBaseLogger): { sherpa: SherpaSttEngine[]; sttFirst: Record<string, string> } {
+function sherpaStt(config: Config, lifecycle: ModelLifecycle, log: FastifyBaseLogger): { sherpa: SherpaSttEngine[]; sttFirst: Record<string, string>; ttsBound: Record<string, string> } {
   const sherpa = createSherpaSttEngines(config.modelsDir, lifecycle, { maxPending: Math.max(1, config.engineQueueMax) }, log);
   for (const e of sherpa) if (!e.status().available) log.warn({ engine: e.id, reason: e.status().reason }, 'speech model unavailable');
   const sttFirst: Record<string, string> = {};
+  const ttsBound: Record<string, string> = {};
   try {
     const { bindings, problems } = resolveModelBindings(config.dataDir, config.modelsDir, { stt: STT_MODELS, tts: Object.keys(config.product.ttsBindings) });
     for (const p of problems) log.warn(p, 'model binding ignored');
-    for (const b of bindings) if (b.kind === 'stt') sttFirst[b.productModel] = `sherpa:${b.model}`;
+    for (const b of bindings) (b.kind === 'stt' ? sttFirst : ttsBound)[b.productModel] = `sherpa:${b.model}`;
   } catch (err) {
     log.warn({ err }, 'operator model bindings cannot be read; configured engine chains serve');
   }
-  return { sherpa, sttFirst };
+  return { sherpa, sttFirst, ttsBound };
 }

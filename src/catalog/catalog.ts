@@ -8,6 +8,7 @@ import type { ModelRegistry } from '../registry/model-registry.js';
 import { ApiError } from '../errors.js';
 import type { TtsCatalogPort, VoiceRequest, VoiceSelection } from '../tts/ports.js';
 import { loadCatalogData, type AuraLanguage, type AuraVoice, type CatalogData, type FlashVoice, type LanguageInfo } from './data.js';
+import { neuralVoiceKey } from '../engines/sherpa/speakers.js';
 import { baseOf, isRealLanguage, normalizeCode, PREFERRED_VARIANT } from './language-codes.js';
 
 // The product's TTS models are the registry's list; re-exported for the catalogue's readers.
@@ -195,7 +196,11 @@ export class Catalog implements TtsCatalogPort {
   }
 }
 
-/** An Aura voice's engine voice per engine mapping key (engineVoiceFor, src/engines/engine.ts). */
+/**
+ * An Aura voice's engine voice per engine mapping key (engineVoiceFor, src/engines/engine.ts).
+ * "neural" is the voice's gender and slot, from which a neural model picks a speaker of the same
+ * gender (src/engines/sherpa/speakers.ts).
+ */
 export function auraEngineVoices(voice: AuraVoice): Record<string, string> {
-  return { espeak: voice.espeak, flite: voice.flite, 'flite-lite': voice.fliteLite, ...(voice.festival ? { festival: voice.festival } : {}) };
+  return { espeak: voice.espeak, flite: voice.flite, 'flite-lite': voice.fliteLite, ...(voice.festival ? { festival: voice.festival } : {}), neural: neuralVoiceKey(voice.gender, voice.slot) };
 }

@@ -66,7 +66,7 @@ export class VoicePreviews {
     const selection = this.catalog.selectVoice({ model, language: asked ?? 'en-US', languageGiven: asked !== undefined, voice: name, plan: 'enterprise' });
     const { voice, language } = selection;
     const engine = this.engines.resolveTtsEngine(model, language, voice.engineVoices);
-    const engineVoice = engine ? engineVoiceFor(engine, voice.engineVoices) : undefined;
+    const engineVoice = engine ? engineVoiceFor(engine, voice.engineVoices, language) : undefined;
     if (!engine || engineVoice === undefined) throw new ApiError('LANGUAGE_NOT_SUPPORTED', { details: { field: 'language', provided: language } });
     // Keyed by what is heard, not by the model: models whose chains pick the same engine share one
     // file, which also bounds the directory (at most voices x languages x engines files).

@@ -9,6 +9,7 @@ import { readOperatorSettings, writeOperatorSettings } from '../models/operator-
 import { pullModel, verifyModel } from '../models/pull.js';
 import { installedModels, readManifest, removeModel, type ModelRecord } from '../models/store.js';
 import { output, parse, UsageError } from './args.js';
+import { NEURAL_TTS_MODELS } from '../registry/neural-voices.js';
 
 const mb = (bytes: number) => (bytes < 1048576 ? `${Math.ceil(bytes / 1024)} KB` : `${(bytes / 1048576).toFixed(1)} MB`);
 
@@ -19,6 +20,17 @@ function recordJson(r: ModelRecord, serves: string[]) {
 function servesOf(config: Config, name: string): string[] {
   const { modelBindings } = readOperatorSettings(config.dataDir);
   return Object.entries(modelBindings).filter(([, m]) => m === name).map(([p]) => p).sort();
+}
+
+/** The TTS product models a verified voice takes over without a binding (docs/engines.md "Aura voices on a neural model"). */
+function takesOver(r: ModelRecord | null): string[] {
+  // The synthesis engine serves the Piper and Kokoro layouts (src/engines/sherpa/models.ts), not yet a lexicon VITS.
+  return r && r.status === 'ok' && (r.format === 'piper' || r.format === 'kokoro') ? [...NEURAL_TTS_MODELS] : [];
+}
+
+function takeOverLine(r: ModelRecord): string {
+  const t = takesOver(r);
+  return t.length ? `; from the next start it speaks ${t.join(', ')}'s Aura voices of ${r.languages.join(', ')} (each with a speaker of the voice's gender)` : '';
 }
 
 function checkLine(r: ModelRecord): string {
@@ -47,7 +59,7 @@ export async function modelsCommand(config: Config, args: string[]): Promise<num
         ...(typeof values.sha256 === 'string' ? { sha256: values.sha256 } : {}),
         ...(typeof values.name === 'string' ? { name: values.name } : {}),
       });
-      output(!!values.json, recordJson(record, servesOf(config, record.name)), () => `installed ${record.name}: ${FORMAT_INFO[record.format].title}, ${record.kind}/${record.name}, ${mb(record.sizeBytes)}; ${checkLine(record)}`);
+      output(!!values.json, recordJson(record, servesOf(config, record.name)), () => `installed ${record.name}: ${FORMAT_INFO[record.format].title}, ${record.kind}/${record.name}, ${mb(record.sizeBytes)}; ${checkLine(record)}${takeOverLine(record)}`);
       return 0;
     }
     case 'list': {
@@ -63,9 +75,10 @@ export async function modelsCommand(config: Config, args: string[]): Promise<num
         sha256: m.record?.source.sha256 ?? null,
         check: m.record?.check ?? null,
         serves: Object.entries(modelBindings).filter(([, n]) => n === m.name).map(([p]) => p).sort(),
+        takes_over: takesOver(m.record),
       }));
       output(!!values.json, rows, () =>
-        rows.length ? rows.map((r) => `${r.name}  ${r.kind ?? '?'}  ${r.format ?? '?'}  ${r.languages.join(',') || '-'}  ${r.size_bytes === null ? '-' : mb(r.size_bytes)}  ${r.status}${r.serves.length ? `  serves ${r.serves.join(', ')}` : ''}`).join('\n') : `no models in ${dir} (parla models catalog, parla models pull)`,
+        rows.length ? rows.map((r) => `${r.name}  ${r.kind ?? '?'}  ${r.format ?? '?'}  ${r.languages.join(',') || '-'}  ${r.size_bytes === null ? '-' : mb(r.size_bytes)}  ${r.status}${r.serves.length ? `  serves ${r.serves.join(', ')}` : ''}${r.takes_over.length ? `  takes over ${r.takes_over.join(', ')}` : ''}`).join('\n') : `no models in ${dir} (parla models catalog, parla models pull)`,
       );
       return 0;
     }

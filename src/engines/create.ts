@@ -11,12 +11,17 @@ import { EspeakEngine } from './espeak/espeak-engine.js';
 import { SherpaTtsEngine } from './sherpa/sherpa-tts-engine.js';
 import { FestivalEngine } from './festival/festival-engine.js';
 import { StudioEngine } from './studio/studio-engine.js';
+import { verifiedModels } from '../models/store.js';
 
 /**
  * Every TTS engine this build has, constructed for this node. An engine that cannot run here
  * (no flite binary, no sherpa model files) is still listed: it reports why through status().
  */
-export function createTtsEngines(config: Config, pool: EnginePool, opts: { espeakExtraLanguages?: ReadonlyMap<string, string>; lifecycle?: ModelLifecycle } = {}): TtsEngine[] {
+export function createTtsEngines(
+  config: Config,
+  pool: EnginePool,
+  opts: { espeakExtraLanguages?: ReadonlyMap<string, string>; lifecycle?: ModelLifecycle; log?: { warn(obj: object, msg: string): void } } = {},
+): TtsEngine[] {
   const flite = new FliteEngine(pool, { maxProcesses: Math.max(2, config.workerThreads * 2) });
   const espeak = new EspeakEngine(pool, opts.espeakExtraLanguages);
   const festival = new FestivalEngine(pool);
@@ -28,9 +33,24 @@ export function createTtsEngines(config: Config, pool: EnginePool, opts: { espea
     espeak,
     festival,
     new SherpaTtsEngine(pool, config.modelsDir, opts.lifecycle, Math.max(1, config.engineQueueMax)),
+    // One engine per voice model the manager verified: they take over the Aura voices of their
+    // languages (neuralTtsEngines, src/registry/neural-voices.ts).
+    ...verifiedTtsModels(config.modelsDir, opts.log).map((name) => new SherpaTtsEngine(pool, config.modelsDir, opts.lifecycle, Math.max(1, config.engineQueueMax), { id: `sherpa:${name}`, only: name })),
     // aura-max: the same engines through the studio finishing chain.
     new StudioEngine(festival, pool),
     new StudioEngine(flite, pool),
     new StudioEngine(espeak, pool),
   ];
+}
+
+/** Names of the voice models recorded as verified (manifest status ok, folder present). */
+function verifiedTtsModels(modelsDir: string, log?: { warn(obj: object, msg: string): void }): string[] {
+  try {
+    return verifiedModels(modelsDir)
+      .filter((m) => m.kind === 'tts')
+      .map((m) => m.name);
+  } catch (err) {
+    log?.warn({ err }, 'the models manifest cannot be read: no neural voices take over the Aura voices');
+    return [];
+  }
 }

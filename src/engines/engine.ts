@@ -97,6 +97,14 @@ export interface TtsEngine {
    * engines' words are found by aligning the text to their audio (src/tts/timestamps.ts).
    */
   readonly wordEvents?: boolean;
+  /**
+   * An engine that picks its own speaker for a catalogue voice (the neural voices: a speaker of the
+   * voice's gender, docs/engines.md "Aura voices on a neural model") answers here instead of reading
+   * engineVoices[voiceMapping]: the engine voice for that voice and language, or undefined.
+   */
+  catalogueVoice?(engineVoices: EngineVoices, language: string): string | undefined;
+  /** Lifecycle names of the models this engine loads on demand (reported by /health), if any. */
+  lifecycleModels?(): string[];
   synthesize(req: SynthesisRequest, signal?: AbortSignal): Promise<SynthesisResult>;
   /**
    * Optional live synthesis for streaming: the same speech, resampled to outputRate, handed to
@@ -111,8 +119,9 @@ export interface TtsEngine {
 /** A catalogue voice's engine voice per engine mapping key (e.g. { espeak: "de+m3", flite: "rms" }). */
 export type EngineVoices = Readonly<Record<string, string | undefined>>;
 
-/** The engine voice a catalogue voice uses on this engine, or undefined when it has none. */
-export function engineVoiceFor(engine: TtsEngine, engineVoices: EngineVoices): string | undefined {
+/** The engine voice a catalogue voice uses on this engine for the language, or undefined when it has none. */
+export function engineVoiceFor(engine: TtsEngine, engineVoices: EngineVoices, language: string): string | undefined {
+  if (engine.catalogueVoice) return engine.catalogueVoice(engineVoices, language);
   return engineVoices[engine.voiceMapping ?? engine.id];
 }
 
@@ -163,6 +172,12 @@ export interface SttEngine {
   readonly id: string;
   status(): { available: boolean; reason?: string };
   languages(): string[];
+  /**
+   * Lifecycle name of the model serving the settings profile (model-lifecycle.ts), when the engine
+   * loads it on demand; undefined when it holds its model for good. /health and the real-time info
+   * report from it whether the model serving a product model is loaded now.
+   */
+  lifecycleModel?(profile: string): string | undefined;
   /** Resolves once the engine's recognizers are loaded and warm (engines that load lazily have it). */
   whenReady?(): Promise<void>;
   /** Batch recognition of 16 kHz mono PCM. */

@@ -3,7 +3,10 @@
 // Checksums: sherpa-onnx publishes none next to its release archives, so `sha256` is null unless
 // an operator-verified value is known; a pull of such an entry prints the computed checksum and
 // records it, and `--sha256` makes the pull check it. Figures are the upstream's own, each with its
-// source; a null means no figure is recorded here (none was checked for this catalog).
+// source; a null means no figure is recorded here: none was found (searched 2026-11-25: the Whisper
+// paper's per-model table was not reachable; the other Whisper cards' model-index figures were not
+// found; the NeMo Conformer-CTC-small card's model-index carries the large model's name, so its
+// figures are not taken for the small one; the Zipformer and Piper/Kokoro releases publish none).
 
 import type { ModelFormat, ModelKind } from './formats.js';
 import { FORMAT_INFO } from './formats.js';
@@ -22,6 +25,12 @@ export interface CatalogEntry {
   licence: string;
   /** Upstream accuracy/speed figures, with where they come from. */
   published: { figure: string; source: string } | null;
+  /**
+   * A single-speaker voice's gender (as heard on the voice's samples), from which it serves the
+   * Aura voices of that gender (src/engines/sherpa/speakers.ts). Kokoro's speakers carry theirs in
+   * their names.
+   */
+  speakerGender?: 'female' | 'male';
   notes?: string;
 }
 
@@ -37,13 +46,19 @@ export const CATALOG: readonly CatalogEntry[] = [
   entry({
     name: 'whisper-tiny.en', format: 'whisper', languages: ['en'], archiveMB: null, unpackedMB: 257,
     url: `${ASR}sherpa-onnx-whisper-tiny.en.tar.bz2`, sha256: null, licence: 'MIT (OpenAI Whisper)',
-    published: { figure: '39M parameters', source: 'github.com/openai/whisper README, "Available models"' },
+    published: {
+      figure: '39M parameters; 8.4% WER on LibriSpeech test-clean',
+      source: 'github.com/openai/whisper README, "Available models"; WER: the model-index of https://huggingface.co/openai/whisper-tiny.en (README, "LibriSpeech (clean)" test, 8.437: Hugging Face\'s evaluation, greedy, in the card published under the openai organisation)',
+    },
     notes: `unpacked size from the ${WHISPER_SIZES}; the int8 encoder+decoder that Parla loads are 103 MB of it`,
   }),
   entry({
     name: 'whisper-base.en', format: 'whisper', languages: ['en'], archiveMB: null, unpackedMB: null,
     url: `${ASR}sherpa-onnx-whisper-base.en.tar.bz2`, sha256: null, licence: 'MIT (OpenAI Whisper)',
-    published: { figure: '74M parameters', source: 'github.com/openai/whisper README, "Available models"' },
+    published: {
+      figure: '74M parameters; 12.8% WER on LibriSpeech test-other (its test-clean figure is null there)',
+      source: 'github.com/openai/whisper README, "Available models"; WER: the model-index of https://huggingface.co/openai/whisper-base.en (README, "LibriSpeech (other)" test, 12.804)',
+    },
   }),
   entry({
     name: 'whisper-small.en', format: 'whisper', languages: ['en'], archiveMB: null, unpackedMB: null,
@@ -86,15 +101,15 @@ export const CATALOG: readonly CatalogEntry[] = [
   }),
   entry({
     name: 'vits-piper-en_US-amy-low', format: 'piper', languages: ['en-US'], archiveMB: null, unpackedMB: null,
-    url: `${TTS}vits-piper-en_US-amy-low.tar.bz2`, sha256: null, licence: 'see MODEL_CARD in the archive (Piper voice); espeak-ng-data GPL-3.0-or-later', published: null,
+    url: `${TTS}vits-piper-en_US-amy-low.tar.bz2`, sha256: null, speakerGender: 'female', licence: 'see MODEL_CARD in the archive (Piper voice); espeak-ng-data GPL-3.0-or-later', published: null,
   }),
   entry({
     name: 'vits-piper-en_US-lessac-medium', format: 'piper', languages: ['en-US'], archiveMB: null, unpackedMB: null,
-    url: `${TTS}vits-piper-en_US-lessac-medium.tar.bz2`, sha256: null, licence: 'see MODEL_CARD in the archive (Piper voice); espeak-ng-data GPL-3.0-or-later', published: null,
+    url: `${TTS}vits-piper-en_US-lessac-medium.tar.bz2`, sha256: null, speakerGender: 'female', licence: 'see MODEL_CARD in the archive (Piper voice); espeak-ng-data GPL-3.0-or-later', published: null,
   }),
   entry({
     name: 'vits-piper-de_DE-thorsten-medium', format: 'piper', languages: ['de-DE'], archiveMB: null, unpackedMB: null,
-    url: `${TTS}vits-piper-de_DE-thorsten-medium.tar.bz2`, sha256: null, licence: 'see MODEL_CARD in the archive (Piper voice); espeak-ng-data GPL-3.0-or-later', published: null,
+    url: `${TTS}vits-piper-de_DE-thorsten-medium.tar.bz2`, sha256: null, speakerGender: 'male', licence: 'see MODEL_CARD in the archive (Piper voice); espeak-ng-data GPL-3.0-or-later', published: null,
   }),
   entry({
     name: 'kokoro-en-v0_19', format: 'kokoro', languages: ['en-US', 'en-GB'], archiveMB: null, unpackedMB: null,

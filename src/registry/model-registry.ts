@@ -40,12 +40,18 @@ export interface RegistryEngines {
    * bind`, e.g. cipher-max -> "sherpa:whisper-base.en").
    */
   sttFirst?: Readonly<Record<string, string>>;
+  /**
+   * TTS product model -> engine ids served ahead of its configured chain (the operator's bound
+   * voice model, and the installed neural voices that take over aura-max: neural-voices.ts).
+   */
+  ttsFirst?: Readonly<Record<string, readonly string[]>>;
 }
 
 export class ModelRegistry {
   private readonly tts = new Map<string, TtsEngine>();
   private readonly stt = new Map<string, SttEngine>();
   private readonly sttFirst: Readonly<Record<string, string>>;
+  private readonly ttsFirst: Readonly<Record<string, readonly string[]>>;
 
   constructor(
     private readonly config: Config,
@@ -54,6 +60,7 @@ export class ModelRegistry {
     for (const e of engines.tts ?? []) this.tts.set(e.id, e);
     for (const e of engines.stt ?? []) this.stt.set(e.id, e);
     this.sttFirst = engines.sttFirst ?? {};
+    this.ttsFirst = engines.ttsFirst ?? {};
   }
 
   // --- Text-to-speech ---
@@ -72,9 +79,11 @@ export class ModelRegistry {
     return [...ids].filter((id) => !this.tts.has(id));
   }
 
-  /** The model's configured engines that are available here, in chain order. */
+  /** The model's engines that are available here, in chain order (neural voices ahead of the configured chain). */
   ttsChain(model: string): TtsEngine[] {
-    return (this.config.product.ttsBindings[model] ?? []).map((id) => this.tts.get(id)).filter((e): e is TtsEngine => e !== undefined && e.status().available);
+    const configured = this.config.product.ttsBindings[model];
+    if (!configured) return [];
+    return [...new Set([...(this.ttsFirst[model] ?? []), ...configured])].map((id) => this.tts.get(id)).filter((e): e is TtsEngine => e !== undefined && e.status().available);
   }
 
   /**
@@ -83,7 +92,7 @@ export class ModelRegistry {
    * speaks its female English voices with Festival's HTS voice and its male ones with Flite).
    */
   resolveTtsEngine(model: string, language: string, engineVoices?: EngineVoices): TtsEngine | null {
-    return this.ttsChain(model).find((e) => e.languages().includes(language) && (engineVoices === undefined || engineVoiceFor(e, engineVoices) !== undefined)) ?? null;
+    return this.ttsChain(model).find((e) => e.languages().includes(language) && (engineVoices === undefined || engineVoiceFor(e, engineVoices, language) !== undefined)) ?? null;
   }
 
   /** As resolveTtsEngine, or LANGUAGE_NOT_SUPPORTED when no engine here speaks the language (in that voice) for the model. */

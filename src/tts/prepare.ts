@@ -72,7 +72,7 @@ export function prepareTts(config: Config, catalog: TtsCatalogPort, models: TtsM
 
   const { language, voice } = catalog.selectVoice({ model: req.model, language: req.language ?? 'en-US', languageGiven: req.language !== undefined, voice: req.voice, plan: auth.account.plan });
   const engine = models.requireTtsEngine(req.model, language, voice.engineVoices);
-  const engineVoice = engineVoiceFor(engine, voice.engineVoices);
+  const engineVoice = engineVoiceFor(engine, voice.engineVoices, language);
   if (engineVoice === undefined) throw new EngineError(engine.id, `voice ${voice.id} has no ${engine.id} mapping`, false);
 
   const items = endpoint === 'stream' ? withoutBreaks(parsed.items) : parsed.items;

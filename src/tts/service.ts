@@ -32,6 +32,8 @@ export interface TtsGenerated {
   characters: number;
   /** The balance after settling. */
   balance: number;
+  /** Id of the engine that spoke it (e.g. "studio-festival", "sherpa:kokoro-en-v0_19"): the X-Engine header. */
+  engine: string;
 }
 
 export interface TtsTimed {
@@ -53,6 +55,8 @@ export interface TtsStreaming {
   sampleRate: number;
   /** The price of the whole text, held while streaming. */
   creditsReserved: number;
+  /** Id of the engine speaking it: the X-Engine header. */
+  engine: string;
   /**
    * What the ledger says was charged once the body has ended (only sentences whose audio was all
    * sent are billed), or null when nothing was settled (a settlement that failed).
@@ -132,7 +136,7 @@ export class TtsService {
     make: (pool: EnginePool, job: ReturnType<typeof prepareTts>) => Promise<T>,
     secondsOf: (made: T) => number,
     check?: (job: ReturnType<typeof prepareTts>) => void,
-  ): Promise<{ audio: T; credits: number; balance: number; characters: number }> {
+  ): Promise<{ audio: T; credits: number; balance: number; characters: number; engine: string }> {
     const { config, catalog, models, pool, billing } = this.d;
     const started = performance.now();
     const job = prepareTts(config, catalog, models, auth, req, mode);
@@ -155,7 +159,7 @@ export class TtsService {
       admission.release();
     }
     const balance = (await work.finish({ units: job.characters, characters: job.characters, credits: job.credits }))!;
-    return { audio, credits: job.credits, balance, characters: job.characters };
+    return { audio, credits: job.credits, balance, characters: job.characters, engine: job.voice.engine.id };
   }
 
   /**
@@ -214,6 +218,6 @@ export class TtsService {
         out.destroy(err instanceof Error ? err : new Error(String(err)));
       },
     );
-    return { body: out, sampleRate: req.sampleRate, creditsReserved: job.credits, creditsUsed: () => creditsUsed };
+    return { body: out, sampleRate: req.sampleRate, creditsReserved: job.credits, engine: job.voice.engine.id, creditsUsed: () => creditsUsed };
   }
 }

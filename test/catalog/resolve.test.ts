@@ -69,7 +69,7 @@ test('Aura voices: localized names resolve to one base voice with its engine map
   const en = select('aura-prime', 'Aria');
   assert.equal(en.language, 'en-US');
   assert.equal(en.voice.id, 'aura-01');
-  assert.deepEqual(en.voice.engineVoices, { espeak: d.auraVoices[0]!.espeak, flite: d.auraVoices[0]!.flite, 'flite-lite': 'kal16@185', festival: 'cmu_us_slt_arctic_hts' });
+  assert.deepEqual(en.voice.engineVoices, { espeak: d.auraVoices[0]!.espeak, flite: d.auraVoices[0]!.flite, 'flite-lite': 'kal16@185', festival: 'cmu_us_slt_arctic_hts', neural: 'female:0' });
   const de = select('aura-lite', 'anna', 'de-DE');
   assert.equal(de.language, 'de');
   assert.equal(de.voice.id, 'aura-01');

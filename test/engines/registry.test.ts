@@ -49,7 +49,7 @@ describe('ModelRegistry', () => {
     assert.equal(reg.resolveTtsEngine('aura-max', 'en-GB', man)?.id, 'studio-flite');
     assert.equal(reg.resolveTtsEngine('aura-max', 'de-DE', woman)?.id, 'studio-espeak');
     const studio = reg.resolveTtsEngine('aura-max', 'en-US', man)!;
-    assert.equal(engineVoiceFor(studio, man), 'rms');
+    assert.equal(engineVoiceFor(studio, man, 'en-US'), 'rms');
     // A voice with no mapping on any engine of the chain: LANGUAGE_NOT_SUPPORTED.
     assert.equal(codeOf(() => reg.requireTtsEngine('aura-max', 'en-US', { sherpa: 'piper' })), 'LANGUAGE_NOT_SUPPORTED');
     assert.deepEqual(reg.unknownTtsBindings(), []);

@@ -73,13 +73,26 @@ export function copyEspeakSubset(dest: string): void {
  * verified exactly as a pulled model is. `languages` is written to languages.txt first.
  */
 export async function installVerifiedSttModels(modelsDir: string, wanted: Array<{ name: string; from: string; languages?: string[] }>): Promise<void> {
+  return installVerifiedModels(modelsDir, 'stt', wanted);
+}
+
+/** As installVerifiedSttModels, for voice models (`<modelsDir>/tts/<name>/`); `speakers` is written to speakers.txt. */
+export async function installVerifiedTtsModels(modelsDir: string, wanted: Array<{ name: string; from: string; languages?: string[]; speakers?: string }>): Promise<void> {
+  const { writeFileSync } = await import('node:fs');
+  await installVerifiedModels(modelsDir, 'tts', wanted, (w, dir) => {
+    if (w.speakers !== undefined) writeFileSync(path.join(dir, 'speakers.txt'), w.speakers);
+  });
+}
+
+async function installVerifiedModels<W extends { name: string; from: string; languages?: string[] }>(modelsDir: string, kind: 'stt' | 'tts', wanted: W[], extra?: (w: W, dir: string) => void): Promise<void> {
   const { cpSync, writeFileSync } = await import('node:fs');
   const { verifyModel } = await import('../../src/models/pull.js');
   for (const w of wanted) {
-    const dir = path.join(modelsDir, 'stt', w.name);
+    const dir = path.join(modelsDir, kind, w.name);
     mkdirSync(path.dirname(dir), { recursive: true });
     cpSync(w.from, dir, { recursive: true });
     if (w.languages) writeFileSync(path.join(dir, 'languages.txt'), `${w.languages.join('\n')}\n`);
+    extra?.(w, dir);
   }
   const records = await Promise.all(wanted.map((w) => verifyModel(modelsDir, w.name)));
   const failed = records.filter((r) => r.status !== 'ok');

@@ -24,6 +24,22 @@ for (const limiter of ['memory', 'redis'] as const) {
       return res.json().limits.concurrent_in_use as number;
     };
 
+    test('the body keeps every field under its response schema, and says what serves each model', async () => {
+      const { apiKey } = await createTestAccount(t.services);
+      const res = await t.app.inject({ method: 'GET', url: '/api/v1/stt/realtime/info', headers: { 'x-api-key': apiKey } });
+      assert.equal(res.statusCode, 200, res.body);
+      const body = res.json();
+      assert.deepEqual(Object.keys(body).sort(), ['authentication', 'containers', 'encodings', 'limits', 'messages', 'models', 'parameters', 'port', 'protocol', 'sample_rates', 'url']);
+      assert.deepEqual(Object.keys(body.limits).sort(), ['concurrent_in_use', 'concurrent_streams', 'credits_remaining', 'idle_timeout_seconds', 'max_session_seconds']);
+      assert.equal(body.models.length, 6);
+      for (const m of body.models) {
+        assert.deepEqual(Object.keys(m).sort(), ['credits_per_second', 'engine', 'id', 'languages', 'loaded', 'provider']);
+        // No models installed here: PocketSphinx serves every model.
+        assert.equal(m.engine, 'pocketsphinx');
+        assert.equal(typeof m.loaded, 'boolean');
+      }
+    });
+
     test('an idle account sees 0 in use; one running upload shows as 1, and 0 again once it is gone', async () => {
       const { apiKey } = await createTestAccount(t.services);
       assert.equal(await inUse(apiKey), 0);

@@ -191,6 +191,10 @@ describe('parla models', () => {
       ['zipformer-transducer-gen', 'stt', 'ok'],
     ]);
     assert.deepEqual(verifiedModels(modelsDir).map((m) => m.name), rows.map((x) => x.name));
+    // Verified voices take over aura-max's Aura voices without a binding; recognition models do not.
+    assert.deepEqual(rows.filter((x) => (x as { takes_over?: string[] }).takes_over?.length).map((x) => x.name), ['kokoro-gen', 'piper-gen'], 'a lexicon VITS is verified but not served by the synthesis engine');
+    assert.deepEqual((rows.find((x) => x.name === 'kokoro-gen') as { takes_over?: string[] }).takes_over, ['aura-max']);
+    assert.match((await parla('list')).out, /kokoro-gen {2}tts {2}kokoro {2}en-US,en-GB {2}\d+ KB {2}ok {2}takes over aura-max/);
     assert.deepEqual(readdirSync(path.join(modelsDir, '.downloads')), [], 'downloaded archives are deleted once installed');
     const again = await parla('pull', `${base}/files/nemo-ctc-gen.zip`);
     assert.equal(again.code, 1);

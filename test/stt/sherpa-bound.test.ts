@@ -41,6 +41,17 @@ after(async () => {
   tmp.cleanup();
 });
 
+/** model -> {engine, loaded} as GET /health and GET /api/v1/stt/realtime/info report them. */
+async function reported() {
+  const health = await t.app.inject({ method: 'GET', url: '/health' });
+  assert.equal(health.statusCode, 200);
+  assert.ok(!health.body.includes(dataDir), 'no file paths in the public health record');
+  const info = await t.app.inject({ method: 'GET', url: '/api/v1/stt/realtime/info', headers: { 'x-api-key': key } });
+  assert.equal(info.statusCode, 200, info.body);
+  const pick = (rows: Array<{ engine: string | null; loaded: boolean }>, id: (r: any) => string) => new Map(rows.map((r) => [id(r), { engine: r.engine, loaded: r.loaded }]));
+  return { health: pick(health.json().models.stt, (r) => r.model), info: pick(info.json().models, (r) => r.id) };
+}
+
 async function post(fields: Record<string, string | string[]>) {
   const { body, contentType } = await multipart(readFileSync(wav), fields, 'audio.wav');
   return t.app.inject({ method: 'POST', url: '/api/v1/stt/transcribe', headers: { 'x-api-key': key, 'content-type': contentType }, payload: body });
@@ -54,6 +65,14 @@ describe('bound sherpa-onnx models over HTTP', () => {
     assert.equal(models.sttBinding('lucid-mono')!.engine.id, 'pocketsphinx');
     assert.equal(models.sttBinding('cipher-fast')!.engine.id, 'pocketsphinx');
     assert.deepEqual(t.services.lifecycle.resident(), [], 'nothing loads before it is used');
+  });
+
+  test('GET /health and /stt/realtime/info report the engine serving each model, not loaded before use', async () => {
+    const serving = await reported();
+    assert.deepEqual(serving.health.get('cipher-max'), { engine: 'sherpa:whisper-gen', loaded: false });
+    assert.deepEqual(serving.health.get('lucid-agent'), { engine: 'sherpa:zipformer-gen', loaded: false });
+    assert.equal(serving.health.get('lucid-mono')!.engine, 'pocketsphinx');
+    assert.deepEqual(serving.info, serving.health, 'the real-time info says the same');
   });
 
   test('cipher-max on /stt/transcribe is served by the Whisper model, loaded on first use', async () => {
@@ -97,6 +116,24 @@ describe('bound sherpa-onnx models over HTTP', () => {
     assert.equal(ps.statusCode, 200, ps.body);
     assert.equal(ps.json().engine, 'pocketsphinx');
     assert.match(ps.json().text.toLowerCase(), /fox/);
+  });
+
+  test('keywords are accepted and ignored by a sherpa engine (no hotwords per request: docs/engines.md)', async () => {
+    for (const model of ['lucid-agent', 'lucid-mono']) {
+      const res = await post({ model, keywords: 'fox:5,quokka' });
+      assert.equal(res.statusCode, 200, res.body);
+    }
+    const agent = await post({ model: 'lucid-agent', keywords: 'fox:5,quokka' });
+    assert.equal(agent.json().engine, 'sherpa:zipformer-gen');
+  });
+
+  test('after use, /health and the real-time info report the bound models loaded (the idle TTL has not passed)', async () => {
+    const serving = await reported();
+    assert.deepEqual(serving.health.get('cipher-max'), { engine: 'sherpa:whisper-gen', loaded: true });
+    assert.deepEqual(serving.health.get('lucid-agent'), { engine: 'sherpa:zipformer-gen', loaded: true });
+    // cipher-fast's PocketSphinx "fast" decoders just served a request.
+    assert.deepEqual(serving.health.get('cipher-fast'), { engine: 'pocketsphinx', loaded: true });
+    assert.deepEqual(serving.info, serving.health);
   });
 });
 

@@ -110,6 +110,11 @@ export class PocketSphinxEngine implements SttEngine {
     return this.problem ? [] : [...PS_LANGUAGES];
   }
 
+  /** Without a lifecycle (or an addon that cannot free) the decoders stay for good: undefined. */
+  lifecycleModel(profile: string): string | undefined {
+    return this.managed ? `pocketsphinx:${profile}` : undefined;
+  }
+
   whenReady(): Promise<void> {
     if (this.managed) return this.managed.lifecycle.preload(this.managed.names);
     return this.pool ? this.pool.whenReady() : Promise.resolve();

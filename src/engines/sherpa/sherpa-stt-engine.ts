@@ -91,6 +91,10 @@ export class SherpaSttEngine implements SttEngine {
     return this.problem ? [] : [...this.model.languages];
   }
 
+  lifecycleModel(): string | undefined {
+    return this.problem ? undefined : this.model.name;
+  }
+
   /** The language to hand the model: '' lets a multilingual Whisper detect it; others ignore it. */
   private modelLanguage(opts: RecognitionOptions): string {
     if (typeof opts !== 'object' || opts === null || typeof opts.language !== 'string') throw new TypeError('options.language must be a string');

@@ -5,7 +5,10 @@
 // for memory (model-lifecycle.ts; lifecycle name "tts:<dir name>"); without one, synthesis runs on
 // the worker pool, each worker keeping its own copy for good. Without model files the engine says
 // "model files absent" and serves nothing; a model's chain then falls through to the next engine.
-// Binding name: "sherpa" (e.g. "aura-max": ["sherpa", "flite", "espeak"]).
+// Binding name: "sherpa" (e.g. "aura-max": ["sherpa", "flite", "espeak"]): every voice folder.
+// One engine per model the manager verified is built too, "sherpa:<model name>" (createTtsEngines):
+// those take over the Aura voices of their languages (docs/engines.md "Aura voices on a neural
+// model"), each catalogue voice speaking with a speaker of its gender (speakers.ts).
 
 import { existsSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -15,23 +18,39 @@ import { EngineError, EngineOverloadedError, type SynthesisRequest, type Synthes
 import type { ModelLifecycle } from '../model-lifecycle.js';
 import { findSherpaTtsModels, type SherpaTtsModel } from './models.js';
 import { TtsModelHost } from './tts-model-host.js';
+import { parseNeuralVoiceKey, readSpeakers, speakerFor, type Speaker } from './speakers.js';
+import type { EngineVoices } from '../engine.js';
+
+export interface SherpaTtsOptions {
+  /** Engine id (default "sherpa"). */
+  id?: string;
+  /** Serve only this model folder (the per-model engines "sherpa:<name>"). */
+  only?: string;
+}
 
 export class SherpaTtsEngine implements TtsEngine {
-  readonly id = 'sherpa';
+  readonly id: string;
   readonly models: SherpaTtsModel[];
   private readonly problem: string | null;
+  /** Each model's speakers with a known gender (read once: engines settle what they serve at start). */
+  private readonly speakers = new Map<string, Speaker[]>();
 
   constructor(
     private readonly pool: EnginePool,
     modelsDir: string,
     private readonly lifecycle?: ModelLifecycle,
     maxPending = 16,
+    opts: SherpaTtsOptions = {},
   ) {
-    this.models = findSherpaTtsModels(modelsDir);
-    this.problem = this.models.length === 0 ? `model files absent: no Piper or Kokoro model in ${path.join(modelsDir, 'tts')}` : libraryProblem();
+    this.id = opts.id ?? 'sherpa';
+    this.models = findSherpaTtsModels(modelsDir).filter((m) => opts.only === undefined || m.name === opts.only);
+    this.problem = this.models.length === 0 ? `model files absent: no Piper or Kokoro model${opts.only ? ` named ${opts.only}` : ''} in ${path.join(modelsDir, 'tts')}` : libraryProblem();
+    for (const m of this.models) this.speakers.set(m.name, readSpeakers(m));
     if (lifecycle && !this.problem) {
       for (const model of this.models) {
         const name = `tts:${model.name}`;
+        // The generic engine and a model's own engine share the one loaded voice.
+        if (lifecycle.has(name)) continue;
         lifecycle.register<TtsModelHost>({
           name,
           sizeMB: filesMB([model.model, model.voices]),
@@ -54,6 +73,28 @@ export class SherpaTtsEngine implements TtsEngine {
 
   languages(): string[] {
     return this.problem ? [] : [...new Set(this.models.flatMap((m) => m.languages))];
+  }
+
+  lifecycleModels(): string[] {
+    return this.problem ? [] : this.models.map((m) => `tts:${m.name}`);
+  }
+
+  /**
+   * A catalogue voice's engine voice: its own mapping for this engine id when it has one, else a
+   * speaker of its gender on the first model serving the language (speakers.ts), as
+   * "<model>:<speaker id>"; undefined when no model here has a speaker of that gender.
+   */
+  catalogueVoice(engineVoices: EngineVoices, language: string): string | undefined {
+    const own = engineVoices[this.id];
+    if (own !== undefined) return own;
+    const key = parseNeuralVoiceKey(engineVoices.neural);
+    if (!key || this.problem) return undefined;
+    for (const m of this.models) {
+      if (!m.languages.includes(language)) continue;
+      const sp = speakerFor(this.speakers.get(m.name) ?? [], key.gender, key.slot, language);
+      if (sp) return `${m.name}:${sp.id}`;
+    }
+    return undefined;
   }
 
   /** engineVoice: "<model dir name>" or "<model dir name>:<speaker>" (a speaker id or name). */

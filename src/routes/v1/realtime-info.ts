@@ -1,11 +1,33 @@
 // GET /api/v1/stt/realtime/info: how to connect to the real-time WebSocket and the caller's limits.
 
 import type { FastifyPluginAsync } from 'fastify';
+import { Type } from 'typebox';
 import type { Services } from '../../services.js';
 import { errorResponses } from '../../http/schemas.js';
-import { STT_MODELS, engineFamily } from '../../registry/model-registry.js';
+import { engineFamily } from '../../registry/model-registry.js';
+import { sttServing } from '../../registry/serving.js';
 import { REALTIME_DEFAULTS, REALTIME_ENCODINGS } from '../../realtime/params.js';
 import { opusSupported } from '../../realtime/opus-decoder.js';
+
+// The 200 body: `models` in full (what serves each model now); the rest kept open here (documented
+// in docs/realtime.md), so the schema documents without dropping a field.
+const RealtimeInfo = Type.Object(
+  {
+    url: Type.String(),
+    port: Type.Integer(),
+    models: Type.Array(
+      Type.Object({
+        id: Type.String(),
+        provider: Type.String(),
+        languages: Type.Array(Type.String()),
+        credits_per_second: Type.Number(),
+        engine: Type.Union([Type.String(), Type.Null()], { description: 'Engine serving the model now (first available of its chain), e.g. "pocketsphinx" or "sherpa:<model>"; null when none is.' }),
+        loaded: Type.Boolean({ description: "Whether that engine's model is loaded now; if not, the first stream waits for it to load." }),
+      }),
+    ),
+  },
+  { additionalProperties: true },
+);
 
 export interface RealtimeEndpoint {
   /** Port the WebSocket listens on, once started. */
@@ -16,7 +38,9 @@ export interface RealtimeEndpoint {
 export const realtimeInfoRoutes: FastifyPluginAsync<{ services: Services; endpoint: RealtimeEndpoint }> = async (app, { services, endpoint }) => {
   app.get(
     '/stt/realtime/info',
-    { schema: { tags: ['stt'], summary: 'Real-time streaming: connection, capabilities and your limits', security: [{ apiKey: [] }], response: errorResponses() } },
+    { schema: { tags: ['stt'], summary: 'Real-time streaming: connection, capabilities and your limits',
+        description: 'models[] gives each model\'s engine serving it now (e.g. "pocketsphinx", "sherpa:<model>"; null when none) and whether its model is loaded (else the first stream waits for it to load).',
+        security: [{ apiKey: [] }], response: { 200: RealtimeInfo, ...errorResponses() } } },
     async (request) => {
       const { account } = request.auth;
       const plan = services.config.product.plans[account.plan];
@@ -28,11 +52,15 @@ export const realtimeInfoRoutes: FastifyPluginAsync<{ services: Services; endpoi
         port,
         authentication: 'api_key query parameter',
         protocol: 'docs/realtime.md',
-        models: STT_MODELS.map((id) => ({
+        // engine / loaded: what serves the model now (src/registry/serving.ts); a model not loaded
+        // loads when a stream opens (a first stream may wait for it, PARLA_MODEL_LOAD_WAIT).
+        models: sttServing(services.registry, services.lifecycle).map(({ model: id, engine, loaded }) => ({
           id,
           provider: engineFamily(id),
           languages: services.registry.sttLanguages(id),
           credits_per_second: services.registry.sttRate(id),
+          engine,
+          loaded,
         })),
         encodings: REALTIME_ENCODINGS.filter((e) => e !== 'opus' || opus),
         containers: opus ? { opus: ['ogg', 'webm'] } : {},

@@ -60,7 +60,7 @@ export const ttsRoutes: FastifyPluginAsyncTypebox<TtsRouteOptions> = async (app,
     async (request, reply) => {
       const started = performance.now();
       const body = request.body as Static<typeof GenerateBody>;
-      const { audio, credits, balance } = await tts.generate(
+      const { audio, credits, balance, engine } = await tts.generate(
         request.auth,
         { requestId: request.id, text: body.text, voice: body.voice, model: body.model, language: body.language, speed: body.speed, pitch: body.pitch, format: body.format },
         abortOnClose(reply.raw),
@@ -73,6 +73,9 @@ export const ttsRoutes: FastifyPluginAsyncTypebox<TtsRouteOptions> = async (app,
         .header('X-Processing-Time-Ms', String(Math.round(performance.now() - started)))
         .header('X-Credits-Used', String(credits))
         .header('X-Credits-Remaining', String(balance))
+        // Which engine spoke (as STT responses say in metadata.engine): an installed neural voice
+        // taking over aura-max is visible here (docs/engines.md "Aura voices on a neural model").
+        .header('X-Engine', engine)
         .send(audio.body instanceof Uint8Array ? Buffer.from(audio.body.buffer, audio.body.byteOffset, audio.body.byteLength) : audio.body);
     },
   );
@@ -84,7 +87,7 @@ export const ttsRoutes: FastifyPluginAsyncTypebox<TtsRouteOptions> = async (app,
         tags: ['tts'],
         summary: 'Stream raw PCM (16-bit little-endian, mono) while it is synthesized',
         description:
-          'Chunked audio/pcm. Headers: X-Sample-Rate, X-Bits-Per-Sample, X-Channels, X-Audio-Format and ' +
+          'Chunked audio/pcm. Headers: X-Sample-Rate, X-Bits-Per-Sample, X-Channels, X-Audio-Format, X-Engine (the engine speaking) and ' +
           'X-Credits-Reserved (the price of the whole text, held while streaming). After the last byte, ' +
           'the HTTP trailer X-Credits-Used (declared in the Trailer header) gives the credits finally ' +
           'charged: only sentences whose audio was all sent are billed, the rest of the hold is refunded. ' +
@@ -111,6 +114,7 @@ export const ttsRoutes: FastifyPluginAsyncTypebox<TtsRouteOptions> = async (app,
         .header('X-Channels', '1')
         .header('X-Audio-Format', 'pcm')
         .header('X-Credits-Reserved', String(stream.creditsReserved))
+        .header('X-Engine', stream.engine)
         // Sent after the last audio byte (declared in a Trailer header; Fastify makes the response
         // chunked): the body ends only once the hold is settled, so this is the charged figure. A
         // stream cut short by a failure or by the client ends without trailers; a settlement that
