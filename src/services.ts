@@ -23,6 +23,8 @@ import { resolveModelBindings } from './models/bindings.js';
 import { Metrics } from './http/metrics.js';
 import { TtsService } from './tts/service.js';
 import { SttService } from './stt/service.js';
+import { FfmpegEncoders } from './audio/ffmpeg-encoder.js';
+import { ProcessSpawner } from './process/spawner.js';
 
 export interface Services {
   config: Config;
@@ -43,6 +45,8 @@ export interface Services {
   /** Every loaded model (recognizers, voices, PocketSphinx's decoders): load on use, idle TTL, LRU eviction. */
   lifecycle: ModelLifecycle;
   metrics: Metrics;
+  /** ffmpeg encoders for the formats no library here writes (OpenAI's opus and aac), bounded like the pool's threads. */
+  encoders: FfmpegEncoders;
   /** Closes everything this object opened, in reverse order. */
   close(): Promise<void>;
 }
@@ -65,6 +69,10 @@ export async function createServices(config: Config, log: FastifyBaseLogger, opt
     closers.push(() => limiter.close());
     const pool = new EnginePool({ threads: config.workerThreads, maxQueue: config.engineQueueMax });
     closers.push(() => pool.close());
+    // Encoder processes are CPU work beside the pool's: as many at once as it has threads.
+    const encoderSpawner = new ProcessSpawner();
+    closers.push(async () => encoderSpawner.close());
+    const encoders = new FfmpegEncoders(encoderSpawner, { concurrent: config.workerThreads, queue: config.engineQueueMax });
     // The Japanese/Korean readings thread starts with the first such text; it stops with the node.
     closers.push(() => closeReadings());
     // One lifecycle for every loaded model (voices, recognizers, PocketSphinx's decoders): the
@@ -102,6 +110,7 @@ export async function createServices(config: Config, log: FastifyBaseLogger, opt
       stt: new SttService({ config, registry, pool, billing, limiter, onRecognition: (a, w, e) => metrics.observeRecognition(a, w, e) }),
       lifecycle,
       metrics,
+      encoders,
       async close() {
         for (const c of closers.reverse()) await c().catch((err: unknown) => log.warn({ err }, 'close failed'));
       },

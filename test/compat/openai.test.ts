@@ -5,7 +5,10 @@
 // endpoints' for the same work.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createReadStream, readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { createReadStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import OpenAI from 'openai';
@@ -102,6 +105,36 @@ function pcmToWav(pcm: Buffer, rate: number): Buffer {
   return Buffer.concat([h, pcm]);
 }
 
+/** The trailers of a speech request sent with plain http (the SDK does not show trailers). */
+function rawSpeech(body: Record<string, unknown>): Promise<Record<string, string | undefined>> {
+  return new Promise((resolve, reject) => {
+    const u = new URL(`${baseURL}/audio/speech`);
+    const req = http.request({ host: u.hostname, port: u.port, path: u.pathname, method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' } }, (r) => {
+      r.resume();
+      r.on('end', () => resolve(r.trailers));
+    });
+    req.on('error', reject);
+    req.end(JSON.stringify(body));
+  });
+}
+
+/** What ffprobe reads in a file: container, codec and duration (counted from its packets). */
+function ffprobe(file: Buffer): { container: string; codec: string; seconds: number } {
+  const dir = mkdtempSync(path.join(tmpdir(), 'openai-probe-'));
+  try {
+    const f = path.join(dir, 'audio');
+    writeFileSync(f, file);
+    const out = JSON.parse(execFileSync('ffprobe', ['-v', 'error', '-show_entries', 'format=format_name:stream=codec_name,sample_rate,duration_ts,time_base', '-show_entries', 'packet=pts,duration', '-of', 'json', f], { encoding: 'utf8' }));
+    const stream = out.streams[0];
+    // The sum of the packets' durations: exact for Ogg and ADTS alike (an ADTS header has no length).
+    const [num, den] = String(stream.time_base).split('/').map(Number) as [number, number];
+    const ticks = (out.packets as Array<{ duration?: number }>).reduce((a, p) => a + Number(p.duration ?? 0), 0);
+    return { container: out.format.format_name, codec: stream.codec_name, seconds: (ticks * num) / den };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 /** The events of a text/event-stream body. */
 function events(text: string): Array<Record<string, any>> {
   return text.split('\n\n').filter((e) => e.startsWith('data: ')).map((e) => JSON.parse(e.slice(6)));
@@ -139,15 +172,39 @@ describe('speech', () => {
     assert.ok(wordErrorRate(FOX, heardPcm) <= FOX_MAX_WER, heardPcm);
   });
 
-  test('opus and aac are refused (no encoder), never faked: BadRequestError naming the formats that work', async () => {
+  test('opus and aac: real Ogg Opus and ADTS AAC (ffprobe) of the synthesis length, as a stream and as sse events', async () => {
+    const wavLen = wavSeconds(Buffer.from(await (await client.audio.speech.create({ model: 'tts-1', voice: 'alloy', input, response_format: 'wav' })).arrayBuffer()));
+    const expected = { opus: { container: 'ogg', codec: 'opus', type: 'audio/ogg' }, aac: { container: 'aac', codec: 'aac', type: 'audio/aac' } } as const;
     for (const response_format of ['opus', 'aac'] as const) {
-      await assert.rejects(client.audio.speech.create({ model: 'tts-1', voice: 'alloy', input, response_format }), (err: unknown) => {
-        assert.ok(err instanceof OpenAI.BadRequestError);
-        assert.equal(err.status, 400);
-        assert.equal((err.error as any).param, 'response_format');
-        assert.match(err.message, /no (Opus|AAC) encoder/);
-        return true;
-      });
+      const res = await client.audio.speech.create({ model: 'tts-1', voice: 'alloy', input, response_format });
+      assert.equal(res.headers.get('content-type'), expected[response_format].type);
+      const file = Buffer.from(await res.arrayBuffer());
+      const probe = ffprobe(file);
+      assert.equal(probe.container, expected[response_format].container, response_format);
+      assert.equal(probe.codec, expected[response_format].codec, response_format);
+      assert.ok(Math.abs(probe.seconds - wavLen) < 0.3, `${response_format}: ${probe.seconds} s vs ${wavLen} s`);
+
+      const sse = await client.audio.speech.create({ model: 'tts-1', voice: 'alloy', input, response_format, stream_format: 'sse' });
+      const ev = events(await sse.text());
+      assert.equal(ev.at(-1)!.type, 'speech.audio.done');
+      assert.ok(ev.length >= 3, `${response_format}: ${ev.length} events`);
+      const joined = Buffer.concat(ev.slice(0, -1).map((e) => Buffer.from(e.audio, 'base64')));
+      const viaSse = ffprobe(joined);
+      assert.equal(viaSse.codec, expected[response_format].codec);
+      assert.ok(Math.abs(viaSse.seconds - wavLen) < 0.3, `${response_format} sse: ${viaSse.seconds} s vs ${wavLen} s`);
+    }
+  });
+
+  test('opus and aac stream as they are made: a long text arrives in several chunks, billed as the native stream (trailer)', async () => {
+    const long = Array.from({ length: 8 }, (_, i) => `Sentence number ${i + 1} is spoken here.`).join(' ');
+    for (const response_format of ['opus', 'aac'] as const) {
+      const res = await client.audio.speech.create({ model: 'tts-1', voice: 'onyx', input: long, response_format, stream_format: 'audio' });
+      const parts: Buffer[] = [];
+      for await (const c of res.body as unknown as AsyncIterable<Uint8Array>) parts.push(Buffer.from(c));
+      assert.ok(parts.length > 3, `${response_format}: ${parts.length} chunks`);
+      assert.ok(ffprobe(Buffer.concat(parts)).seconds > 5);
+      const trailer = await rawSpeech({ model: 'tts-1', voice: 'onyx', input: long, response_format });
+      assert.equal(trailer['x-credits-used'], String([...long].length));
     }
   });
 
@@ -211,15 +268,7 @@ describe('speech', () => {
     assert.ok(chunks > 1, String(chunks));
     assert.ok(bytes / 48000 > 5, String(bytes));
     // Billed as the native stream: every character of the text, all of it having been sent.
-    const trailer = await new Promise<Record<string, string | undefined>>((resolve, reject) => {
-      const u = new URL(`${baseURL}/audio/speech`);
-      const req = http.request({ host: u.hostname, port: u.port, path: u.pathname, method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' } }, (r) => {
-        r.resume();
-        r.on('end', () => resolve(r.trailers));
-      });
-      req.on('error', reject);
-      req.end(JSON.stringify({ model: 'tts-1', voice: 'onyx', input: long, response_format: 'pcm' }));
-    });
+    const trailer = await rawSpeech({ model: 'tts-1', voice: 'onyx', input: long, response_format: 'pcm' });
     assert.equal(trailer['x-credits-used'], String([...long].length));
   });
 

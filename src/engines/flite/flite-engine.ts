@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { EnginePool } from '../../workers/pool.js';
 import { WaitQueue } from '../wait-queue.js';
-import { ProcessSpawner } from './spawner.js';
+import { ProcessSpawner } from '../../process/spawner.js';
 import { EngineError, type SynthesisRequest, type SynthesisResult, type TtsEngine } from '../engine.js';
 import { decodePcm16MonoWav, decodeWav } from '../../audio/wav.js';
 import { float32ToInt16 } from '../../audio/pcm.js';
