@@ -12,7 +12,7 @@ import { Type, type Static } from 'typebox';
 import { ApiError } from '../../errors.js';
 import { readUpload } from '../../routes/v1/stt.js';
 import { abortOnClose } from '../../routes/v1/tts.js';
-import { parseSttFields } from '../../stt/request.js';
+import { parseSttFields, type SttRequest } from '../../stt/request.js';
 import { render, RESPONSE_CONTENT_TYPES } from '../../stt/render.js';
 import type { SttService, Transcription } from '../../stt/service.js';
 import type { TtsService, TtsStreaming } from '../../tts/service.js';
@@ -167,11 +167,7 @@ export const openAiRoutes: FastifyPluginAsync<OpenAiRouteOptions> = async (app, 
       events.push(sse({ type: 'transcript.text.done', text: t.transcript.text, usage: { type: 'duration', seconds: Math.ceil(t.duration) } }));
       return reply.code(200).header('Content-Type', 'text/event-stream').header('Cache-Control', 'no-cache').send(events.join(''));
     }
-    const format = options.responseFormat;
-    if (format === 'json') return reply.header('Content-Type', 'application/json').send(JSON.stringify({ text: t.transcript.text, usage: { type: 'duration', seconds: Math.ceil(t.duration) } }));
-    if (format === 'verbose_json') return reply.header('Content-Type', 'application/json').send(JSON.stringify(verboseJson(t, options.granularities)));
-    const body = render(format, t.transcript, { language: t.language, duration: t.duration, model: t.model, provider: t.provider, engine: t.engine, creditsUsed: t.credits, includeWords: false, includeSegments: false, diarized: false });
-    return reply.header('Content-Type', RESPONSE_CONTENT_TYPES[format]).send(body);
+    return sendTranscript(reply, t, options);
   };
   const uploadDoc = (summary: string) =>
     doc(summary, {
@@ -181,15 +177,37 @@ export const openAiRoutes: FastifyPluginAsync<OpenAiRouteOptions> = async (app, 
     });
   app.post('/audio/transcriptions', { schema: uploadDoc('OpenAI: transcribe audio') }, transcribe);
 
-  app.post('/audio/translations', { schema: uploadDoc('OpenAI: translate audio into English (refused: no installed model translates)') }, async (request) => {
+  app.post('/audio/translations', { schema: uploadDoc('OpenAI: translate audio into English (served when an installed model translates: a multilingual Whisper)') }, async (request, reply) => {
     stt.checkAccess(request.auth, 'batch');
-    // No engine bound here translates (PocketSphinx recognizes one language; a multilingual Whisper
-    // would): refused before the upload is read, so nothing is decoded or billed.
-    throw new ApiError('INVALID_REQUEST', {
-      message: 'Translation is not available on this server: no installed speech model can translate. Use /v1/audio/transcriptions to transcribe in the spoken language.',
-      resolution: 'Transcribe with /v1/audio/transcriptions.',
-      details: { field: 'model' },
-    });
+    const translating = stt.translatingModels();
+    if (translating.length === 0) {
+      // No product model is served by an engine that translates (PocketSphinx recognizes one
+      // language; a multilingual Whisper translates): refused before the upload is read, so
+      // nothing is decoded or billed.
+      throw new ApiError('INVALID_REQUEST', {
+        message: 'Translation is not available on this server: no installed speech model can translate. Use /v1/audio/transcriptions to transcribe in the spoken language.',
+        resolution: 'Transcribe with /v1/audio/transcriptions, or install a multilingual Whisper model and bind it (docs/engines.md).',
+        details: { field: 'model' },
+      });
+    }
+    const { fields, file } = await readUpload(request);
+    const model = fields.get('model')?.trim();
+    if (!model) throw new ApiError('INVALID_PARAMETER', { message: 'model is required (e.g. whisper-1).', details: { field: 'model' } });
+    // The mapped model when its engine translates, else the first product model whose engine does
+    // (docs/compatibility.md): whisper-1 asks for a translation, not for Parla's cipher-max.
+    const asked = mapper.sttModel(model);
+    const product = (translating as string[]).includes(asked) ? asked : translating[0]!;
+    // OpenAI's translation fields: no language (Whisper detects it), no timestamp granularities.
+    const native = new Map<string, string>([['model', product]]);
+    for (const f of ['prompt', 'response_format']) {
+      const v = fields.get(f);
+      if (v !== undefined) native.set(f, v);
+    }
+    const options = parseSttFields(native, 'universal');
+    const audio = file ? new Uint8Array(file.buffer, file.byteOffset, file.byteLength) : null;
+    const t = await stt.transcribe(request.auth, { requestId: request.id, endpoint: 'universal', options, audio, task: 'translate' }, abortOnClose(reply.raw));
+    reply.header('X-Credits-Used', String(t.credits)).header('X-Credits-Remaining', String(t.balance)).header('X-Parla-Model', t.model);
+    return sendTranscript(reply, t, options);
   });
 
   app.get('/models', { schema: doc('OpenAI: list models', { response: { 200: Type.Object({ object: Type.Literal('list'), data: Type.Array(ModelSchema) }), ...errorDocs } }) }, async () => ({
@@ -209,6 +227,15 @@ async function* speechEvents(audio: Readable): AsyncGenerator<string> {
   yield sse({ type: 'speech.audio.done' });
 }
 
+/** A transcript (or translation) in the response format asked for: OpenAI's json and verbose_json, Parla's text, srt, vtt. */
+function sendTranscript(reply: FastifyReply, t: Transcription, options: SttRequest): FastifyReply {
+  const format = options.responseFormat;
+  if (format === 'json') return reply.header('Content-Type', 'application/json').send(JSON.stringify({ text: t.transcript.text, usage: { type: 'duration', seconds: Math.ceil(t.duration) } }));
+  if (format === 'verbose_json') return reply.header('Content-Type', 'application/json').send(JSON.stringify(verboseJson(t, options.granularities)));
+  const body = render(format, t.transcript, { language: t.language, duration: t.duration, model: t.model, provider: t.provider, engine: t.engine, creditsUsed: t.credits, includeWords: false, includeSegments: false, diarized: false });
+  return reply.header('Content-Type', RESPONSE_CONTENT_TYPES[format]).send(body);
+}
+
 /**
  * OpenAI's verbose_json: segments unless only word timestamps were asked for, words when they
  * were. Whisper's decoder figures (tokens, temperature, compression_ratio, no_speech_prob) have no
@@ -218,7 +245,7 @@ function verboseJson(t: Transcription, granularities: Array<'word' | 'segment'>)
   const words = granularities.includes('word');
   const segments = granularities.length === 0 || granularities.includes('segment');
   return {
-    task: 'transcribe',
+    task: t.task,
     language: languageName(t.language),
     duration: t.duration,
     text: t.transcript.text,
