@@ -117,7 +117,7 @@ export class SherpaSttEngine implements SttEngine {
     const lease = await this.lease(signal);
     try {
       const out = await lease.model.recognize(pcm16k, language, task);
-      return { engine: this.id, duration: pcm16k.length / RATE, utterances: out.utterances, task: out.task, ...(out.language ? { language: out.language } : {}) };
+      return { engine: this.id, duration: pcm16k.length / RATE, utterances: out.utterances, ...(this.translates ? { task: out.task } : {}), ...(out.language ? { language: out.language } : {}) };
     } finally {
       lease.release();
     }
