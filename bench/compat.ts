@@ -62,9 +62,10 @@ async function timed(fn: () => Promise<void>): Promise<number> {
 const cases = await loadCases();
 if (cases.length === 0) throw new Error('no compat case matched');
 const wyomingPort = await freePort();
-// The Wyoming case connects to the server's own WYOMING_PORT.
-process.env.WYOMING_PORT = String(wyomingPort);
 const server = await startBenchServer({}, process.cwd(), (apiKey) => ({ WYOMING_PORT: String(wyomingPort), WYOMING_API_KEY: apiKey }));
+// The Wyoming case connects to the server's own WYOMING_PORT (set here only now: the CLI that
+// created the account above must not see it without its key).
+process.env.WYOMING_PORT = String(wyomingPort);
 try {
   const port = await realtimePort({ baseUrl: server.url, apiKey: server.apiKey });
   const ctx: CompatContext = {
