@@ -69,17 +69,18 @@ export async function createServices(config: Config, log: FastifyBaseLogger, opt
     closers.push(() => limiter.close());
     const pool = new EnginePool({ threads: config.workerThreads, maxQueue: config.engineQueueMax });
     closers.push(() => pool.close());
+    // One helper process starts every program of the node (Flite, ffmpeg): the service never forks itself.
+    const spawner = new ProcessSpawner();
+    closers.push(async () => spawner.close());
     // Encoder processes are CPU work beside the pool's: as many at once as it has threads.
-    const encoderSpawner = new ProcessSpawner();
-    closers.push(async () => encoderSpawner.close());
-    const encoders = new FfmpegEncoders(encoderSpawner, { concurrent: config.workerThreads, queue: config.engineQueueMax });
+    const encoders = new FfmpegEncoders(spawner, { concurrent: config.workerThreads, queue: config.engineQueueMax });
     // The Japanese/Korean readings thread starts with the first such text; it stops with the node.
     closers.push(() => closeReadings());
     // One lifecycle for every loaded model (voices, recognizers, PocketSphinx's decoders): the
     // memory budget counts them all.
     const lifecycle = new ModelLifecycle({ ttlMs: config.models.ttlSeconds * 1000, memoryBudgetMB: config.models.memoryMB, loadWaitMs: config.models.loadWaitSeconds * 1000, log });
     closers.push(() => lifecycle.close());
-    const ttsEngines = createTtsEngines(config, pool, { espeakExtraLanguages: Catalog.espeakLanguageMap(), lifecycle });
+    const ttsEngines = createTtsEngines(config, pool, { espeakExtraLanguages: Catalog.espeakLanguageMap(), lifecycle, spawner });
     // Engines with helpers of their own (Flite's spawner process) stop with the node.
     closers.push(async () => {
       for (const e of ttsEngines) e.close?.();

@@ -227,6 +227,11 @@ describe('speech', () => {
     const fast = await client.audio.speech.create({ model: 'tts-1', voice: 'alloy', input, response_format: 'wav', speed: 4 }).asResponse();
     assert.equal(fast.headers.get('x-parla-speed'), '2');
     assert.ok(wavSeconds(Buffer.from(await slow.arrayBuffer())) > 2 * wavSeconds(Buffer.from(await fast.arrayBuffer())));
+    // null is "not given": speed 1, nothing clamped (the hostile corpus found it refused).
+    const unset = await fetch(`${baseURL}/audio/speech`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'tts-1', voice: 'alloy', input, response_format: 'wav', speed: null }) });
+    assert.equal(unset.status, 200);
+    assert.equal(unset.headers.get('x-parla-speed'), null);
+    assert.ok(Math.abs(wavSeconds(Buffer.from(await unset.arrayBuffer())) - wavSeconds(Buffer.from(await (await client.audio.speech.create({ model: 'tts-1', voice: 'alloy', input, response_format: 'wav' })).arrayBuffer()))) < 0.05);
     for (const speed of [5, 0.2, 'fast']) {
       await assert.rejects(client.audio.speech.create({ model: 'tts-1', voice: 'alloy', input, speed: speed as number }), (err: unknown) => {
         assert.ok(err instanceof OpenAI.BadRequestError);

@@ -412,7 +412,8 @@ function openAiCases(): HostileCase[] {
     at('JSON body', 'application/json', raw('{"file":"x","model":"whisper-1"}'));
     at('raw octet-stream body', 'application/octet-stream', Buffer.alloc(100, 1));
     at('no Content-Type', null, file);
-    at('lying Content-Length (30 MB declared)', good.contentType, good.body, { status: [413] });
+    // (Translations are refused before the body is read when nothing translates: 400.)
+    at('lying Content-Length (30 MB declared)', good.contentType, good.body, { status: path.endsWith('/translations') ? [400, 413] : [413] });
     out[out.length - 1]!.contentLength = 30 * 1024 * 1024;
     at('no key', good.contentType, good.body, { status: [401], code: ['AUTH_MISSING_API_KEY'] });
     out[out.length - 1]!.who = 'none';

@@ -78,6 +78,9 @@ function unknownModel(model: string, known: string[]): ApiError {
  * speeds beyond the engines' range are spoken at its nearest end (the answer says so in a header).
  */
 export function engineSpeed(speed: unknown): number {
+  // null is "not given" (docs/architecture.md): the schema takes any value here, so the shared
+  // null-means-absent wrapper leaves it to this check.
+  if (speed === null || speed === undefined) return 1;
   if (typeof speed !== 'number' || !Number.isFinite(speed) || speed < OPENAI_SPEED.min || speed > OPENAI_SPEED.max) {
     throw new ApiError('INVALID_SPEED', { message: 'speed must be a number from 0.25 to 4.0.', resolution: 'Send a speed between 0.25 and 4.0 (default 1.0).', details: { field: 'speed', provided: String(JSON.stringify(speed)).slice(0, 200) } });
   }

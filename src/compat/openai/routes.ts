@@ -92,7 +92,7 @@ export const openAiRoutes: FastifyPluginAsync<OpenAiRouteOptions> = async (app, 
     const format = body.response_format as SpeechFormat;
     const plan = SPEECH_FORMAT_PLAN[format];
     const speed = engineSpeed(body.speed);
-    if (speed !== Number(body.speed)) reply.header('X-Parla-Speed', String(speed));
+    if (typeof body.speed === 'number' && speed !== body.speed) reply.header('X-Parla-Speed', String(speed));
     const req = { requestId: request.id, text: body.input, voice: mapper.voice(body.voice), model: mapper.ttsModel(body.model), language: undefined, speed, pitch: undefined };
     // The client going away, or the encoder failing (then the synthesis feeding it must stop too).
     const stop = new AbortController();
