@@ -4,7 +4,10 @@
 // whatever dialect adds its own file. One server for all of them: the compiled `parla serve`
 // (bench/lib.ts), with the real-time listener and Wyoming on. For each case both sides run once to
 // warm up, then RUNS times taking turns (which goes first alternates, so neither always meets a
-// cooler machine); printed per case: the medians, native ms, dialect ms and their ratio.
+// cooler machine); printed per case: the medians, native ms, dialect ms and their ratio, and the
+// server process's CPU time per request on each side (utime + stime of /proc/<pid>/stat, all its
+// threads: less swayed by other work on the machine than wall time; programs it starts, Flite
+// and ffmpeg, are other processes and not counted).
 // Run: node --import tsx bench/compat.ts [name filter...]   (RUNS, default 9)
 import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -53,10 +56,23 @@ async function realtimePort(ctx: { baseUrl: string; apiKey: string }): Promise<n
   throw new Error('the real-time listener did not start within a minute');
 }
 
-async function timed(fn: () => Promise<void>): Promise<number> {
+const TICK_MS = 1000 / Number(process.env.CLK_TCK ?? 100);
+
+/** CPU time the process has used so far (ms, all threads). */
+function cpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the command name (which may hold spaces), from field 3 on: utime is 14, stime 15.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+}
+
+async function timed(fn: () => Promise<void>, pid: number, cpu: number[]): Promise<number> {
+  const c0 = cpuMs(pid);
   const start = performance.now();
   await fn();
-  return performance.now() - start;
+  const ms = performance.now() - start;
+  cpu.push(cpuMs(pid) - c0);
+  return ms;
 }
 
 const cases = await loadCases();
@@ -81,19 +97,34 @@ try {
     await c.dialect(ctx);
     const native: number[] = [];
     const dialect: number[] = [];
+    const nativeCpu: number[] = [];
+    const dialectCpu: number[] = [];
+    const pid = server.proc.pid!;
     for (let i = 0; i < RUNS; i++) {
       if (i % 2) {
-        native.push(await timed(() => c.native(ctx)));
-        dialect.push(await timed(() => c.dialect(ctx)));
+        native.push(await timed(() => c.native(ctx), pid, nativeCpu));
+        dialect.push(await timed(() => c.dialect(ctx), pid, dialectCpu));
       } else {
-        dialect.push(await timed(() => c.dialect(ctx)));
-        native.push(await timed(() => c.native(ctx)));
+        dialect.push(await timed(() => c.dialect(ctx), pid, dialectCpu));
+        native.push(await timed(() => c.native(ctx), pid, nativeCpu));
       }
     }
     const n = median(native);
     const d = median(dialect);
     const ratio = d / n;
-    rows.push({ case: c.name, 'native ms': n.toFixed(1), 'dialect ms': d.toFixed(1), ratio: ratio.toFixed(3), [`<= ${GOAL}`]: ratio <= GOAL ? 'yes' : 'NO' });
+    // CPU: the mean (the clock ticks are 10 ms: one request's figure is coarse, their sum is not).
+    const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+    const nc = mean(nativeCpu);
+    const dc = mean(dialectCpu);
+    rows.push({
+      case: c.name,
+      'native ms': n.toFixed(1),
+      'dialect ms': d.toFixed(1),
+      ratio: ratio.toFixed(3),
+      [`<= ${GOAL}`]: ratio <= GOAL ? 'yes' : 'NO',
+      'server CPU ms native / dialect': `${nc.toFixed(1)} / ${dc.toFixed(1)}`,
+      'CPU ratio': nc > 0 ? (dc / nc).toFixed(3) : '-',
+    });
     console.error(`${c.name}: native ${n.toFixed(1)} ms, dialect ${d.toFixed(1)} ms`);
   }
   const loadAfter = loadavg();
