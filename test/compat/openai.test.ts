@@ -5,7 +5,7 @@
 // endpoints' for the same work.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { createReadStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -135,6 +135,14 @@ function ffprobe(file: Buffer): { container: string; codec: string; seconds: num
   }
 }
 
+/** ffmpeg processes of this test process (started by the app's spawner helper, a child of this process). */
+function ffmpegChildren(): string[] {
+  const lines = (r: { stdout: string }) => r.stdout.split('\n').filter(Boolean);
+  const helpers = lines(spawnSync('pgrep', ['-P', String(process.pid)], { encoding: 'utf8' }));
+  if (helpers.length === 0) return [];
+  return lines(spawnSync('pgrep', ['-P', helpers.join(','), '-x', 'ffmpeg'], { encoding: 'utf8' }));
+}
+
 /** The events of a text/event-stream body. */
 function events(text: string): Array<Record<string, any>> {
   return text.split('\n\n').filter((e) => e.startsWith('data: ')).map((e) => JSON.parse(e.slice(6)));
@@ -206,6 +214,30 @@ describe('speech', () => {
       const trailer = await rawSpeech({ model: 'tts-1', voice: 'onyx', input: long, response_format });
       assert.equal(trailer['x-credits-used'], String([...long].length));
     }
+  });
+
+  test('a client that goes away mid-stream: its ffmpeg encoder is killed, and only what was sent is billed', async () => {
+    const long = Array.from({ length: 30 }, (_, i) => `This is sentence number ${i + 1}, spoken slowly here.`).join(' ');
+    const acct = await createTestAccount(t.services, { plan: 'pro', credits: 100_000 });
+    const before = await t.services.store.getBalance(acct.accountId, 'live');
+    const ctl = new AbortController();
+    const c = new OpenAI({ apiKey: acct.apiKey, baseURL, maxRetries: 0 });
+    const res = await c.audio.speech.create({ model: 'tts-1', voice: 'onyx', input: long, response_format: 'opus' }, { signal: ctl.signal });
+    const reader = (res.body as unknown as ReadableStream<Uint8Array>).getReader();
+    await reader.read();
+    assert.equal(ffmpegChildren().length, 1, 'one encoder while the speech streams');
+    ctl.abort();
+    await reader.cancel().catch(() => undefined);
+    for (let i = 0; i < 100 && ffmpegChildren().length > 0; i++) await new Promise((r) => setTimeout(r, 50));
+    assert.deepEqual(ffmpegChildren(), []);
+    // Settled with the sentences sent before the client left: less than the whole text.
+    let spent = 0;
+    for (let i = 0; i < 100; i++) {
+      spent = before - (await t.services.store.getBalance(acct.accountId, 'live'));
+      if (spent > 0) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    assert.ok(spent < [...long].length, `billed ${spent} of ${[...long].length}`);
   });
 
   test('voices: every OpenAI voice maps to a Parla voice of the table; Parla names work; unknown is BadRequestError', async () => {
