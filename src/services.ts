@@ -57,6 +57,8 @@ export interface CreateServicesOptions {
    * construction: config.product.sttBindings names them in a model's chain.
    */
   extraSttEngines?: SttEngine[];
+  /** The ffmpeg the speech encoders run (default: `ffmpeg` on PATH); a test names a missing one to see the refusal. */
+  ffmpegBinary?: string;
 }
 
 export async function createServices(config: Config, log: FastifyBaseLogger, opts: CreateServicesOptions = {}): Promise<Services> {
@@ -73,7 +75,7 @@ export async function createServices(config: Config, log: FastifyBaseLogger, opt
     const spawner = new ProcessSpawner();
     closers.push(async () => spawner.close());
     // Encoder processes are CPU work beside the pool's: as many at once as it has threads.
-    const encoders = new FfmpegEncoders(spawner, { concurrent: config.workerThreads, queue: config.engineQueueMax });
+    const encoders = new FfmpegEncoders(spawner, { concurrent: config.workerThreads, queue: config.engineQueueMax }, opts.ffmpegBinary);
     // The Japanese/Korean readings thread starts with the first such text; it stops with the node.
     closers.push(() => closeReadings());
     // One lifecycle for every loaded model (voices, recognizers, PocketSphinx's decoders): the
