@@ -23,6 +23,8 @@ export async function timeIt<T>(fn: () => Promise<T>): Promise<{ ms: number; val
 export interface BenchServer {
   url: string;
   apiKey: string;
+  /** Its data directory (the SQLite file, the real-time listener's self-signed certificate). */
+  dataDir: string;
   proc: ChildProcess;
   stop(): Promise<void>;
 }
@@ -52,7 +54,7 @@ function compiledCli(root: string): string {
  * exits or does not answer /health within START_TIMEOUT_MS: a benchmark must never measure (or
  * wait forever for) a server that is not there.
  */
-export async function startBenchServer(env: Record<string, string> = {}, root = process.cwd()): Promise<BenchServer> {
+export async function startBenchServer(env: Record<string, string> = {}, root = process.cwd(), serveEnv: (apiKey: string) => Record<string, string> = () => ({})): Promise<BenchServer> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'parla-bench-'));
   const baseEnv = { ...process.env, PARLA_DATA_DIR: dataDir, LOG_LEVEL: 'warn', PARLA_SEED_DEMO: 'false', PORT: env.PORT ?? '0', REALTIME_PORT: env.REALTIME_PORT ?? '0', ...env };
   const cli = (args: string[]) =>
@@ -74,7 +76,8 @@ export async function startBenchServer(env: Record<string, string> = {}, root = 
   // BENCH_SERVER_NODE_ARGS profiles the server, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"
   // (not allowed in NODE_OPTIONS).
   const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
-  const proc = spawn(process.execPath, [...nodeArgs, compiledCli(root), 'serve'], { cwd: root, env: { ...baseEnv, PORT: port }, stdio: ['ignore', 'pipe', 'inherit'] });
+  // serveEnv: settings of `serve` alone that need the account's key (WYOMING_API_KEY).
+  const proc = spawn(process.execPath, [...nodeArgs, compiledCli(root), 'serve'], { cwd: root, env: { ...baseEnv, PORT: port, ...serveEnv(created.key.api_key) }, stdio: ['ignore', 'pipe', 'inherit'] });
   // Kept as a promise from the start: an exit before anyone waits for it must not be missed.
   const exited = new Promise<string>((resolve) => {
     proc.once('error', (err) => resolve(`could not be started: ${err.message}`));
@@ -108,6 +111,7 @@ export async function startBenchServer(env: Record<string, string> = {}, root = 
   return {
     url,
     apiKey: created.key.api_key,
+    dataDir,
     proc,
     async stop() {
       if (gone === null) proc.kill('SIGTERM');

@@ -5,10 +5,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib/step.sh
 
-DEBS=(flite festival festvox-us-slt-hts libpocketsphinx-dev libsphinxbase-dev pocketsphinx-en-us pkg-config)
+# ffmpeg: decoding odd uploads, real-time Opus, and the OpenAI dialect's opus/aac (libopus, aac encoders).
+DEBS=(flite festival festvox-us-slt-hts libpocketsphinx-dev libsphinxbase-dev pocketsphinx-en-us pkg-config ffmpeg)
 # Test-only: recordings and tools that make test speech, Chromium for the dashboard's browser tests,
 # python3-onnx/numpy to generate small random-weight sherpa-onnx models, bzip2/zip to pack them.
-[ "${PARLA_SETUP_TEST_DEPS:-0}" = 1 ] && DEBS+=(pocketsphinx-testdata pocketsphinx espeak-ng sox ffmpeg chromium python3-onnx python3-numpy bzip2 zip)
+[ "${PARLA_SETUP_TEST_DEPS:-0}" = 1 ] && DEBS+=(pocketsphinx-testdata pocketsphinx espeak-ng sox chromium python3-onnx python3-numpy bzip2 zip)
 missing=()
 for p in "${DEBS[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if [ ${#missing[@]} -gt 0 ]; then

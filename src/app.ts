@@ -146,7 +146,7 @@ export async function buildApp(services: Services, opts: BuildAppOptions = {}): 
   await app.register(realtimeInfoRoutes, { services, endpoint: opts.realtime ?? { port: null, host: services.config.realtimeHost }, prefix: '/api/v1' });
   await app.register(ttsRoutes, { tts: services.tts, prefix: '/api/v1' });
   await app.register(ttsTimestampRoutes, { tts: services.tts, prefix: '/api/v1' });
-  await app.register(openAiRoutes, { tts: services.tts, stt: services.stt, mapping: services.config.product.openai, prefix: '/v1' });
+  await app.register(openAiRoutes, { tts: services.tts, stt: services.stt, encoders: services.encoders, mapping: services.config.product.openai, prefix: '/v1' });
   await registerDeepgram(app, services);
   await app.register(dashboardStatic);
   await app.register(dashboardApiRoutes, { services, dashboard, prefix: '/dashboard/api' });

@@ -25,6 +25,8 @@ import { Metrics } from './http/metrics.js';
 import { WsRoutes } from './edge/ws-routes.js';
 import { TtsService } from './tts/service.js';
 import { SttService } from './stt/service.js';
+import { FfmpegEncoders } from './audio/ffmpeg-encoder.js';
+import { ProcessSpawner } from './process/spawner.js';
 
 export interface Services {
   config: Config;
@@ -47,6 +49,8 @@ export interface Services {
   metrics: Metrics;
   /** WebSocket endpoints beyond the native stream (the Deepgram dialect), served on both ports. */
   wsRoutes: WsRoutes;
+  /** ffmpeg encoders for the formats no library here writes (OpenAI's opus and aac), bounded like the pool's threads. */
+  encoders: FfmpegEncoders;
   /** Closes everything this object opened, in reverse order. */
   close(): Promise<void>;
 }
@@ -57,6 +61,8 @@ export interface CreateServicesOptions {
    * construction: config.product.sttBindings names them in a model's chain.
    */
   extraSttEngines?: SttEngine[];
+  /** The ffmpeg the speech encoders run (default: `ffmpeg` on PATH); a test names a missing one to see the refusal. */
+  ffmpegBinary?: string;
 }
 
 export async function createServices(config: Config, log: FastifyBaseLogger, opts: CreateServicesOptions = {}): Promise<Services> {
@@ -69,13 +75,18 @@ export async function createServices(config: Config, log: FastifyBaseLogger, opt
     closers.push(() => limiter.close());
     const pool = new EnginePool({ threads: config.workerThreads, maxQueue: config.engineQueueMax });
     closers.push(() => pool.close());
+    // One helper process starts every program of the node (Flite, ffmpeg): the service never forks itself.
+    const spawner = new ProcessSpawner();
+    closers.push(async () => spawner.close());
+    // Encoder processes are CPU work beside the pool's: as many at once as it has threads.
+    const encoders = new FfmpegEncoders(spawner, { concurrent: config.workerThreads, queue: config.engineQueueMax }, opts.ffmpegBinary);
     // The Japanese/Korean readings thread starts with the first such text; it stops with the node.
     closers.push(() => closeReadings());
     // One lifecycle for every loaded model (voices, recognizers, PocketSphinx's decoders): the
     // memory budget counts them all.
     const lifecycle = new ModelLifecycle({ ttlMs: config.models.ttlSeconds * 1000, memoryBudgetMB: config.models.memoryMB, loadWaitMs: config.models.loadWaitSeconds * 1000, log });
     closers.push(() => lifecycle.close());
-    const ttsEngines = createTtsEngines(config, pool, { espeakExtraLanguages: Catalog.espeakLanguageMap(), lifecycle, log });
+    const ttsEngines = createTtsEngines(config, pool, { espeakExtraLanguages: Catalog.espeakLanguageMap(), lifecycle, spawner, log });
     // Engines with helpers of their own (Flite's spawner process) stop with the node.
     closers.push(async () => {
       for (const e of ttsEngines) e.close?.();
@@ -108,6 +119,7 @@ export async function createServices(config: Config, log: FastifyBaseLogger, opt
       lifecycle,
       metrics,
       wsRoutes: new WsRoutes(),
+      encoders,
       async close() {
         for (const c of closers.reverse()) await c().catch((err: unknown) => log.warn({ err }, 'close failed'));
       },

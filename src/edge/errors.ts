@@ -8,6 +8,7 @@ import { ApiError } from '../errors.js';
 import { EngineError, EngineOverloadedError } from '../engines/engine.js';
 import { PoolOverloadedError } from '../workers/pool.js';
 import { StoreUnavailableError } from '../storage/store.js';
+import { EncoderError } from '../audio/ffmpeg-encoder.js';
 
 export interface ErrorAudience {
   /**
@@ -27,6 +28,9 @@ export function serviceErrorToApiError(err: unknown, audience: ErrorAudience = {
     return new ApiError('CREDIT_CHECK_FAILED', { message: audience.dashboard ? DASHBOARD_STORE_MESSAGE : API_STORE_MESSAGE, retryAfter: 5, cause: err });
   }
   if (err instanceof EngineError) return new ApiError('ENGINE_ERROR', { cause: err });
+  // ffmpeg encoding a format no library here writes (OpenAI's opus, aac): a failure of the audio
+  // path like an engine's, said as what it is.
+  if (err instanceof EncoderError) return new ApiError('ENGINE_ERROR', { message: 'The audio encoder failed to encode the speech.', cause: err });
   if (err instanceof EngineOverloadedError) return new ApiError('SERVICE_OVERLOADED', { message: err.message, retryAfter: err.retryAfter, cause: err });
   if (err instanceof PoolOverloadedError) return new ApiError('SERVICE_OVERLOADED', { retryAfter: err.retryAfter, details: err.details, cause: err });
   return null;

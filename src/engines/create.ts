@@ -3,6 +3,7 @@
 // in a model's chain in configuration; services and routes never change.
 
 import type { Config } from '../config.js';
+import type { ProcessSpawner } from '../process/spawner.js';
 import type { TtsEngine } from './engine.js';
 import type { EnginePool } from '../workers/pool.js';
 import type { ModelLifecycle } from './model-lifecycle.js';
@@ -20,16 +21,16 @@ import { verifiedModels } from '../models/store.js';
 export function createTtsEngines(
   config: Config,
   pool: EnginePool,
-  opts: { espeakExtraLanguages?: ReadonlyMap<string, string>; lifecycle?: ModelLifecycle; log?: { warn(obj: object, msg: string): void } } = {},
+  opts: { espeakExtraLanguages?: ReadonlyMap<string, string>; lifecycle?: ModelLifecycle; spawner?: ProcessSpawner; log?: { warn(obj: object, msg: string): void } } = {},
 ): TtsEngine[] {
-  const flite = new FliteEngine(pool, { maxProcesses: Math.max(2, config.workerThreads * 2) });
+  const flite = new FliteEngine(pool, { maxProcesses: Math.max(2, config.workerThreads * 2), ...(opts.spawner ? { spawner: opts.spawner } : {}) });
   const espeak = new EspeakEngine(pool, opts.espeakExtraLanguages);
   const festival = new FestivalEngine(pool);
   return [
     flite,
     // aura-lite's English: Flite's kal16 diphone voice only (as fast as eSpeak), read from the
     // voices' own "flite-lite" mapping.
-    new FliteEngine(pool, { id: 'flite-lite', voices: ['kal16'], maxProcesses: Math.max(2, config.workerThreads * 2) }),
+    new FliteEngine(pool, { id: 'flite-lite', voices: ['kal16'], maxProcesses: Math.max(2, config.workerThreads * 2), ...(opts.spawner ? { spawner: opts.spawner } : {}) }),
     espeak,
     festival,
     new SherpaTtsEngine(pool, config.modelsDir, opts.lifecycle, Math.max(1, config.engineQueueMax)),

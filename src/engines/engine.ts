@@ -145,6 +145,11 @@ export interface RecognitionOptions {
    * instead of recognizing `language`, and reports it in RecognitionResult.language.
    */
   detectLanguage?: boolean;
+  /**
+   * 'translate': English text of speech in any language it serves (OpenAI's /audio/translations).
+   * Only an engine whose `translates` is true takes it (a multilingual Whisper); default 'transcribe'.
+   */
+  task?: 'transcribe' | 'translate';
 }
 
 export interface RecognitionResult {
@@ -155,6 +160,8 @@ export interface RecognitionResult {
   engine?: string;
   /** The language the engine detected (only when asked to detect, and it can). */
   language?: string;
+  /** What the model was configured to do for this result (an engine that can translate says so). */
+  task?: 'transcribe' | 'translate';
 }
 
 export interface SttStream {
@@ -178,6 +185,8 @@ export interface SttEngine {
    * report from it whether the model serving a product model is loaded now.
    */
   lifecycleModel?(profile: string): string | undefined;
+  /** It can turn speech in its languages into English text (RecognitionOptions.task 'translate'). */
+  readonly translates?: boolean;
   /** Resolves once the engine's recognizers are loaded and warm (engines that load lazily have it). */
   whenReady?(): Promise<void>;
   /** Batch recognition of 16 kHz mono PCM. */

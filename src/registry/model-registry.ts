@@ -164,6 +164,14 @@ export class ModelRegistry {
     return null;
   }
 
+  /**
+   * The product models whose serving engine (sttBinding) translates into English, in list order
+   * (a model bound to a multilingual Whisper; docs/compatibility.md, OpenAI translations).
+   */
+  sttTranslatingModels(): SttModel[] {
+    return STT_MODELS.filter((m) => this.sttBinding(m)?.engine.translates === true);
+  }
+
   /** As sttBinding, or LANGUAGE_NOT_SUPPORTED when no engine here serves the model. */
   requireSttBinding(model: SttModel): SttBindingHere {
     const binding = this.sttBinding(model);

@@ -26,6 +26,8 @@ export interface TranscribeRequest {
   options: SttRequest;
   /** The uploaded file's bytes (any supported format); null or empty is MISSING_FILE. */
   audio: Uint8Array | null;
+  /** 'translate': English text (OpenAI's /audio/translations); the model's engine must translate. */
+  task?: 'transcribe' | 'translate';
 }
 
 export interface Transcription {
@@ -36,6 +38,8 @@ export interface Transcription {
   language: string;
   /** Id of the engine that served it (e.g. "pocketsphinx", "sherpa:whisper-base.en"). */
   engine: string;
+  /** What the engine did: transcribe, or translate into English (as the engine reports it). */
+  task: 'transcribe' | 'translate';
   /** Seconds of audio. */
   duration: number;
   credits: number;
@@ -90,6 +94,11 @@ export class SttService {
     requireFeature(auth, mode === 'batch' ? 'stt' : 'stt_realtime');
   }
 
+  /** The product models whose engine here translates into English (task 'translate'), in list order. */
+  translatingModels(): SttModel[] {
+    return this.d.registry.sttTranslatingModels();
+  }
+
   async transcribe(auth: AuthContext, req: TranscribeRequest, signal?: AbortSignal): Promise<Transcription> {
     const { registry, pool, billing } = this.d;
     const o = req.options;
@@ -100,6 +109,10 @@ export class SttService {
     // No language given: an engine that can tell (a multilingual Whisper) detects it and says so.
     const detectLanguage = o.language === undefined || o.language.trim() === '';
     const binding = registry.requireSttBinding(model);
+    const task = req.task ?? 'transcribe';
+    if (task === 'translate' && !binding.engine.translates) {
+      throw new ApiError('INVALID_REQUEST', { message: `${model} cannot translate here: its engine (${binding.engine.id}) recognizes speech in its own language only.`, details: { field: 'model', provided: model } });
+    }
     if (!req.audio || req.audio.length === 0) throw new ApiError('MISSING_FILE');
 
     const decoded = await pool.run('audio.decode', { bytes: req.audio }, signal ? { signal } : {});
@@ -107,11 +120,11 @@ export class SttService {
     const pcm = decoded.pcm;
     const duration = +(pcm.length / 16000).toFixed(3);
     const credits = registry.sttCredits(model, duration);
-    let served = { engine: binding.engine.id, language };
+    let served = { engine: binding.engine.id, language, task: 'transcribe' as 'transcribe' | 'translate' };
     const { result: transcript, balance } = await billing.run(auth, { requestId: req.requestId, kind: 'stt', model, credits, characters: 0 }, async () => {
       const recognizing = performance.now();
-      const result = await binding.engine.recognize(pcm, { language, profile: binding.profile, keywords: o.keywords, detectLanguage });
-      served = { engine: result.engine ?? binding.engine.id, language: detectLanguage && result.language ? result.language : language };
+      const result = await binding.engine.recognize(pcm, { language, profile: binding.profile, keywords: o.keywords, detectLanguage, ...(task === 'translate' ? { task } : {}) });
+      served = { engine: result.engine ?? binding.engine.id, language: detectLanguage && result.language ? result.language : language, task: result.task ?? 'transcribe' };
       this.d.onRecognition?.(duration, (performance.now() - recognizing) / 1000, binding.engine.id);
       const transcript = buildTranscript(result.utterances, { smartFormat: o.smartFormat, punctuate: o.punctuate });
       if (o.diarize && transcript.words.length) {
@@ -121,7 +134,7 @@ export class SttService {
       }
       return { result: transcript, used: { units: billableSeconds(duration), characters: 0, credits } };
     });
-    return { transcript, model, provider: engineFamily(model), language: served.language, engine: served.engine, duration, credits, balance: balance! };
+    return { transcript, model, provider: engineFamily(model), language: served.language, engine: served.engine, task: served.task, duration, credits, balance: balance! };
   }
 
   /**

@@ -5,7 +5,10 @@
 // endpoints' for the same work.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createReadStream, readFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { createReadStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import OpenAI from 'openai';
@@ -102,6 +105,44 @@ function pcmToWav(pcm: Buffer, rate: number): Buffer {
   return Buffer.concat([h, pcm]);
 }
 
+/** The trailers of a speech request sent with plain http (the SDK does not show trailers). */
+function rawSpeech(body: Record<string, unknown>): Promise<Record<string, string | undefined>> {
+  return new Promise((resolve, reject) => {
+    const u = new URL(`${baseURL}/audio/speech`);
+    const req = http.request({ host: u.hostname, port: u.port, path: u.pathname, method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' } }, (r) => {
+      r.resume();
+      r.on('end', () => resolve(r.trailers));
+    });
+    req.on('error', reject);
+    req.end(JSON.stringify(body));
+  });
+}
+
+/** What ffprobe reads in a file: container, codec and duration (counted from its packets). */
+function ffprobe(file: Buffer): { container: string; codec: string; seconds: number } {
+  const dir = mkdtempSync(path.join(tmpdir(), 'openai-probe-'));
+  try {
+    const f = path.join(dir, 'audio');
+    writeFileSync(f, file);
+    const out = JSON.parse(execFileSync('ffprobe', ['-v', 'error', '-show_entries', 'format=format_name:stream=codec_name,sample_rate,duration_ts,time_base', '-show_entries', 'packet=pts,duration', '-of', 'json', f], { encoding: 'utf8' }));
+    const stream = out.streams[0];
+    // The sum of the packets' durations: exact for Ogg and ADTS alike (an ADTS header has no length).
+    const [num, den] = String(stream.time_base).split('/').map(Number) as [number, number];
+    const ticks = (out.packets as Array<{ duration?: number }>).reduce((a, p) => a + Number(p.duration ?? 0), 0);
+    return { container: out.format.format_name, codec: stream.codec_name, seconds: (ticks * num) / den };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** ffmpeg processes of this test process (started by the app's spawner helper, a child of this process). */
+function ffmpegChildren(): string[] {
+  const lines = (r: { stdout: string }) => r.stdout.split('\n').filter(Boolean);
+  const helpers = lines(spawnSync('pgrep', ['-P', String(process.pid)], { encoding: 'utf8' }));
+  if (helpers.length === 0) return [];
+  return lines(spawnSync('pgrep', ['-P', helpers.join(','), '-x', 'ffmpeg'], { encoding: 'utf8' }));
+}
+
 /** The events of a text/event-stream body. */
 function events(text: string): Array<Record<string, any>> {
   return text.split('\n\n').filter((e) => e.startsWith('data: ')).map((e) => JSON.parse(e.slice(6)));
@@ -139,16 +180,64 @@ describe('speech', () => {
     assert.ok(wordErrorRate(FOX, heardPcm) <= FOX_MAX_WER, heardPcm);
   });
 
-  test('opus and aac are refused (no encoder), never faked: BadRequestError naming the formats that work', async () => {
+  test('opus and aac: real Ogg Opus and ADTS AAC (ffprobe) of the synthesis length, as a stream and as sse events', async () => {
+    const wavLen = wavSeconds(Buffer.from(await (await client.audio.speech.create({ model: 'tts-1', voice: 'alloy', input, response_format: 'wav' })).arrayBuffer()));
+    const expected = { opus: { container: 'ogg', codec: 'opus', type: 'audio/ogg' }, aac: { container: 'aac', codec: 'aac', type: 'audio/aac' } } as const;
     for (const response_format of ['opus', 'aac'] as const) {
-      await assert.rejects(client.audio.speech.create({ model: 'tts-1', voice: 'alloy', input, response_format }), (err: unknown) => {
-        assert.ok(err instanceof OpenAI.BadRequestError);
-        assert.equal(err.status, 400);
-        assert.equal((err.error as any).param, 'response_format');
-        assert.match(err.message, /no (Opus|AAC) encoder/);
-        return true;
-      });
+      const res = await client.audio.speech.create({ model: 'tts-1', voice: 'alloy', input, response_format });
+      assert.equal(res.headers.get('content-type'), expected[response_format].type);
+      const file = Buffer.from(await res.arrayBuffer());
+      const probe = ffprobe(file);
+      assert.equal(probe.container, expected[response_format].container, response_format);
+      assert.equal(probe.codec, expected[response_format].codec, response_format);
+      assert.ok(Math.abs(probe.seconds - wavLen) < 0.3, `${response_format}: ${probe.seconds} s vs ${wavLen} s`);
+
+      const sse = await client.audio.speech.create({ model: 'tts-1', voice: 'alloy', input, response_format, stream_format: 'sse' });
+      const ev = events(await sse.text());
+      assert.equal(ev.at(-1)!.type, 'speech.audio.done');
+      assert.ok(ev.length >= 3, `${response_format}: ${ev.length} events`);
+      const joined = Buffer.concat(ev.slice(0, -1).map((e) => Buffer.from(e.audio, 'base64')));
+      const viaSse = ffprobe(joined);
+      assert.equal(viaSse.codec, expected[response_format].codec);
+      assert.ok(Math.abs(viaSse.seconds - wavLen) < 0.3, `${response_format} sse: ${viaSse.seconds} s vs ${wavLen} s`);
     }
+  });
+
+  test('opus and aac stream as they are made: a long text arrives in several chunks, billed as the native stream (trailer)', async () => {
+    const long = Array.from({ length: 8 }, (_, i) => `Sentence number ${i + 1} is spoken here.`).join(' ');
+    for (const response_format of ['opus', 'aac'] as const) {
+      const res = await client.audio.speech.create({ model: 'tts-1', voice: 'onyx', input: long, response_format, stream_format: 'audio' });
+      const parts: Buffer[] = [];
+      for await (const c of res.body as unknown as AsyncIterable<Uint8Array>) parts.push(Buffer.from(c));
+      assert.ok(parts.length > 3, `${response_format}: ${parts.length} chunks`);
+      assert.ok(ffprobe(Buffer.concat(parts)).seconds > 5);
+      const trailer = await rawSpeech({ model: 'tts-1', voice: 'onyx', input: long, response_format });
+      assert.equal(trailer['x-credits-used'], String([...long].length));
+    }
+  });
+
+  test('a client that goes away mid-stream: its ffmpeg encoder is killed, and only what was sent is billed', async () => {
+    const long = Array.from({ length: 30 }, (_, i) => `This is sentence number ${i + 1}, spoken slowly here.`).join(' ');
+    const acct = await createTestAccount(t.services, { plan: 'pro', credits: 100_000 });
+    const before = await t.services.store.getBalance(acct.accountId, 'live');
+    const ctl = new AbortController();
+    const c = new OpenAI({ apiKey: acct.apiKey, baseURL, maxRetries: 0 });
+    const res = await c.audio.speech.create({ model: 'tts-1', voice: 'onyx', input: long, response_format: 'opus' }, { signal: ctl.signal });
+    const reader = (res.body as unknown as ReadableStream<Uint8Array>).getReader();
+    await reader.read();
+    assert.equal(ffmpegChildren().length, 1, 'one encoder while the speech streams');
+    ctl.abort();
+    await reader.cancel().catch(() => undefined);
+    for (let i = 0; i < 100 && ffmpegChildren().length > 0; i++) await new Promise((r) => setTimeout(r, 50));
+    assert.deepEqual(ffmpegChildren(), []);
+    // Settled with the sentences sent before the client left: less than the whole text.
+    let spent = 0;
+    for (let i = 0; i < 100; i++) {
+      spent = before - (await t.services.store.getBalance(acct.accountId, 'live'));
+      if (spent > 0) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    assert.ok(spent < [...long].length, `billed ${spent} of ${[...long].length}`);
   });
 
   test('voices: every OpenAI voice maps to a Parla voice of the table; Parla names work; unknown is BadRequestError', async () => {
@@ -170,6 +259,11 @@ describe('speech', () => {
     const fast = await client.audio.speech.create({ model: 'tts-1', voice: 'alloy', input, response_format: 'wav', speed: 4 }).asResponse();
     assert.equal(fast.headers.get('x-parla-speed'), '2');
     assert.ok(wavSeconds(Buffer.from(await slow.arrayBuffer())) > 2 * wavSeconds(Buffer.from(await fast.arrayBuffer())));
+    // null is "not given": speed 1, nothing clamped (the hostile corpus found it refused).
+    const unset = await fetch(`${baseURL}/audio/speech`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'tts-1', voice: 'alloy', input, response_format: 'wav', speed: null }) });
+    assert.equal(unset.status, 200);
+    assert.equal(unset.headers.get('x-parla-speed'), null);
+    assert.ok(Math.abs(wavSeconds(Buffer.from(await unset.arrayBuffer())) - wavSeconds(Buffer.from(await (await client.audio.speech.create({ model: 'tts-1', voice: 'alloy', input, response_format: 'wav' })).arrayBuffer()))) < 0.05);
     for (const speed of [5, 0.2, 'fast']) {
       await assert.rejects(client.audio.speech.create({ model: 'tts-1', voice: 'alloy', input, speed: speed as number }), (err: unknown) => {
         assert.ok(err instanceof OpenAI.BadRequestError);
@@ -211,15 +305,7 @@ describe('speech', () => {
     assert.ok(chunks > 1, String(chunks));
     assert.ok(bytes / 48000 > 5, String(bytes));
     // Billed as the native stream: every character of the text, all of it having been sent.
-    const trailer = await new Promise<Record<string, string | undefined>>((resolve, reject) => {
-      const u = new URL(`${baseURL}/audio/speech`);
-      const req = http.request({ host: u.hostname, port: u.port, path: u.pathname, method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' } }, (r) => {
-        r.resume();
-        r.on('end', () => resolve(r.trailers));
-      });
-      req.on('error', reject);
-      req.end(JSON.stringify({ model: 'tts-1', voice: 'onyx', input: long, response_format: 'pcm' }));
-    });
+    const trailer = await rawSpeech({ model: 'tts-1', voice: 'onyx', input: long, response_format: 'pcm' });
     assert.equal(trailer['x-credits-used'], String([...long].length));
   });
 

@@ -1,7 +1,8 @@
 // The suite-wide invariant of issue 19 for one answer: a 2xx, or a 4xx with the spec's error body
 // exactly as errorBody() builds it (status and category as the ERRORS table says), or a 503
 // SERVICE_OVERLOADED with Retry-After; X-Request-ID on every answer; never a 5xx, never a stall,
-// never a closed connection without an answer.
+// never a closed connection without an answer. Under /v1 (the OpenAI dialect, docs/compatibility.md)
+// the error body is OpenAI's {"error": {message, type, param, code}} for the same table entry.
 
 import { ERRORS, type ErrorCode } from '../../src/errors.js';
 import type { CaseExpect } from './corpus.js';
@@ -40,16 +41,56 @@ export function errorBodyProblems(res: RawResponse): string[] {
   return out;
 }
 
+/** OpenAI's error type for each category of the table (src/compat/openai/errors.ts says the same). */
+const OPENAI_TYPES: Record<string, string> = {
+  authentication: 'authentication_error',
+  permission: 'permission_error',
+  validation: 'invalid_request_error',
+  model: 'invalid_request_error',
+  credit: 'insufficient_quota',
+  rate_limit: 'rate_limit_error',
+  not_found: 'not_found_error',
+  server: 'server_error',
+};
+
+/** Problems with a non-2xx answer of the OpenAI dialect (empty when it is OpenAI's shape for the table's entry). */
+export function openAiErrorBodyProblems(res: RawResponse): string[] {
+  const out: string[] = [];
+  if (!/^application\/json/.test(res.headers['content-type'] ?? '')) out.push(`Content-Type ${JSON.stringify(res.headers['content-type'] ?? null)} is not JSON`);
+  let body: { error?: Record<string, unknown> };
+  try {
+    body = JSON.parse(res.body.toString('utf8')) as typeof body;
+  } catch {
+    return [...out, `body is not JSON: ${JSON.stringify(res.body.subarray(0, 160).toString('utf8'))}`];
+  }
+  if (typeof body !== 'object' || body === null || JSON.stringify(Object.keys(body)) !== '["error"]') return [...out, `body is not {"error": ...}: ${JSON.stringify(body).slice(0, 200)}`];
+  const e = body.error;
+  if (typeof e !== 'object' || e === null) return [...out, 'no error object'];
+  if (JSON.stringify(Object.keys(e).sort()) !== JSON.stringify(['code', 'message', 'param', 'type'])) out.push(`error keys ${JSON.stringify(Object.keys(e))}`);
+  if (typeof e.message !== 'string' || e.message === '') out.push('message is not a non-empty string');
+  if (!(e.param === null || (typeof e.param === 'string' && e.param !== ''))) out.push(`param ${JSON.stringify(e.param)} is neither null nor a field name`);
+  const code = typeof e.code === 'string' ? (e.code === 'invalid_api_key' ? 'AUTH_INVALID_API_KEY' : e.code.toUpperCase()) : '';
+  const spec = ERRORS[code as ErrorCode] as (typeof ERRORS)[ErrorCode] | undefined;
+  if (!spec) out.push(`unknown error code ${JSON.stringify(e.code)}`);
+  else {
+    if (spec.status !== res.status) out.push(`${code} is ${spec.status} in the table, answered ${res.status}`);
+    if (OPENAI_TYPES[spec.category] !== e.type) out.push(`${code} (${spec.category}) has OpenAI type ${OPENAI_TYPES[spec.category]}, answered ${JSON.stringify(e.type)}`);
+  }
+  return out;
+}
+
 export function errorCodeOf(res: RawResponse): string | null {
   try {
-    return (JSON.parse(res.body.toString('utf8')) as { error?: { code?: string } }).error?.code ?? null;
+    const code = (JSON.parse(res.body.toString('utf8')) as { error?: { code?: string } }).error?.code ?? null;
+    // The OpenAI dialect's codes are the table's in lower case.
+    return code === null ? null : code === 'invalid_api_key' ? 'AUTH_INVALID_API_KEY' : code.toUpperCase();
   } catch {
     return null;
   }
 }
 
 /** Every way the answer breaks the invariant or the case's own expectation. */
-export function answerProblems(o: Outcome, method: string, expect: CaseExpect = {}): string[] {
+export function answerProblems(o: Outcome, method: string, expect: CaseExpect = {}, path = ''): string[] {
   if (o.kind === 'stall') return [`no answer within ${Math.round(o.ms)} ms (stall)`];
   if (o.kind === 'no-answer') return [`connection ended without an answer: ${o.error}`];
   const res = o.res;
@@ -59,7 +100,7 @@ export function answerProblems(o: Outcome, method: string, expect: CaseExpect = 
   if (s >= 200 && s < 300) {
     if (expect.not2xx) out.push(`answered ${s}; expected a refusal`);
   } else if ((s >= 400 && s < 500) || s === 503) {
-    if (method !== 'HEAD') out.push(...errorBodyProblems(res));
+    if (method !== 'HEAD') out.push(...(path.startsWith('/v1/') || path === '/v1' ? openAiErrorBodyProblems(res) : errorBodyProblems(res)));
     if (s === 503 && (errorCodeOf(res) !== 'SERVICE_OVERLOADED' || !res.headers['retry-after'])) out.push(`503 that is not SERVICE_OVERLOADED with Retry-After: ${res.body.subarray(0, 200).toString()}`);
     if (expect.code && s !== 503 && !expect.code.includes(errorCodeOf(res) ?? '')) out.push(`code ${errorCodeOf(res)}; expected ${expect.code.join(' or ')}`);
   } else {

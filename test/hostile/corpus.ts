@@ -327,6 +327,107 @@ function multipartFaultCases(): HostileCase[] {
   return out;
 }
 
+export const OPENAI_SPEECH = '/v1/audio/speech';
+export const OPENAI_UPLOAD_PATHS = ['/v1/audio/transcriptions', '/v1/audio/translations'] as const;
+/** A valid, cheap OpenAI speech body (tts-1 = aura-prime on Flite). */
+export const OPENAI_SPEECH_BASE = { model: 'tts-1', input: 'Hi.', voice: 'alloy', response_format: 'wav', speed: 1, instructions: 'calm', stream_format: 'audio' };
+const OPENAI_SPEECH_TYPES: Record<string, 'string' | 'number'> = { model: 'string', input: 'string', voice: 'string', response_format: 'string', speed: 'number', instructions: 'string', stream_format: 'string' };
+
+/**
+ * The OpenAI dialect under /v1 (docs/compatibility.md; the harness sends the key as Bearer there):
+ * wrong types and odd values for every speech field, malformed and non-object JSON, a form body,
+ * every format and stream format (opus and aac through ffmpeg), and the multipart faults and field
+ * values of the STT endpoints on /audio/transcriptions and /audio/translations. The answer's
+ * error body is OpenAI's shape for the table's entry (check.ts); never a 5xx or a stall.
+ */
+function openAiCases(): HostileCase[] {
+  const out: HostileCase[] = [];
+  const speech = (name: string, body: Buffer, opts: Partial<HostileCase> = {}) => out.push(post(`${OPENAI_SPEECH} ${name}`, 'openai', OPENAI_SPEECH, body, opts));
+  for (const [field, type] of Object.entries(OPENAI_SPEECH_TYPES)) {
+    const required = ['model', 'input', 'voice'].includes(field);
+    for (const [n, v] of wrongTypes(type)) {
+      // null is "not given": a required field missing (400), an optional one its default (200).
+      // speed takes any JSON value to the schema and is checked by the dialect (a string is 400 too).
+      const expect = n === 'null' && !required ? { status: [200] } : badRequest;
+      speech(`${field}: ${n}`, rawJsonWith(OPENAI_SPEECH_BASE, field, v), { expect });
+    }
+    for (const [n, v] of oddValues(type)) speech(`${field}: ${n}`, rawJsonWith(OPENAI_SPEECH_BASE, field, v));
+  }
+  for (const v of ['0.2', '4.01', '-1', '1e308', '"fast"', '"1"']) speech(`speed ${v}`, rawJsonWith(OPENAI_SPEECH_BASE, 'speed', v), { expect: { status: [400], code: ['INVALID_SPEED', 'INVALID_REQUEST'] } });
+  for (const v of ['"mp4"', '"OPUS"', '"ogg"', '""']) speech(`response_format ${v}`, rawJsonWith(OPENAI_SPEECH_BASE, 'response_format', v), { expect: badRequest });
+  for (const format of ['mp3', 'opus', 'aac', 'flac', 'wav', 'pcm']) {
+    for (const stream_format of ['audio', 'sse']) speech(`valid ${format} ${stream_format}`, jsonBody({ ...OPENAI_SPEECH_BASE, response_format: format, stream_format }), { expect: { status: [200] } });
+    speech(`valid ${format}, 0 credits`, jsonBody({ ...OPENAI_SPEECH_BASE, response_format: format }), { who: 'broke', expect: { status: [402], code: ['INSUFFICIENT_CREDITS'] } });
+  }
+  speech('voice as an object {id}', jsonBody({ ...OPENAI_SPEECH_BASE, voice: { id: 'alloy' } }), { expect: badRequest });
+  speech('input of 4,097 characters', jsonBody({ ...OPENAI_SPEECH_BASE, input: 'x'.repeat(4097) }), { expect: badRequest });
+  speech('input of control characters and a lone surrogate', jsonBody({ ...OPENAI_SPEECH_BASE, input: '\u0000\u0007\ud800' }));
+  speech('unknown voice', jsonBody({ ...OPENAI_SPEECH_BASE, voice: 'nobody' }), { expect: { status: [400] } });
+  speech('unknown model', jsonBody({ ...OPENAI_SPEECH_BASE, model: 'tts-9' }), { expect: { status: [400], code: ['INVALID_MODEL'] } });
+  speech('malformed JSON', raw('{"model": "tts-1", "input": '), { expect: { status: [400], code: ['INVALID_REQUEST'] } });
+  speech('empty body', Buffer.alloc(0), { expect: badRequest });
+  speech('body is an array', raw('[1,2,3]'), { expect: badRequest });
+  speech('body is a string', raw('"just a string"'), { expect: badRequest });
+  speech('deep JSON', raw(`${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}`), { expect: clientError() });
+  speech('form body', raw('model=tts-1&input=hi&voice=alloy'), { headers: [['Content-Type', 'application/x-www-form-urlencoded']], expect: clientError() });
+  speech('multipart body', raw('--b\r\nContent-Disposition: form-data; name="input"\r\n\r\nhi\r\n--b--\r\n'), { headers: [['Content-Type', 'multipart/form-data; boundary=b']], expect: clientError() });
+  speech('no key', jsonBody(OPENAI_SPEECH_BASE), { who: 'none', expect: { status: [401], code: ['AUTH_MISSING_API_KEY'] } });
+  speech('unknown key', jsonBody(OPENAI_SPEECH_BASE), { who: 'bad-key', expect: { status: [401], code: ['AUTH_INVALID_API_KEY'] } });
+  for (const h of [`Basic x`, 'Bearer ', `Bearer ${'k'.repeat(10_000)}`, 'Token x']) {
+    out.push({ name: `GET /v1/models Authorization ${h.slice(0, 12)}... (${h.length} characters)`, group: 'openai', who: 'none', method: 'GET', path: '/v1/models', headers: [['Authorization', h]], expect: { status: [401] } });
+  }
+
+  const file = silenceWav(0.3);
+  for (const path of OPENAI_UPLOAD_PATHS) {
+    const mp = (name: string, parts: MultipartPart[], opts: Partial<HostileCase> = {}) => {
+      const { body, contentType } = multipartBody(parts);
+      out.push({ name: `${path} ${name}`, group: 'openai', who: 'rich', method: 'POST', path, headers: [['Content-Type', contentType]], body, ...opts });
+    };
+    const withFile = (fields: Record<string, string>): MultipartPart[] => [{ name: 'file', filename: 'a.wav', contentType: 'audio/wav', data: file }, ...Object.entries(fields).map(([name, v]) => ({ name, data: Buffer.from(v) }))];
+    const badFields: Array<Record<string, string>> = [
+      { model: 'whisper-2' },
+      { model: '' },
+      { model: 'x'.repeat(5000) },
+      { model: 'whisper-1', response_format: 'docx' },
+      { model: 'whisper-1', response_format: 'json', 'timestamp_granularities[]': 'word' },
+      { model: 'whisper-1', response_format: 'verbose_json', 'timestamp_granularities[]': 'sentence' },
+      { model: 'whisper-1', language: 'xx-not-a-language' },
+      { model: 'whisper-1', stream: '1e9' },
+      { model: 'whisper-1', prompt: 'p'.repeat(20_000) },
+    ];
+    for (const fields of badFields) mp(JSON.stringify(fields).slice(0, 80), withFile(fields), { expect: clientError() });
+    // A field OpenAI has and Parla does not read: only the invariant.
+    mp('temperature "hot"', withFile({ model: 'whisper-1', temperature: 'hot' }));
+    mp('no model', withFile({}), { expect: { status: [400] } });
+    mp('no file', [{ name: 'model', data: Buffer.from('whisper-1') }], { expect: { status: [400] } });
+    mp('not audio', [{ name: 'file', filename: 'a.wav', data: raw('this is not audio') }, { name: 'model', data: Buffer.from('whisper-1') }], { expect: clientError() });
+    mp('valid upload, 0 credits', withFile({ model: 'whisper-1' }), { who: 'broke', expect: { status: [400, 402] } });
+    const good = multipartBody(withFile({ model: 'whisper-1' }));
+    const at = (name: string, contentType: string | null, body: Buffer, expect: CaseExpect = clientError()) =>
+      out.push({ name: `${path} multipart: ${name}`, group: 'openai', who: 'rich', method: 'POST', path, headers: contentType === null ? [] : [['Content-Type', contentType]], body, expect });
+    at('no boundary', 'multipart/form-data', good.body);
+    at('truncated mid-part', good.contentType, good.body.subarray(0, Math.floor(good.body.length / 2)));
+    at('broken part header', 'multipart/form-data; boundary=b', raw('--b\r\nbroken header\r\n\r\nx\r\n--b--'));
+    at('boundary over 256 characters', `multipart/form-data; boundary=${'z'.repeat(300)}`, raw('no boundary here'));
+    at('JSON body', 'application/json', raw('{"file":"x","model":"whisper-1"}'));
+    at('raw octet-stream body', 'application/octet-stream', Buffer.alloc(100, 1));
+    at('no Content-Type', null, file);
+    // (Translations are refused before the body is read when nothing translates: 400.)
+    at('lying Content-Length (30 MB declared)', good.contentType, good.body, { status: path.endsWith('/translations') ? [400, 413] : [413] });
+    out[out.length - 1]!.contentLength = 30 * 1024 * 1024;
+    at('no key', good.contentType, good.body, { status: [401], code: ['AUTH_MISSING_API_KEY'] });
+    out[out.length - 1]!.who = 'none';
+  }
+  // Transcription on the default install is served; translation is refused (no model translates).
+  const valid = multipartBody([{ name: 'file', filename: 'a.wav', contentType: 'audio/wav', data: file }, { name: 'model', data: Buffer.from('whisper-1') }]);
+  out.push({ name: '/v1/audio/transcriptions valid upload', group: 'openai', who: 'rich', method: 'POST', path: '/v1/audio/transcriptions', headers: [['Content-Type', valid.contentType]], body: valid.body, expect: { status: [200] } });
+  out.push({ name: '/v1/audio/translations valid upload, nothing translates here', group: 'openai', who: 'rich', method: 'POST', path: '/v1/audio/translations', headers: [['Content-Type', valid.contentType]], body: valid.body, expect: { status: [400], code: ['INVALID_REQUEST'] } });
+  for (const [method, path] of [['GET', OPENAI_SPEECH], ['DELETE', '/v1/models'], ['PUT', '/v1/audio/transcriptions'], ['GET', '/v1/chat/completions'], ['GET', `/v1/${'a'.repeat(3000)}`], ['POST', '/v1/audio/speech/../../api/v1/usage']] as const) {
+    out.push({ name: `${method} ${path.slice(0, 60)}`, group: 'openai', who: 'rich', method, path, expect: { status: [404, 400] } });
+  }
+  return out;
+}
+
 function audioHeaderCases(): HostileCase[] {
   const out: HostileCase[] = [];
   const pcm = Buffer.alloc(16000); // 0.5 s of 16 kHz silence
@@ -586,5 +687,6 @@ export function hostileCorpus(): HostileCase[] {
     ...methodAndPathCases(),
     ...headerCases(),
     ...dashboardFieldCases(),
+    ...openAiCases(),
   ];
 }

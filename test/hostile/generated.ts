@@ -5,7 +5,7 @@
 
 import fc from 'fast-check';
 import { multipartBody, wav } from './builders.js';
-import { GENERATE, GENERATE_TIMED, STREAM, STT_PATHS, type HostileCase } from './corpus.js';
+import { GENERATE, GENERATE_TIMED, OPENAI_SPEECH, OPENAI_UPLOAD_PATHS, STREAM, STT_PATHS, type HostileCase } from './corpus.js';
 
 type Req = Pick<HostileCase, 'who' | 'method' | 'path' | 'headers' | 'body'>;
 
@@ -89,6 +89,35 @@ export const sttMultipartRequests: fc.Arbitrary<Req> = fc
 export const sttRawRequests: fc.Arbitrary<Req> = fc
   .tuple(fc.constantFrom(...STT_PATHS), fc.constantFrom('audio/wav', 'audio/mpeg', 'application/octet-stream', 'text/plain', 'multipart/form-data; boundary=', 'multipart/mixed; boundary=x', 'application/json', ''), audioFile)
   .map(([path, ct, body]) => ({ who: 'rich' as const, method: 'POST', path, headers: ct ? ([['Content-Type', ct]] as Array<[string, string]>) : [], body }));
+
+// The OpenAI dialect (/v1, Bearer auth from the harness): speech as JSON, uploads as multipart.
+const openAiSpeechFields = fc.record(
+  {
+    model: mostly(fc.constantFrom('tts-1', 'tts-1', 'gpt-4o-mini-tts', 'aura-prime'), fc.oneof(fc.constantFrom('tts-2', 'whisper-1', ''), fc.string({ maxLength: 12 }), anyJson)),
+    input: text,
+    voice: mostly(fc.constantFrom('alloy', 'nova', 'Onyx', 'Aria'), fc.oneof(fc.constantFrom('nobody', ''), fc.record({ id: fc.string({ maxLength: 8 }) }), anyJson)),
+    response_format: mostly(fc.constantFrom('mp3', 'opus', 'aac', 'flac', 'wav', 'pcm'), fc.oneof(fc.constantFrom('ogg', 'MP3', 'mp4', ''), anyJson)),
+    speed: mostly(fc.constantFrom(0.25, 1, 2.5, 4), fc.oneof(fc.double({ noNaN: true }), fc.string({ maxLength: 5 }), anyJson)),
+    instructions: mostly(fc.constantFrom('Speak calmly.', ''), fc.oneof(oddText, anyJson)),
+    stream_format: mostly(fc.constantFrom('audio', 'sse'), fc.oneof(fc.constantFrom('SSE', 'chunked', ''), anyJson)),
+  },
+  { requiredKeys: ['input'] },
+);
+export const openAiSpeechRequests = ttsBodies(OPENAI_SPEECH, openAiSpeechFields);
+
+const openAiFieldName = fc.oneof({ weight: 5, arbitrary: fc.constantFrom('model', 'language', 'prompt', 'response_format', 'timestamp_granularities[]', 'stream', 'temperature') }, { weight: 1, arbitrary: fc.string({ maxLength: 10 }) });
+const openAiFieldValue = fc.oneof(
+  fc.constantFrom('whisper-1', 'whisper-1', 'gpt-4o-transcribe', 'gpt-4o-mini-transcribe', 'cipher-fast', 'en', 'json', 'text', 'verbose_json', 'srt', 'vtt', 'word', 'segment', 'true', 'false', '0.2'),
+  fc.string({ unit: 'binary', maxLength: 30 }),
+);
+export const openAiUploadRequests: fc.Arbitrary<Req> = fc
+  .tuple(fc.constantFrom(...OPENAI_UPLOAD_PATHS), fc.option(audioFile, { freq: 6 }), fc.array(fc.tuple(openAiFieldName, openAiFieldValue), { maxLength: 5 }), fc.constantFrom<HostileCase['who']>('rich', 'rich', 'rich', 'broke', 'none'), fc.constantFrom('ok', 'ok', 'ok', 'cut', 'no-boundary', 'json'), fc.nat())
+  .map(([path, file, fields, who, shape, cut]) => {
+    if (shape === 'json') return { who, method: 'POST', path, headers: [JSON_CT], body: Buffer.from(JSON.stringify(Object.fromEntries(fields))) };
+    const { body, contentType } = multipartBody([...(file ? [{ name: 'file', filename: 'a.wav', contentType: 'audio/wav', data: file }] : []), ...fields.map(([name, v]) => ({ name, data: Buffer.from(v) }))]);
+    const ct = shape === 'no-boundary' ? 'multipart/form-data' : contentType;
+    return { who, method: 'POST', path, headers: [['Content-Type', ct]] as Array<[string, string]>, body: shape === 'cut' ? body.subarray(0, cut % Math.max(1, body.length)) : body };
+  });
 
 const email = fc.oneof(fc.emailAddress(), fc.string({ maxLength: 30 }), anyJson);
 export const dashboardRequests: fc.Arbitrary<Req> = fc.oneof(

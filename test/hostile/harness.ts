@@ -81,11 +81,13 @@ export async function startHostileService(env: Record<string, string> = {}): Pro
 export function toRequest(c: Pick<HostileCase, 'method' | 'path' | 'headers' | 'body' | 'contentLength' | 'who'>, creds: Credentials): RawRequest {
   const headers = [...(c.headers ?? [])];
   const has = (name: string) => headers.some(([k]) => k.toLowerCase() === name);
+  // The OpenAI dialect's own header under /v1 (Bearer), the native one elsewhere.
+  const key = (k: string): Array<[string, string]> => (c.path.startsWith('/v1/') ? [['Authorization', `Bearer ${k}`]] : [['X-API-Key', k]]);
   const auth: Record<Who, Array<[string, string]>> = {
-    rich: [['X-API-Key', creds.rich]],
-    broke: [['X-API-Key', creds.broke]],
+    rich: key(creds.rich),
+    broke: key(creds.broke),
     none: [],
-    'bad-key': [['X-API-Key', 'svc_live_0000000000000000000000000000000000000000']],
+    'bad-key': key('svc_live_0000000000000000000000000000000000000000'),
     session: [['Cookie', `parla_session=${creds.session.cookie}`], ...(has('x-csrf-token') ? [] : ([['X-CSRF-Token', creds.session.csrf]] as Array<[string, string]>))],
   };
   return { method: c.method, path: c.path, headers: [...auth[c.who], ...headers], body: c.body ?? Buffer.alloc(0), contentLength: c.contentLength };
@@ -157,7 +159,7 @@ export class Prober {
     const req = toRequest(c, this.creds);
     const { outcome, loopDelayMs: firstLoopDelayMs } = await this.once(req);
     let loopDelayMs = firstLoopDelayMs;
-    const problems = answerProblems(outcome, c.method, expect);
+    const problems = answerProblems(outcome, c.method, expect, c.path);
     // Up to two more measurements: the lowest counts.
     const seen = [firstLoopDelayMs];
     while (loopDelayMs > SETTINGS.maxLoopDelayMs && outcome.kind !== 'stall' && seen.length < 3) {

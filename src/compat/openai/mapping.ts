@@ -7,18 +7,27 @@ import type { OpenAiMapping } from '../../config.js';
 import { ApiError } from '../../errors.js';
 import { STT_MODELS, TTS_MODELS } from '../../registry/model-registry.js';
 import type { OutputFormat } from '../../tts/generate.js';
+import type { FfmpegFormat } from '../../audio/ffmpeg-encoder.js';
 
 export const SPEECH_FORMATS = ['mp3', 'opus', 'aac', 'flac', 'wav', 'pcm'] as const;
 export type SpeechFormat = (typeof SPEECH_FORMATS)[number];
 
 /**
  * How each OpenAI format is made: a Parla file format (a real encoder: LAME, libFLAC, WAV), raw
- * PCM from the stream (24 kHz s16le mono, as OpenAI's pcm), or null where Parla has no encoder
- * (Opus, AAC): those are refused, never passed off as another codec.
+ * PCM from the stream (24 kHz s16le mono, as OpenAI's pcm), or ffmpeg on that stream (Ogg Opus
+ * with libopus, ADTS AAC with ffmpeg's encoder: src/audio/ffmpeg-encoder.ts). A server whose ffmpeg
+ * cannot encode one refuses it (unsupportedFormat), never passing another codec off as it.
  */
-export const SPEECH_FORMAT_PLAN: Record<SpeechFormat, OutputFormat | 'pcm' | null> = { mp3: 'mp3', flac: 'flac', wav: 'wav', pcm: 'pcm', opus: null, aac: null };
+export const SPEECH_FORMAT_PLAN: Record<SpeechFormat, { file: OutputFormat } | 'pcm' | { ffmpeg: FfmpegFormat }> = {
+  mp3: { file: 'mp3' },
+  flac: { file: 'flac' },
+  wav: { file: 'wav' },
+  pcm: 'pcm',
+  opus: { ffmpeg: 'opus' },
+  aac: { ffmpeg: 'aac' },
+};
 
-export const SPEECH_CONTENT_TYPES: Record<'mp3' | 'flac' | 'wav' | 'pcm', string> = { mp3: 'audio/mpeg', flac: 'audio/flac', wav: 'audio/wav', pcm: 'audio/pcm' };
+export const SPEECH_CONTENT_TYPES: Record<SpeechFormat, string> = { mp3: 'audio/mpeg', flac: 'audio/flac', wav: 'audio/wav', pcm: 'audio/pcm', opus: 'audio/ogg', aac: 'audio/aac' };
 
 /** OpenAI's pcm: 24 kHz, 16-bit little-endian, mono. */
 export const PCM_SAMPLE_RATE = 24000;
@@ -69,16 +78,19 @@ function unknownModel(model: string, known: string[]): ApiError {
  * speeds beyond the engines' range are spoken at its nearest end (the answer says so in a header).
  */
 export function engineSpeed(speed: unknown): number {
+  // null is "not given" (docs/architecture.md): the schema takes any value here, so the shared
+  // null-means-absent wrapper leaves it to this check.
+  if (speed === null || speed === undefined) return 1;
   if (typeof speed !== 'number' || !Number.isFinite(speed) || speed < OPENAI_SPEED.min || speed > OPENAI_SPEED.max) {
     throw new ApiError('INVALID_SPEED', { message: 'speed must be a number from 0.25 to 4.0.', resolution: 'Send a speed between 0.25 and 4.0 (default 1.0).', details: { field: 'speed', provided: String(JSON.stringify(speed)).slice(0, 200) } });
   }
   return Math.min(ENGINE_SPEED.max, Math.max(ENGINE_SPEED.min, speed));
 }
 
-/** The refusal for a format Parla has no real encoder for. */
-export function unsupportedFormat(format: string): ApiError {
+/** The refusal for a format this server's ffmpeg cannot encode (or no ffmpeg at all). */
+export function unsupportedFormat(format: FfmpegFormat): ApiError {
   return new ApiError('INVALID_FORMAT', {
-    message: `response_format ${format} is not supported: this server has no ${format === 'aac' ? 'AAC' : 'Opus'} encoder. Use mp3, flac, wav or pcm.`,
+    message: `response_format ${format} is not supported on this server: its ffmpeg cannot encode ${format === 'aac' ? 'AAC' : 'Opus'} (install Debian's ffmpeg). Use mp3, flac, wav or pcm.`,
     resolution: 'Send response_format mp3, flac, wav or pcm.',
     details: { field: 'response_format', provided: format, suggestions: ['mp3', 'flac', 'wav', 'pcm'] },
   });

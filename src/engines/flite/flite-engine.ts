@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { EnginePool } from '../../workers/pool.js';
 import { WaitQueue } from '../wait-queue.js';
-import { ProcessSpawner } from './spawner.js';
+import { ProcessSpawner } from '../../process/spawner.js';
 import { EngineError, type SynthesisRequest, type SynthesisResult, type TtsEngine } from '../engine.js';
 import { decodePcm16MonoWav, decodeWav } from '../../audio/wav.js';
 import { float32ToInt16 } from '../../audio/pcm.js';
@@ -68,12 +68,16 @@ export class FliteEngine implements TtsEngine {
   private running = 0;
   private readonly waiting = new WaitQueue<void>();
   /** Flite runs are started from a small helper process, not from this one (spawner.ts says why). */
-  private readonly spawner = new ProcessSpawner();
+  private readonly spawner: ProcessSpawner;
+  /** The spawner is this engine's own (closed with it), not the node's shared one. */
+  private readonly ownSpawner: boolean;
 
   constructor(
     private readonly pool: EnginePool,
-    private readonly opts: { binary?: string; maxProcesses?: number; /** default "flite" */ id?: string; /** default all of FLITE_VOICES */ voices?: readonly string[] } = {},
+    private readonly opts: { binary?: string; maxProcesses?: number; /** default "flite" */ id?: string; /** default all of FLITE_VOICES */ voices?: readonly string[]; /** the node's one helper process (services.ts); default: one of its own */ spawner?: ProcessSpawner } = {},
   ) {
+    this.ownSpawner = opts.spawner === undefined;
+    this.spawner = opts.spawner ?? new ProcessSpawner();
     this.id = opts.id ?? 'flite';
     this.voices = opts.voices ?? FLITE_VOICES;
     this.problem = FliteEngine.probe(opts.binary ?? 'flite');
@@ -160,9 +164,9 @@ export class FliteEngine implements TtsEngine {
     if (status.code !== 0) throw new EngineError(this.id, `flite exited with ${status.code ?? status.signal}: ${status.stderr.trim().slice(0, 200)}`);
   }
 
-  /** Stops the helper process Flite is started from. */
+  /** Stops the helper process Flite is started from (when it is this engine's own). */
   close(): void {
-    this.spawner.close();
+    if (this.ownSpawner) this.spawner.close();
   }
 }
 

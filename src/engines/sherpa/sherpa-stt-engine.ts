@@ -41,6 +41,8 @@ export function residentEstimateMB(model: ModelRecord): number {
 export class SherpaSttEngine implements SttEngine {
   readonly id: string;
   readonly streaming: boolean;
+  /** A multilingual Whisper translates into English (its `translate` task); an English-only one cannot. */
+  readonly translates: boolean;
   private readonly multilingual: boolean;
   private readonly problem: string | null;
 
@@ -52,6 +54,7 @@ export class SherpaSttEngine implements SttEngine {
     this.id = `sherpa:${model.name}`;
     this.streaming = FORMAT_INFO[model.format].streaming;
     this.multilingual = model.format === 'whisper' && model.languages.filter((l) => !l.includes('-')).length > 1;
+    this.translates = this.multilingual;
     this.problem =
       model.kind !== 'stt' || model.status !== 'ok'
         ? `${model.name} is not a verified speech recognition model`
@@ -113,10 +116,12 @@ export class SherpaSttEngine implements SttEngine {
   async recognize(pcm16k: Int16Array, opts: RecognitionOptions, signal?: AbortSignal): Promise<RecognitionResult> {
     if (!(pcm16k instanceof Int16Array)) throw new TypeError('recognize(pcm16k): 16 kHz mono samples as an Int16Array');
     const language = this.modelLanguage(opts);
+    const task = opts.task ?? 'transcribe';
+    if (task === 'translate' && !this.translates) throw new EngineError(this.id, 'this model cannot translate (only a multilingual Whisper can)', false);
     const lease = await this.lease(signal);
     try {
-      const out = await lease.model.recognize(pcm16k, language);
-      return { engine: this.id, duration: pcm16k.length / RATE, utterances: out.utterances, ...(out.language ? { language: out.language } : {}) };
+      const out = await lease.model.recognize(pcm16k, language, task);
+      return { engine: this.id, duration: pcm16k.length / RATE, utterances: out.utterances, ...(this.translates ? { task: out.task } : {}), ...(out.language ? { language: out.language } : {}) };
     } finally {
       lease.release();
     }

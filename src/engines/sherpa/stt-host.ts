@@ -33,7 +33,7 @@ export interface HostSetup {
 }
 
 export type HostRequest =
-  | { op: 'recognize'; id: number; samples: Int16Array; language: string }
+  | { op: 'recognize'; id: number; samples: Int16Array; language: string; task: 'transcribe' | 'translate' }
   | { op: 'open'; id: number; sid: number; language: string }
   | { op: 'write'; id: number; sid: number; samples: Int16Array }
   | { op: 'partial'; id: number; sid: number }
@@ -46,6 +46,8 @@ export interface BatchOutcome {
   utterances: RecognizedUtterance[];
   /** The language Whisper detected (the most frequent over the pieces), when it was asked to. */
   language?: string;
+  /** The task the recognizer was configured with for these pieces (Whisper's transcribe or translate). */
+  task: 'transcribe' | 'translate';
 }
 
 interface Wave {
@@ -99,6 +101,7 @@ function piece(r: RawResult): DecodedPiece {
 class Model {
   private tail: Promise<unknown> = Promise.resolve();
   private language: string;
+  private task: 'transcribe' | 'translate' = 'transcribe';
 
   private constructor(
     private readonly offline: OfflineRec | null,
@@ -120,13 +123,14 @@ class Model {
   }
 
   /** Decodes one piece of audio on its own (call inside serial). */
-  async decode(samples: Float32Array, language: string): Promise<DecodedPiece> {
+  async decode(samples: Float32Array, language: string, task: 'transcribe' | 'translate' = 'transcribe'): Promise<DecodedPiece> {
     if (this.offline) {
-      if (setup.multilingual && language !== this.language) {
-        // Whisper reads its language from the recognizer's configuration, not the stream's.
+      if (setup.multilingual && (language !== this.language || task !== this.task)) {
+        // Whisper reads its language and task from the recognizer's configuration, not the stream's.
         const config = setup.load.config as { modelConfig: { whisper: Record<string, unknown> } };
-        this.offline.setConfig({ ...config, modelConfig: { ...config.modelConfig, whisper: { ...config.modelConfig.whisper, language } } });
+        this.offline.setConfig({ ...config, modelConfig: { ...config.modelConfig, whisper: { ...config.modelConfig.whisper, language, task } } });
         this.language = language;
+        this.task = task;
       }
       const s = this.offline.createStream();
       s.acceptWaveform({ samples, sampleRate: RATE });
@@ -150,7 +154,7 @@ function finishOnline(rec: OnlineRec, s: NativeStream): DecodedPiece {
   return piece(rec.getResult(s));
 }
 
-async function recognize(model: Model, pcm: Int16Array, language: string): Promise<BatchOutcome> {
+async function recognize(model: Model, pcm: Int16Array, language: string, task: 'transcribe' | 'translate'): Promise<BatchOutcome> {
   const vad = await Vad.create(2);
   let frames: boolean[];
   try {
@@ -167,13 +171,13 @@ async function recognize(model: Model, pcm: Int16Array, language: string): Promi
     const from = p.start * frame;
     const to = Math.min(samples.length, p.end * frame);
     if (to <= from) continue;
-    const decoded = await model.serial(() => model.decode(samples.subarray(from, to), language));
+    const decoded = await model.serial(() => model.decode(samples.subarray(from, to), language, task));
     if (decoded.lang) langs.set(decoded.lang, (langs.get(decoded.lang) ?? 0) + 1);
     const u = utteranceOf(piecesToWords(decoded, from / RATE, from / RATE, to / RATE));
     if (u) utterances.push(u);
   }
   const detected = [...langs.entries()].sort((a, b) => b[1] - a[1])[0]?.[0];
-  return { utterances, ...(setup.multilingual && language === '' && detected ? { language: detected } : {}) };
+  return { utterances, task: setup.multilingual ? task : 'transcribe', ...(setup.multilingual && language === '' && detected ? { language: detected } : {}) };
 }
 
 /** A live stream: the current utterance's audio (offline model) or native stream (streaming model). */
@@ -289,7 +293,7 @@ async function main(): Promise<void> {
     const run = async (): Promise<unknown> => {
       switch (req.op) {
         case 'recognize':
-          return recognize(model, req.samples, req.language);
+          return recognize(model, req.samples, req.language, req.task ?? 'transcribe');
         case 'open':
           streams.set(req.sid, new HostStream(model, req.language));
           return null;

@@ -34,10 +34,10 @@ export class SttModelHost {
     return this.thread.request(req, move ? [move] : []);
   }
 
-  /** Batch recognition; `language` '' lets a multilingual Whisper detect it. */
-  recognize(pcm: Int16Array, language: string): Promise<BatchOutcome> {
+  /** Batch recognition; `language` '' lets a multilingual Whisper detect it; `task` translate: into English. */
+  recognize(pcm: Int16Array, language: string, task: 'transcribe' | 'translate' = 'transcribe'): Promise<BatchOutcome> {
     const copy = pcm.slice();
-    return this.call<'recognize'>({ op: 'recognize', samples: copy, language }, copy.buffer as ArrayBuffer) as Promise<BatchOutcome>;
+    return this.call<'recognize'>({ op: 'recognize', samples: copy, language, task }, copy.buffer as ArrayBuffer) as Promise<BatchOutcome>;
   }
 
   async openStream(language: string): Promise<number> {

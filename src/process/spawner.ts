@@ -1,4 +1,5 @@
-// Starts programs (Flite) through a small helper process instead of from the service's own.
+// Starts programs (Flite; ffmpeg encoders, src/audio/ffmpeg-encoder.ts) through a small helper
+// process instead of from the service's own.
 // spawn() forks the calling process, and fork() copies its page tables while the caller waits: in
 // the service (engines, models and audio: hundreds of MB resident) that held the event loop for
 // 60-150 ms per Flite call (a CPU profile of the hostile suite: ChildProcess.spawn), so every
@@ -9,6 +10,7 @@
 // what the service sends it.
 
 import { fork, type ChildProcess } from 'node:child_process';
+import { connect, type Socket } from 'node:net';
 
 export interface ExitStatus {
   code: number | null;
@@ -16,13 +18,23 @@ export interface ExitStatus {
   stderr: string;
 }
 
-type Answer = { id: number; error: string } | ({ id: number } & ExitStatus);
+type Answer = { id: number; error: string } | { id: number; socket: string } | ({ id: number } & ExitStatus);
 
 interface Pending {
   /** The helper the run was sent to. */
   child: ChildProcess;
   resolve(status: ExitStatus): void;
   reject(err: Error): void;
+  /** A piped run: the helper listens on this socket for the program's stdin and stdout. */
+  socket?(path: string): void;
+}
+
+/** A program whose stdin and stdout are one socket (ProcessSpawner.pipe). */
+export interface PipedRun {
+  /** Write to it for the program's stdin (end() is its end of input); read its stdout from it. */
+  io: Socket;
+  /** How it exited. */
+  exit: Promise<ExitStatus>;
 }
 
 // From TypeScript sources (tests, tsx) the helper needs tsx's hooks; compiled, plain JavaScript.
@@ -37,6 +49,32 @@ export class ProcessSpawner {
 
   /** Runs `file` with `args` (stdin and stdout ignored) and resolves with how it exited. */
   run(file: string, args: string[], signal?: AbortSignal): Promise<ExitStatus> {
+    return this.start(file, args, signal);
+  }
+
+  /**
+   * Runs `file` with `args`, its stdin and stdout connected to the socket it resolves with (the
+   * helper hands the program the connection itself: the bytes do not pass through the helper).
+   * `signal` kills the program and destroys the socket.
+   */
+  pipe(file: string, args: string[], signal?: AbortSignal): Promise<PipedRun> {
+    return new Promise((resolve, reject) => {
+      let io: Socket | null = null;
+      const exit = this.start(file, args, signal, (path) => {
+        io = connect(path);
+        io.once('connect', () => resolve({ io: io!, exit }));
+        io.once('error', reject);
+      });
+      signal?.addEventListener('abort', () => io?.destroy(), { once: true });
+      // Before the socket is up a failed start is this promise's failure; after, exit's.
+      exit.catch((err: unknown) => {
+        io?.destroy();
+        reject(err);
+      });
+    });
+  }
+
+  private start(file: string, args: string[], signal: AbortSignal | undefined, onSocket?: (path: string) => void): Promise<ExitStatus> {
     return new Promise((resolve, reject) => {
       if (this.closed) return reject(new Error('the process spawner is closed'));
       if (signal?.aborted) return reject(signal.reason ?? new Error('aborted'));
@@ -59,9 +97,10 @@ export class ProcessSpawner {
           done();
           reject(e);
         },
+        ...(onSocket ? { socket: onSocket } : {}),
       });
       this.updateRef();
-      child.send({ id, file, args }, (err) => {
+      child.send({ id, file, args, pipe: onSocket !== undefined }, (err) => {
         if (err) this.pending.get(id)?.reject(err);
       });
     });
@@ -82,6 +121,7 @@ export class ProcessSpawner {
       const p = this.pending.get(m.id);
       if (!p) return;
       if ('error' in m) p.reject(new Error(m.error));
+      else if ('socket' in m) p.socket?.(m.socket);
       else p.resolve({ code: m.code, signal: m.signal, stderr: m.stderr });
     });
     const lost = (why: string) => {

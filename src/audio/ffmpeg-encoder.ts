@@ -1,0 +1,179 @@
+// Encoders Parla has no library for, run as Debian's ffmpeg: Ogg Opus (libopus) and ADTS AAC
+// (ffmpeg's native AAC encoder), the files OpenAI's `opus` and `aac` speech formats are
+// (docs/compatibility.md). PCM streams in and encoded bytes stream out as they are made, through
+// one socket (ProcessSpawner.pipe: ffmpeg is started by the small helper process, never forked
+// from the service, docs/architecture.md). Each encoder is a process doing CPU work beside the
+// worker pool's threads, so at most `concurrent` run at once (the pool's thread count), at most
+// `queue` more wait, and beyond that the caller gets PoolOverloadedError (503, as a full pool).
+
+import type { Readable } from 'node:stream';
+import { Readable as ReadableStream } from 'node:stream';
+import type { ExitStatus, ProcessSpawner } from '../process/spawner.js';
+import { PoolOverloadedError } from '../workers/pool.js';
+
+export const FFMPEG_FORMATS = ['opus', 'aac'] as const;
+export type FfmpegFormat = (typeof FFMPEG_FORMATS)[number];
+
+/** The encoder's output: what it is, as the client should be told. */
+export const FFMPEG_CONTENT_TYPES: Record<FfmpegFormat, string> = { opus: 'audio/ogg', aac: 'audio/aac' };
+
+const OUTPUT_ARGS: Record<FfmpegFormat, string[]> = {
+  // Ogg Opus. Pages of at most 100 ms (the muxer's default is 1 s) so audio leaves as it is made.
+  opus: ['-c:a', 'libopus', '-b:a', '48k', '-application', 'audio', '-page_duration', '100000', '-f', 'ogg'],
+  // ADTS: each frame carries its header, so the stream is playable as it arrives (no moov atom).
+  aac: ['-c:a', 'aac', '-b:a', '64k', '-f', 'adts'],
+};
+
+/** ffmpeg failed (or could not be started): the edges answer 500 ENGINE_ERROR (src/edge/errors.ts). */
+export class EncoderError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'EncoderError';
+  }
+}
+
+export function ffmpegArgs(format: FfmpegFormat, sampleRate: number): string[] {
+  // Raw PCM has nothing to probe: without a tiny probe size ffmpeg reads ~2 s of input before
+  // its first output, and a short sentence would wait for the next.
+  return ['-hide_banner', '-loglevel', 'error', '-nostdin', '-probesize', '32', '-analyzeduration', '0', '-f', 's16le', '-ar', String(sampleRate), '-ac', '1', '-i', 'pipe:0', ...OUTPUT_ARGS[format], '-flush_packets', '1', 'pipe:1'];
+}
+
+/** A place for one encoder process (FfmpegEncoders.reserve). */
+export interface EncoderSlot {
+  /**
+   * Starts the encoder on `pcm` (s16le mono at `sampleRate`) and resolves with its output once the
+   * first bytes are out (so a failure to start is still the caller's error); rejects with
+   * EncoderError. The slot is freed when the encoder exits. A failure of `pcm` or `signal` kills
+   * the encoder and fails the output: a cut stream is never ended as if it were whole.
+   */
+  encode(pcm: Readable, sampleRate: number, signal: AbortSignal): Promise<Readable>;
+  /** Frees the place when encode() is not called after all; idempotent. */
+  release(): void;
+}
+
+export interface EncoderLimits {
+  concurrent: number;
+  queue: number;
+}
+
+export class FfmpegEncoders {
+  private running = 0;
+  private readonly waiting: Array<() => void> = [];
+  private readonly probes = new Map<FfmpegFormat, Promise<boolean>>();
+
+  constructor(
+    private readonly spawner: ProcessSpawner,
+    private readonly limits: EncoderLimits,
+    private readonly binary = 'ffmpeg',
+  ) {}
+
+  /**
+   * Whether ffmpeg here really encodes `format`: one encode of a few ms of silence per format,
+   * once per process (a missing ffmpeg, or one built without libopus, is false).
+   */
+  supports(format: FfmpegFormat): Promise<boolean> {
+    let probe = this.probes.get(format);
+    if (!probe) {
+      const args = ['-hide_banner', '-loglevel', 'error', '-nostdin', '-f', 'lavfi', '-i', 'anullsrc=r=24000:cl=mono', '-t', '0.05', ...OUTPUT_ARGS[format], '-y', '/dev/null'];
+      probe = this.spawner.run(this.binary, args, AbortSignal.timeout(10_000)).then(
+        (s) => s.code === 0,
+        () => false,
+      );
+      this.probes.set(format, probe);
+    }
+    return probe;
+  }
+
+  /** Waits for a place (or throws PoolOverloadedError when `queue` are waiting already). */
+  async reserve(format: FfmpegFormat, signal: AbortSignal): Promise<EncoderSlot> {
+    if (this.running >= this.limits.concurrent) {
+      if (this.waiting.length >= this.limits.queue) throw new PoolOverloadedError(1, { encoders_running: this.running, encoders_waiting: this.waiting.length });
+      await new Promise<void>((resolve, reject) => {
+        const turn = () => {
+          signal.removeEventListener('abort', onAbort);
+          resolve();
+        };
+        const onAbort = () => {
+          const i = this.waiting.indexOf(turn);
+          if (i >= 0) this.waiting.splice(i, 1);
+          reject(signal.reason ?? new Error('aborted'));
+        };
+        signal.addEventListener('abort', onAbort, { once: true });
+        this.waiting.push(turn);
+      });
+    } else {
+      this.running++;
+    }
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
+      const next = this.waiting.shift();
+      // The place goes straight to the next in line (running stays counted).
+      if (next) next();
+      else this.running--;
+    };
+    return { encode: (pcm, rate, sig) => this.encode(format, pcm, rate, sig, release), release };
+  }
+
+  private async encode(format: FfmpegFormat, pcm: Readable, sampleRate: number, signal: AbortSignal, release: () => void): Promise<Readable> {
+    // Killed when the client goes away, and when the PCM fails (the synthesis broke off).
+    const stop = new AbortController();
+    const onAbort = () => stop.abort(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    const pcmFailed = (err: Error) => stop.abort(err);
+    pcm.once('error', pcmFailed);
+    let exit: Promise<ExitStatus>;
+    let io: import('node:net').Socket;
+    try {
+      ({ io, exit } = await this.spawner.pipe(this.binary, ffmpegArgs(format, sampleRate), stop.signal));
+    } catch (err) {
+      signal.removeEventListener('abort', onAbort);
+      pcm.off('error', pcmFailed);
+      release();
+      throw stop.signal.aborted ? err : new EncoderError(`ffmpeg (${format}) could not be started: ${(err as Error).message}`, { cause: err });
+    }
+    const status = exit.then(
+      (s) => {
+        if (s.code === 0) return;
+        const why = stop.signal.aborted ? 'stopped' : `exited with ${s.code ?? s.signal}: ${s.stderr.trim().slice(0, 300)}`;
+        throw new EncoderError(`ffmpeg (${format}) ${why}`);
+      },
+      (err: unknown) => {
+        throw new EncoderError(`ffmpeg (${format}) failed: ${(err as Error).message}`, { cause: err });
+      },
+    );
+    status.catch(() => undefined);
+    void exit.finally(() => {
+      signal.removeEventListener('abort', onAbort);
+      pcm.off('error', pcmFailed);
+      release();
+    }).catch(() => undefined);
+    // PCM in, with backpressure; its end is the encoder's end of input.
+    pcm.pipe(io);
+    io.on('error', () => undefined);
+    const chunks = io[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+    const nextChunk = async (): Promise<IteratorResult<Buffer>> => {
+      try {
+        return await chunks.next();
+      } catch (err) {
+        await status;
+        throw new EncoderError(`ffmpeg (${format}) output failed: ${(err as Error).message}`, { cause: err });
+      }
+    };
+    const first = await nextChunk();
+    if (first.done) await status;
+    async function* output(): AsyncGenerator<Buffer> {
+      try {
+        if (!first.done) yield first.value;
+        for (let c = await nextChunk(); !c.done; c = await nextChunk()) yield c.value;
+        // The socket's end is only an end if ffmpeg finished well.
+        await status;
+      } finally {
+        // The reader went away early: nothing more to encode for.
+        if (io.readable) stop.abort(new Error('output abandoned'));
+      }
+    }
+    return ReadableStream.from(output(), { objectMode: false });
+  }
+}
