@@ -123,6 +123,9 @@ export class FfmpegEncoders {
     signal.addEventListener('abort', onAbort, { once: true });
     const pcmFailed = (err: Error) => stop.abort(err);
     pcm.once('error', pcmFailed);
+    // The synthesis destroys its PCM with the abort reason when the client leaves, possibly after
+    // ffmpeg has exited and pcmFailed is gone: an 'error' with no listener would end the process.
+    pcm.on('error', () => undefined);
     let exit: Promise<ExitStatus>;
     let io: import('node:net').Socket;
     try {
