@@ -3,6 +3,7 @@
 // the result in its own content type, DELETE cancels it or deletes its result. The edge validates
 // everything the batch endpoint does before a job exists; the runner (src/jobs/runner.ts) does the work.
 
+import { mkdirSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import multipart from '@fastify/multipart';
@@ -69,6 +70,8 @@ export const jobRoutes: FastifyPluginAsync<{ services: Services }> = async (app,
   const { stt, registry, billing, config } = services;
   const { queue, events } = services.jobs;
   const dir = jobsDir(config.dataDir);
+  // Uploads are written here before any runner started (an app without one still takes jobs).
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
   const policy = fetchPolicy(services);
   await app.register(multipart, { throwFileSizeLimit: true });
   app.addSchema(JobSchema);
