@@ -162,7 +162,14 @@ export class JobRunner {
       const [account, key] = await Promise.all([store.getAccount(job.accountId), store.getKey(job.keyId)]);
       if (!account || !key) throw new ApiError('NOT_FOUND', { message: 'The job\'s account or key no longer exists.' });
       auth = { account, key, mode: job.mode };
-      slot = await this.accountSlot(auth, abort.signal);
+      const admitted = await limiter.acquireSlot(account.id, config.product.plans[account.plan].concurrent, SLOT_LEASE_MS);
+      if (!admitted.ok) {
+        // The account is at its concurrency limit: the job waits queued (not counted as a run)
+        // and is claimed again once a slot may have freed.
+        await queue.release(lease, Math.min(10_000, Math.max(1000, admitted.retryAfter * 1000)));
+        return;
+      }
+      slot = admitted.slotId;
       const options = requestOf(job.params);
       let audioPath: string;
       if (job.source.type === 'upload') audioPath = job.source.path;
@@ -232,19 +239,6 @@ export class JobRunner {
     }
   }
 
-  /**
-   * One of the account's concurrency slots, like a request's (src/limits/admission.ts). An account
-   * at its limit keeps its claimed job waiting here, with the lease renewed, until a slot frees.
-   */
-  private async accountSlot(auth: AuthContext, signal: AbortSignal): Promise<string> {
-    const plan = this.d.config.product.plans[auth.account.plan];
-    for (;;) {
-      signal.throwIfAborted();
-      const d = await this.d.limiter.acquireSlot(auth.account.id, plan.concurrent, SLOT_LEASE_MS);
-      if (d.ok) return d.slotId;
-      await new Promise((r) => setTimeout(r, Math.min(1000, this.heartbeatMs)));
-    }
-  }
 }
 
 /** Rejects when the signal aborts (never resolves). */

@@ -15,6 +15,8 @@ import { multipart } from '../helpers/multipart.js';
 import { flite, librivox, soxConcat, wordErrorRate } from '../helpers/speech.js';
 import { startJobWork, jobsDir, type JobWork } from '../../src/jobs/background.js';
 import { verifyWebhookSignature } from '../../src/jobs/webhook-signature.js';
+import { paramsOf } from '../../src/jobs/job-params.js';
+import { parseSttFields } from '../../src/stt/request.js';
 
 /** The jobs' size limit in these tests (the 40 s recording is about 1.3 MB). */
 const MAX_BYTES = 2_000_000;
@@ -346,6 +348,36 @@ export function jobsApiSuite(env: () => Promise<{ env: Record<string, string>; c
       assert.equal(done.status, 'completed');
       assert.equal(done.result, null);
       assert.ok(done.credits_used > 0);
+    });
+
+    test('an account at its concurrency limit: its job waits queued (not a run) while other work goes on, then runs', async () => {
+      const { accountId: id, keyId } = await createTestAccount(t.services, { credits: 100_000, plan: 'free' });
+      const { limiter, config } = t.services;
+      const limit = config.product.plans.free.concurrent;
+      // The account's slots, all taken (as by requests in flight on any node).
+      const slots: string[] = [];
+      for (let i = 0; i < limit; i++) {
+        const d = await limiter.acquireSlot(id, limit, 60_000);
+        assert.ok(d.ok);
+        slots.push(d.slotId);
+      }
+      // (A POST would itself need a free slot: the job is queued the way the route queues it.)
+      const { job: waiting } = await t.services.jobs.queue.enqueue({ accountId: id, keyId, mode: 'live', params: paramsOf(parseSttFields(new Map(), 'universal')), source: { type: 'url', url: `${base}/fox.wav` }, callbackUrl: null, idempotencyKey: null, bodyHash: null });
+      t.services.jobs.events.emit('enqueued', waiting.id);
+      const other = (await byUrl({ url: `${base}/fox.wav` })).json().job;
+      assert.equal((await until(other.id, ended)).status, 'completed', 'other accounts\' jobs run meanwhile');
+      // (Read from the queue: the account's own GETs would need a slot too, and the free plan allows 10 a minute.)
+      const { queue } = t.services.jobs;
+      const still = (await queue.get(id, waiting.id))!;
+      assert.equal(still.status, 'queued');
+      assert.equal(still.attempts, 0, 'a job handed back is not counted as a run');
+      for (const s of slots) await limiter.releaseSlot(id, s);
+      const started = Date.now();
+      while (!['completed', 'failed'].includes((await queue.get(id, waiting.id))!.status) && Date.now() - started < 40_000) await new Promise((r) => setTimeout(r, 250));
+      const done = (await queue.get(id, waiting.id))!;
+      assert.equal(done.status, 'completed');
+      assert.equal(done.attempts, 1);
+      assert.match((done.result as { text: string }).text, /fox/i);
     });
 
     test('metrics: queue depth, job durations, webhook outcomes', async () => {
