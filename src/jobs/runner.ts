@@ -88,7 +88,7 @@ export class JobRunner {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     await this.claiming;
-    for (const a of this.aborts) a.abort(new Error('the node is stopping'));
+    for (const a of this.aborts) a.abort(STOPPING);
     await Promise.allSettled([...this.active]);
   }
 
@@ -220,6 +220,11 @@ export class JobRunner {
       await beating;
       if (abort.signal.aborted) {
         log.info({ job: job.id, reason: String(abort.signal.reason) }, 'job run stopped');
+        // Its credits go back now (the abandoned recognition's own release may come too late).
+        await store.releaseHold(holdId).catch(() => undefined);
+        // A node shutting down hands its jobs back at once, uncounted: another node (or this one
+        // restarted) runs them without waiting for the lease to run out.
+        if (abort.signal.reason === STOPPING) await queue.release(lease, 0).catch(() => false);
       } else {
         const { error, retry } = jobError(err);
         if (error.code === 'INTERNAL_ERROR') log.error({ err, job: job.id }, 'job failed');
@@ -240,6 +245,9 @@ export class JobRunner {
   }
 
 }
+
+/** The abort reason of runs abandoned because the node stops. */
+const STOPPING = new Error('the node is stopping');
 
 /** Rejects when the signal aborts (never resolves). */
 function aborted(signal: AbortSignal): Promise<never> {

@@ -225,6 +225,22 @@ export function jobsApiSuite(env: () => Promise<{ env: Record<string, string>; c
       assert.equal((await get(`/api/v1/stt/jobs/${finished.id}/result`)).statusCode, 404);
     });
 
+    test('a node that stops mid-job hands the job back at once, uncounted and unbilled; the next start runs it', async () => {
+      const before = await balance();
+      const job = (await upload(long)).json().job;
+      await until(job.id, (j) => j.status === 'running' && j.progress >= 0.2);
+      await work.stop();
+      const back = (await get(`/api/v1/stt/jobs/${job.id}`)).json().job;
+      assert.equal(back.status, 'queued');
+      assert.equal(back.attempts, 0);
+      assert.equal(await balance(), before, 'its hold is back');
+      work = startJobWork(t.services, { webhookScheduleMs: [300, 300], pollMs: 200 });
+      const done = await until(job.id, ended, 120_000);
+      assert.equal(done.status, 'completed');
+      assert.equal(done.attempts, 1);
+      assert.equal(await balance(), before - done.credits_used);
+    });
+
     test('the list: newest first, cursor paging, status filter; another account sees none of them', async () => {
       const all = (await get('/api/v1/stt/jobs?limit=100')).json();
       assert.ok(all.jobs.length >= 6);
