@@ -19,6 +19,7 @@ import type { SttService } from '../stt/service.js';
 import type { AuthContext } from '../accounts/auth-context.js';
 import { currentPeriod } from '../accounts/period.js';
 import { ApiError, isApiError } from '../errors.js';
+import { serviceErrorToApiError } from '../edge/errors.js';
 import { render } from '../stt/render.js';
 import { fetchErrorToApi, safeDownload, UrlFetchFailedError, type FetchPolicy } from '../net/safe-fetch.js';
 import { FINISHED, type Claimed, type JobError, type JobQueue } from './queue.js';
@@ -180,7 +181,10 @@ export class JobRunner {
       progress = 0.1;
       beatNow();
       // The decoder takes the file's bytes (decisions: audio.decode in the worker pool).
-      const audio = await readFile(audioPath);
+      const audio = await readFile(audioPath).catch((err: NodeJS.ErrnoException) => {
+        if (err.code !== 'ENOENT' || job.source.type !== 'upload') throw err;
+        throw new ApiError('INTERNAL_ERROR', { message: 'The uploaded audio is not on the node that ran the job: with several nodes, <dataDir>/jobs must be shared storage (docs/jobs.md).' });
+      });
       const transcribing = stt.transcribe(
         auth,
         {
@@ -257,10 +261,16 @@ function aborted(signal: AbortSignal): Promise<never> {
   });
 }
 
-/** The job's error object, and whether the run may be tried again (transient download errors only). */
+/** Errors of a moment: the run is tried again later (docs/jobs.md, Failures). */
+const TRANSIENT_CODES: ReadonlySet<string> = new Set(['CREDIT_CHECK_FAILED', 'SERVICE_OVERLOADED']);
+
+/**
+ * The job's error object (the edges' mapping: src/edge/errors.ts), and whether the run may be
+ * tried again: a network error or 5xx of the audio's server, an unreachable store, a full engine.
+ */
 export function jobError(err: unknown): { error: JobError; retry: boolean } {
-  const transient = err instanceof UrlFetchFailedError && (err.status === null || err.status >= 500);
-  const mapped = fetchErrorToApi(err);
+  const mapped = serviceErrorToApiError(fetchErrorToApi(err));
+  const transient = (err instanceof UrlFetchFailedError && (err.status === null || err.status >= 500)) || (mapped !== null && TRANSIENT_CODES.has(mapped.code));
   if (isApiError(mapped)) {
     const details = Object.keys(mapped.details).length ? { details: mapped.details as Record<string, unknown> } : {};
     return { error: { code: mapped.code, message: mapped.message, ...details }, retry: transient };
