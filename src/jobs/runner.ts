@@ -146,8 +146,9 @@ export class JobRunner {
         // Give the credits back now, not when the recognition in flight ends (it cannot be
         // interrupted); a canceled job's audio goes now too (a job taken over keeps it for its new run).
         await store.releaseHold(holdId).catch(() => undefined);
-        const now = await queue.get(job.accountId, job.id).catch(() => null);
-        if (job.source.type === 'upload' && (!now || FINISHED.has(now.status))) await rm(job.source.path, { force: true });
+        // (undefined: the queue could not be read; the audio stays until it is known the job ended.)
+        const now = await queue.get(job.accountId, job.id).catch(() => undefined);
+        if (job.source.type === 'upload' && (now === null || (now && FINISHED.has(now.status)))) await rm(job.source.path, { force: true });
         return;
       }
       if (slot && auth) void limiter.renewSlot(auth.account.id, slot, SLOT_LEASE_MS).catch(() => undefined);
@@ -239,15 +240,14 @@ export class JobRunner {
       this.aborts.delete(abort);
       if (slot && auth) await limiter.releaseSlot(auth.account.id, slot).catch(() => undefined);
       if (download) await rm(download, { force: true });
-      const now = await queue.get(job.accountId, job.id).catch(() => null);
-      if (!now || FINISHED.has(now.status)) {
+      const now = await queue.get(job.accountId, job.id).catch(() => undefined);
+      if (now === null || (now && FINISHED.has(now.status))) {
         // The audio goes as soon as the job ends (docs/jobs.md, Retention).
         if (job.source.type === 'upload') await rm(job.source.path, { force: true });
         if (now?.startedAt && now.finishedAt) this.d.onFinished?.(now.status, (now.finishedAt.getTime() - now.startedAt.getTime()) / 1000);
       }
     }
   }
-
 }
 
 /** The abort reason of runs abandoned because the node stops. */
