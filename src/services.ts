@@ -27,6 +27,9 @@ import { TtsService } from './tts/service.js';
 import { SttService } from './stt/service.js';
 import { FfmpegEncoders } from './audio/ffmpeg-encoder.js';
 import { ProcessSpawner } from './process/spawner.js';
+import { EventEmitter } from 'node:events';
+import { openJobQueue } from './jobs/open-queue.js';
+import type { JobQueue } from './jobs/queue.js';
 
 export interface Services {
   config: Config;
@@ -51,6 +54,11 @@ export interface Services {
   wsRoutes: WsRoutes;
   /** ffmpeg encoders for the formats no library here writes (OpenAI's opus and aac), bounded like the pool's threads. */
   encoders: FfmpegEncoders;
+  /**
+   * Asynchronous transcription jobs (docs/jobs.md): the queue (SQLite beside the store, or
+   * PostgreSQL), and 'enqueued' events that wake this node's runner (src/jobs/background.ts).
+   */
+  jobs: { queue: JobQueue; events: EventEmitter };
   /** Closes everything this object opened, in reverse order. */
   close(): Promise<void>;
 }
@@ -71,6 +79,9 @@ export async function createServices(config: Config, log: FastifyBaseLogger, opt
     const store = await openStore(config);
     closers.push(() => store.close());
     await store.migrate();
+    const jobQueue = await openJobQueue(config);
+    closers.push(() => jobQueue.close());
+    await jobQueue.migrate();
     const limiter = await openLimiter(config, log);
     closers.push(() => limiter.close());
     const pool = new EnginePool({ threads: config.workerThreads, maxQueue: config.engineQueueMax });
@@ -102,6 +113,7 @@ export async function createServices(config: Config, log: FastifyBaseLogger, opt
     const ttsFirst = neuralTtsChains(ttsEngines, ttsBound, Object.keys(config.product.ttsBindings));
     const registry = new ModelRegistry(config, { tts: ttsEngines, stt: [...sherpa, pocketsphinx, ...(opts.extraSttEngines ?? [])], sttFirst, ttsFirst });
     const metrics = new Metrics(pool);
+    metrics.watchJobQueue(() => jobQueue.depth());
     const billing = new Billing(store, config, (model, mode, credits) => metrics.credits.labels(model, mode).inc(credits));
     const catalog = new Catalog(config, registry);
     const services: Services = {
@@ -120,6 +132,7 @@ export async function createServices(config: Config, log: FastifyBaseLogger, opt
       metrics,
       wsRoutes: new WsRoutes(),
       encoders,
+      jobs: { queue: jobQueue, events: new EventEmitter() },
       async close() {
         for (const c of closers.reverse()) await c().catch((err: unknown) => log.warn({ err }, 'close failed'));
       },

@@ -28,6 +28,10 @@ export interface TranscribeRequest {
   audio: Uint8Array | null;
   /** 'translate': English text (OpenAI's /audio/translations); the model's engine must translate. */
   task?: 'transcribe' | 'translate';
+  /** The credit hold's id (jobs name theirs `<job id>:<attempt>` so a successor can release a dead run's hold). */
+  holdId?: string;
+  /** Told the audio's length once it is decoded (jobs estimate their progress from it). */
+  onDecoded?: (seconds: number) => void;
 }
 
 export interface Transcription {
@@ -120,12 +124,15 @@ export class SttService {
     const pcm = decoded.pcm;
     const duration = +(pcm.length / 16000).toFixed(3);
     const credits = registry.sttCredits(model, duration);
+    req.onDecoded?.(duration);
     let served = { engine: binding.engine.id, language, task: 'transcribe' as 'transcribe' | 'translate' };
-    const { result: transcript, balance } = await billing.run(auth, { requestId: req.requestId, kind: 'stt', model, credits, characters: 0 }, async () => {
+    const { result: transcript, balance } = await billing.run(auth, { requestId: req.requestId, kind: 'stt', model, credits, characters: 0, ...(req.holdId ? { holdId: req.holdId } : {}) }, async () => {
       const recognizing = performance.now();
       const result = await binding.engine.recognize(pcm, { language, profile: binding.profile, keywords: o.keywords, detectLanguage, ...(task === 'translate' ? { task } : {}) });
       served = { engine: result.engine ?? binding.engine.id, language: detectLanguage && result.language ? result.language : language, task: result.task ?? 'transcribe' };
       this.d.onRecognition?.(duration, (performance.now() - recognizing) / 1000, binding.engine.id);
+      // A recognition cannot be interrupted, but work aborted meanwhile (a canceled job) is not billed.
+      signal?.throwIfAborted();
       const transcript = buildTranscript(result.utterances, { smartFormat: o.smartFormat, punctuate: o.punctuate });
       if (o.diarize && transcript.words.length) {
         const spans = diarizationSpans(transcript);
