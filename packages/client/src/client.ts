@@ -256,6 +256,7 @@ export class ParlaClient {
         if (v !== undefined) fields[key] = Array.isArray(v) ? v.join(',') : String(v);
       }
       if (opts.callback_url !== undefined) fields.callback_url = opts.callback_url;
+      if (opts.zero_retention !== undefined) fields.zero_retention = String(opts.zero_retention);
       let body: Pick<RequestSpec, 'json' | 'form'>;
       if (opts.file !== undefined) {
         const { blob, name } = await toBlob(opts.file);

@@ -243,6 +243,8 @@ export interface CreateJobOptions extends Omit<TranscribeOptions, 'onRetry'> {
   url?: string;
   /** Where the server POSTs the finished job (a signed webhook, docs/jobs.md). */
   callback_url?: string;
+  /** Keep no result on the server: only the webhook carries it, once (needs callback_url). */
+  zero_retention?: boolean;
   /**
    * Sent as the Idempotency-Key header (1-255 visible ASCII characters): the same key and body
    * within 24 hours answer the first job. When omitted, the client makes one per call, so its own
