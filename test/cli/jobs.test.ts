@@ -108,7 +108,7 @@ test('jobs create from a URL with --wait --json; an Idempotency-Key answers the 
   const b = await parla('jobs', 'create', '--audio-url', `${audioBase}/fox.wav`, '--idempotency-key', 'cli-key-1', '--json');
   assert.equal(a.code, 0, a.err);
   assert.equal(JSON.parse(b.out).id, JSON.parse(a.out).id);
-  const reused = await parla('jobs', 'create', '--audio-url', `${audioBase}/fox.wav`, '--language', 'de', '--idempotency-key', 'cli-key-1');
+  const reused = await parla('jobs', 'create', '--audio-url', `${audioBase}/fox.wav`, '--format', 'srt', '--idempotency-key', 'cli-key-1');
   assert.equal(reused.code, 1);
   assert.match(reused.err, /^parla: IDEMPOTENCY_KEY_REUSED: /);
   await finished(JSON.parse(a.out).id);

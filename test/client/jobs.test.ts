@@ -88,7 +88,7 @@ test('Idempotency-Key: the same key and body answer the same job; another body i
   const a = await client.jobs.create({ url: `${audioBase}/fox.wav`, idempotencyKey: key });
   const b = await client.jobs.create({ url: `${audioBase}/fox.wav`, idempotencyKey: key });
   assert.equal(b.id, a.id);
-  await assert.rejects(client.jobs.create({ url: `${audioBase}/fox.wav`, language: 'de', idempotencyKey: key }), (e: ParlaError) => e.status === 409 && e.code === 'IDEMPOTENCY_KEY_REUSED');
+  await assert.rejects(client.jobs.create({ url: `${audioBase}/fox.wav`, response_format: 'srt', idempotencyKey: key }), (e: ParlaError) => e.status === 409 && e.code === 'IDEMPOTENCY_KEY_REUSED');
   await client.jobs.wait(a.id, { intervalMs: 200, timeoutMs: 120_000 });
 });
 
