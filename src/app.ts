@@ -27,6 +27,7 @@ import { languagesAliasRoutes } from './routes/v1/languages.js';
 import { ttsRoutes } from './routes/v1/tts.js';
 import { ttsTimestampRoutes } from './routes/v1/tts-timestamps.js';
 import { sttRoutes } from './routes/v1/stt.js';
+import { jobRoutes } from './routes/v1/jobs.js';
 import { realtimeInfoRoutes, type RealtimeEndpoint } from './routes/v1/realtime-info.js';
 import { openAiRoutes } from './compat/openai/routes.js';
 import { dashboardStatic } from './dashboard/static.js';
@@ -137,6 +138,7 @@ export async function buildApp(services: Services, opts: BuildAppOptions = {}): 
   await app.register(catalogRoutes, { services, prefix: '/api/v1' });
   await app.register(languagesAliasRoutes, { catalog: services.catalog, prefix: '/api/api/v1' });
   await app.register(sttRoutes, { stt: services.stt, prefix: '/api/v1' });
+  await app.register(jobRoutes, { services, prefix: '/api/v1' });
   await app.register(realtimeInfoRoutes, { services, endpoint: opts.realtime ?? { port: null, host: services.config.realtimeHost }, prefix: '/api/v1' });
   await app.register(ttsRoutes, { tts: services.tts, prefix: '/api/v1' });
   await app.register(ttsTimestampRoutes, { tts: services.tts, prefix: '/api/v1' });

@@ -107,6 +107,13 @@ export interface JobsConfig {
   fetchAllowPrivate: boolean;
   /** Host names (lower case) that may be fetched whatever their addresses. */
   fetchAllowHosts: string[];
+  /** Jobs one node runs at once (PARLA_JOB_CONCURRENCY, default the engine worker count). */
+  concurrency: number;
+  /**
+   * A running job's lease (PARLA_JOB_LEASE_SECONDS, default 60): renewed every quarter of it while
+   * the job runs, so a dead node's jobs are taken over this long after it died.
+   */
+  leaseSeconds: number;
 }
 
 export interface ModelLifecycleConfig {
@@ -307,6 +314,8 @@ export function loadConfig(env: Env = process.env): Config {
       maxBytes: int(env, 'PARLA_JOB_MAX_BYTES', 1024 ** 3, 1024, 64 * 1024 ** 3),
       fetchAllowPrivate: bool(env, 'PARLA_FETCH_ALLOW_PRIVATE', false),
       fetchAllowHosts: (str(env, 'PARLA_FETCH_ALLOW_HOSTS') ?? '').split(',').map((h) => h.trim().toLowerCase()).filter((h) => h !== ''),
+      concurrency: int(env, 'PARLA_JOB_CONCURRENCY', workerThreads, 0, 256),
+      leaseSeconds: int(env, 'PARLA_JOB_LEASE_SECONDS', 60, 4, 3600),
     },
     wyoming,
     product: validateProduct(product),

@@ -11,6 +11,7 @@ import { RealtimeServer } from './realtime/server.js';
 import { WyomingServer } from './wyoming/server.js';
 import type { RealtimeEndpoint } from './routes/v1/realtime-info.js';
 import { EspeakEngine, warmUpEspeak } from './engines/espeak/espeak-engine.js';
+import { startJobWork } from './jobs/background.js';
 
 export interface RunningServer {
   app: FastifyInstance;
@@ -57,6 +58,8 @@ export async function startServer(config: Config = loadConfig(), opts: { announc
       services.billing.releaseExpiredHolds().catch((err: unknown) => log.warn({ err }, 'releasing expired holds failed'));
     }, HOLD_SWEEP_MS);
     sweep.unref();
+    // Jobs: this node's runner, webhook dispatcher and retention timer (docs/jobs.md).
+    const jobWork = startJobWork(services);
 
     const running = app;
     const rt = realtime;
@@ -72,6 +75,7 @@ export async function startServer(config: Config = loadConfig(), opts: { announc
       stop() {
         stopping ??= (async () => {
           clearInterval(sweep);
+          await jobWork.stop();
           await wy?.close();
           await rt.close();
           metricsServer?.close();

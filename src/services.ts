@@ -23,6 +23,9 @@ import { resolveModelBindings } from './models/bindings.js';
 import { Metrics } from './http/metrics.js';
 import { TtsService } from './tts/service.js';
 import { SttService } from './stt/service.js';
+import { EventEmitter } from 'node:events';
+import { openJobQueue } from './jobs/open-queue.js';
+import type { JobQueue } from './jobs/queue.js';
 
 export interface Services {
   config: Config;
@@ -43,6 +46,11 @@ export interface Services {
   /** Every loaded model (recognizers, voices, PocketSphinx's decoders): load on use, idle TTL, LRU eviction. */
   lifecycle: ModelLifecycle;
   metrics: Metrics;
+  /**
+   * Asynchronous transcription jobs (docs/jobs.md): the queue (SQLite beside the store, or
+   * PostgreSQL), and 'enqueued' events that wake this node's runner (src/jobs/background.ts).
+   */
+  jobs: { queue: JobQueue; events: EventEmitter };
   /** Closes everything this object opened, in reverse order. */
   close(): Promise<void>;
 }
@@ -61,6 +69,9 @@ export async function createServices(config: Config, log: FastifyBaseLogger, opt
     const store = await openStore(config);
     closers.push(() => store.close());
     await store.migrate();
+    const jobQueue = await openJobQueue(config);
+    closers.push(() => jobQueue.close());
+    await jobQueue.migrate();
     const limiter = await openLimiter(config, log);
     closers.push(() => limiter.close());
     const pool = new EnginePool({ threads: config.workerThreads, maxQueue: config.engineQueueMax });
@@ -86,6 +97,7 @@ export async function createServices(config: Config, log: FastifyBaseLogger, opt
     const { sherpa, sttFirst } = sherpaStt(config, lifecycle, log);
     const registry = new ModelRegistry(config, { tts: ttsEngines, stt: [...sherpa, pocketsphinx, ...(opts.extraSttEngines ?? [])], sttFirst });
     const metrics = new Metrics(pool);
+    metrics.watchJobQueue(() => jobQueue.depth());
     const billing = new Billing(store, config, (model, mode, credits) => metrics.credits.labels(model, mode).inc(credits));
     const catalog = new Catalog(config, registry);
     const services: Services = {
@@ -102,6 +114,7 @@ export async function createServices(config: Config, log: FastifyBaseLogger, opt
       stt: new SttService({ config, registry, pool, billing, limiter, onRecognition: (a, w, e) => metrics.observeRecognition(a, w, e) }),
       lifecycle,
       metrics,
+      jobs: { queue: jobQueue, events: new EventEmitter() },
       async close() {
         for (const c of closers.reverse()) await c().catch((err: unknown) => log.warn({ err }, 'close failed'));
       },

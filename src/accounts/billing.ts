@@ -21,6 +21,8 @@ export interface HoldSpec {
   credits: number;
   /** Characters counted against the monthly quota (TTS); 0 for STT. */
   characters: number;
+  /** A hold id the caller can name later (a job's `<job id>:<attempt>`, docs/jobs.md); random by default. */
+  holdId?: string;
 }
 
 export interface SettleSpec {
@@ -133,7 +135,7 @@ export class Billing {
   async hold(auth: AuthContext, spec: HoldSpec): Promise<CreditHold> {
     const plan = this.config.product.plans[auth.account.plan];
     const period = currentPeriod(auth.account.periodAnchor);
-    const holdId = `hold_${randomUUID()}`;
+    const holdId = spec.holdId ?? `hold_${randomUUID()}`;
     const res = await this.store.holdCredits({
       holdId,
       accountId: auth.account.id,

@@ -122,6 +122,8 @@ export class Metrics {
   readonly realtimeStreams = new client.Gauge({ name: 'parla_realtime_streams_active', help: 'Open real-time streams', registers: [this.registry] });
   readonly wyomingEvents = new client.Counter({ name: 'parla_wyoming_events_total', help: 'Wyoming events received, by type (unknown types as "other") and outcome (ok, error)', labelNames: ['type', 'outcome'], registers: [this.registry] });
   readonly wyomingConnections = new client.Gauge({ name: 'parla_wyoming_connections_active', help: 'Open Wyoming connections', registers: [this.registry] });
+  readonly jobDuration = new client.Histogram({ name: 'parla_job_duration_seconds', help: 'Transcription jobs from their first start to their end, by final status', labelNames: ['status'], buckets: [1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600], registers: [this.registry] });
+  readonly webhookAttempts = new client.Counter({ name: 'parla_webhook_attempts_total', help: 'Job webhook attempts by outcome (delivered: 2xx; http_error: another status; network_error: no answer or a refused URL)', labelNames: ['outcome'], registers: [this.registry] });
 
   constructor(pool: EnginePool) {
     const stats = () => pool.stats();
@@ -142,6 +144,32 @@ export class Metrics {
       },
     });
     this.registry.registerMetric(new LatencyHistogram('parla_http_request_duration_seconds', 'HTTP request latency', http) as unknown as client.Metric);
+  }
+
+  /** Gauges of the job queue (docs/jobs.md), read from the queue when the metrics are read. */
+  watchJobQueue(depth: () => Promise<{ queued: number; running: number; webhooksPending: number }>): void {
+    const gauge = new client.Gauge({
+      name: 'parla_jobs',
+      help: 'Transcription jobs queued and running, and webhook deliveries pending, across all nodes',
+      labelNames: ['state'],
+      registers: [this.registry],
+      async collect() {
+        const d = await depth();
+        this.set({ state: 'queued' }, d.queued);
+        this.set({ state: 'running' }, d.running);
+        this.set({ state: 'webhooks_pending' }, d.webhooksPending);
+      },
+    });
+    void gauge;
+  }
+
+  /** A job ended (completed, failed or canceled) `seconds` after it first started. */
+  observeJob(status: string, seconds: number): void {
+    if (seconds >= 0) this.jobDuration.labels(status).observe(seconds);
+  }
+
+  observeWebhookAttempt(a: { ok: boolean; status: number | null }): void {
+    this.webhookAttempts.labels(a.ok ? 'delivered' : a.status === null ? 'network_error' : 'http_error').inc();
   }
 
   /** One answered HTTP request. */

@@ -39,15 +39,21 @@ export interface AttemptRow {
   duration_ms: number;
 }
 
-function json(v: unknown): unknown {
-  return typeof v === 'string' ? JSON.parse(v) : v;
+/**
+ * SQLite keeps JSON as TEXT (parsed here); PostgreSQL's driver hands JSONB over parsed already, and
+ * parsing again would break a result that is a JSON string (the text, srt and vtt formats).
+ */
+export type JsonColumns = 'text' | 'parsed';
+
+function json(v: unknown, kind: JsonColumns): unknown {
+  return kind === 'text' && typeof v === 'string' ? JSON.parse(v) : v;
 }
 
 export function attemptFromRow(r: AttemptRow): WebhookAttempt {
   return { attempt: Number(r.attempt), at: toDate(r.at), status: r.status === null ? null : Number(r.status), ok: !!r.ok, error: r.error, durationMs: Number(r.duration_ms) };
 }
 
-export function jobFromRow(r: JobRow, attempts: WebhookAttempt[]): JobRecord {
+export function jobFromRow(r: JobRow, attempts: WebhookAttempt[], kind: JsonColumns): JobRecord {
   const zeroRetention = !!r.zero_retention;
   return {
     id: r.id,
@@ -56,8 +62,8 @@ export function jobFromRow(r: JobRow, attempts: WebhookAttempt[]): JobRecord {
     mode: r.mode as KeyMode,
     status: r.status as JobStatus,
     progress: r.progress === null ? null : Number(r.progress),
-    params: json(r.params) as Record<string, unknown>,
-    source: json(r.source) as JobSource,
+    params: json(r.params, kind) as Record<string, unknown>,
+    source: json(r.source, kind) as JobSource,
     callbackUrl: r.callback_url,
     zeroRetention,
     createdAt: toDate(r.created_at),
@@ -66,17 +72,17 @@ export function jobFromRow(r: JobRow, attempts: WebhookAttempt[]): JobRecord {
     attempts: Number(r.attempts),
     creditsUsed: r.credits_used === null ? null : Number(r.credits_used),
     // A zero-retention result is held only for its webhook and never shown.
-    result: zeroRetention || r.result === null ? null : json(r.result),
+    result: zeroRetention || r.result === null ? null : json(r.result, kind),
     resultDeleted: !!r.result_deleted,
-    error: r.error === null ? null : (json(r.error) as JobError),
+    error: r.error === null ? null : (json(r.error, kind) as JobError),
     webhook: { id: r.webhook_id, state: r.webhook_state as WebhookState, attempts },
   };
 }
 
 /** The job as the webhook payload carries it: like the record, plus the result even under zero retention. */
-export function jobWithHeldResult(r: JobRow, attempts: WebhookAttempt[]): JobRecord {
-  const job = jobFromRow(r, attempts);
-  return r.result === null ? job : { ...job, result: json(r.result) };
+export function jobWithHeldResult(r: JobRow, attempts: WebhookAttempt[], kind: JsonColumns): JobRecord {
+  const job = jobFromRow(r, attempts, kind);
+  return r.result === null ? job : { ...job, result: json(r.result, kind) };
 }
 
 export const ABANDONED = (attempts: number): JobError => ({

@@ -207,7 +207,7 @@ export class PgBossJobQueue implements JobQueue {
 
   private async record(q: Q, id: string): Promise<JobRecord | null> {
     const { rows } = await q.query<Row>('SELECT * FROM stt_jobs WHERE id = $1', [id]);
-    return rows[0] ? jobFromRow(rows[0], await this.attempts(q, id)) : null;
+    return rows[0] ? jobFromRow(rows[0], await this.attempts(q, id), 'parsed') : null;
   }
 
   async enqueue(job: NewJob): Promise<{ job: JobRecord; created: boolean }> {
@@ -243,7 +243,7 @@ export class PgBossJobQueue implements JobQueue {
 
   async get(accountId: string, jobId: string): Promise<JobRecord | null> {
     const { rows } = await this.pool.query<Row>('SELECT * FROM stt_jobs WHERE id = $1 AND account_id = $2', [jobId, accountId]);
-    return rows[0] ? jobFromRow(rows[0], await this.attempts(this.pool, jobId)) : null;
+    return rows[0] ? jobFromRow(rows[0], await this.attempts(this.pool, jobId), 'parsed') : null;
   }
 
   async list(accountId: string, opts: { limit?: number; cursor?: string | null; status?: JobStatus } = {}): Promise<Page> {
@@ -262,7 +262,7 @@ export class PgBossJobQueue implements JobQueue {
     args.push(limit + 1);
     const { rows } = await this.pool.query<Row>(`SELECT * FROM stt_jobs WHERE ${where.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT $${args.length}`, args);
     const page: JobRecord[] = [];
-    for (const r of rows.slice(0, limit)) page.push(jobFromRow(r, await this.attempts(this.pool, r.id)));
+    for (const r of rows.slice(0, limit)) page.push(jobFromRow(r, await this.attempts(this.pool, r.id), 'parsed'));
     const last = page[page.length - 1];
     return { jobs: page, nextCursor: rows.length > limit && last ? encodeCursor(last.createdAt, last.id) : null };
   }
@@ -413,7 +413,7 @@ export class PgBossJobQueue implements JobQueue {
         // The lease is the next-attempt time moved ahead: a dispatcher that dies mid-POST leaves
         // the delivery due again after leaseMs, for any node to pick up.
         await q.query('UPDATE stt_jobs SET webhook_next_at = $1, webhook_token = $2 WHERE id = $3', [new Date(now.getTime() + leaseMs), token, r.id]);
-        out.push({ job: jobWithHeldResult(r, await this.attempts(q, r.id)), webhookId: r.webhook_id!, attempt: Number(r.webhook_attempt_count) + 1, token });
+        out.push({ job: jobWithHeldResult(r, await this.attempts(q, r.id), 'parsed'), webhookId: r.webhook_id!, attempt: Number(r.webhook_attempt_count) + 1, token });
       }
       return out;
     });

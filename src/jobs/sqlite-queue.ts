@@ -154,7 +154,7 @@ export class SqliteJobQueue implements JobQueue {
 
   private record(id: string): JobRecord | null {
     const r = this.row(id);
-    return r ? jobFromRow(r, this.attempts(id)) : null;
+    return r ? jobFromRow(r, this.attempts(id), 'text') : null;
   }
 
   async enqueue(job: NewJob): Promise<{ job: JobRecord; created: boolean }> {
@@ -187,7 +187,7 @@ export class SqliteJobQueue implements JobQueue {
 
   async get(accountId: string, jobId: string): Promise<JobRecord | null> {
     const r = this.row(jobId);
-    return r && r.account_id === accountId ? jobFromRow(r, this.attempts(jobId)) : null;
+    return r && r.account_id === accountId ? jobFromRow(r, this.attempts(jobId), 'text') : null;
   }
 
   async list(accountId: string, opts: { limit?: number; cursor?: string | null; status?: JobStatus } = {}): Promise<Page> {
@@ -204,7 +204,7 @@ export class SqliteJobQueue implements JobQueue {
       args.push(opts.status);
     }
     const rows = this.sql(`SELECT * FROM stt_jobs WHERE ${where.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT ?`).all(...args, limit + 1) as JobRow[];
-    const page = rows.slice(0, limit).map((r) => jobFromRow(r, this.attempts(r.id)));
+    const page = rows.slice(0, limit).map((r) => jobFromRow(r, this.attempts(r.id), 'text'));
     const last = page[page.length - 1];
     return { jobs: page, nextCursor: rows.length > limit && last ? encodeCursor(last.createdAt, last.id) : null };
   }
@@ -331,7 +331,7 @@ export class SqliteJobQueue implements JobQueue {
           // The lease is the next-attempt time moved ahead: a dispatcher that dies mid-POST leaves
           // the delivery due again after leaseMs, for any dispatcher to pick up.
           this.sql('UPDATE stt_jobs SET webhook_next_at = ?, webhook_token = ? WHERE id = ?').run(now + leaseMs, token, r.id);
-          return { job: jobWithHeldResult(r, this.attempts(r.id)), webhookId: r.webhook_id!, attempt: Number(r.webhook_attempt_count) + 1, token };
+          return { job: jobWithHeldResult(r, this.attempts(r.id), 'text'), webhookId: r.webhook_id!, attempt: Number(r.webhook_attempt_count) + 1, token };
         });
       })
       .immediate();

@@ -26,6 +26,10 @@ export interface TranscribeRequest {
   options: SttRequest;
   /** The uploaded file's bytes (any supported format); null or empty is MISSING_FILE. */
   audio: Uint8Array | null;
+  /** The credit hold's id (jobs name theirs `<job id>:<attempt>` so a successor can release a dead run's hold). */
+  holdId?: string;
+  /** Told the audio's length once it is decoded (jobs estimate their progress from it). */
+  onDecoded?: (seconds: number) => void;
 }
 
 export interface Transcription {
@@ -107,12 +111,15 @@ export class SttService {
     const pcm = decoded.pcm;
     const duration = +(pcm.length / 16000).toFixed(3);
     const credits = registry.sttCredits(model, duration);
+    req.onDecoded?.(duration);
     let served = { engine: binding.engine.id, language };
-    const { result: transcript, balance } = await billing.run(auth, { requestId: req.requestId, kind: 'stt', model, credits, characters: 0 }, async () => {
+    const { result: transcript, balance } = await billing.run(auth, { requestId: req.requestId, kind: 'stt', model, credits, characters: 0, ...(req.holdId ? { holdId: req.holdId } : {}) }, async () => {
       const recognizing = performance.now();
       const result = await binding.engine.recognize(pcm, { language, profile: binding.profile, keywords: o.keywords, detectLanguage });
       served = { engine: result.engine ?? binding.engine.id, language: detectLanguage && result.language ? result.language : language };
       this.d.onRecognition?.(duration, (performance.now() - recognizing) / 1000, binding.engine.id);
+      // A recognition cannot be interrupted, but work aborted meanwhile (a canceled job) is not billed.
+      signal?.throwIfAborted();
       const transcript = buildTranscript(result.utterances, { smartFormat: o.smartFormat, punctuate: o.punctuate });
       if (o.diarize && transcript.words.length) {
         const spans = diarizationSpans(transcript);

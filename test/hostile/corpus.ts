@@ -327,6 +327,85 @@ function multipartFaultCases(): HostileCase[] {
   return out;
 }
 
+export const JOBS = '/api/v1/stt/jobs';
+
+/**
+ * The jobs endpoints (issue 23): Idempotency-Key abuse, URLs the fetcher must refuse at the edge
+ * (other schemes, credentials, internal addresses written as IP literals, absurd lengths), wrong
+ * types, list paging abuse, odd ids, an oversize declared upload. Nothing here may make a job.
+ */
+function jobCases(): HostileCase[] {
+  const out: HostileCase[] = [];
+  const group = 'jobs';
+  const job = (name: string, body: unknown, opts: Partial<HostileCase> = {}) => out.push(post(`jobs: ${name}`, group, JOBS, typeof body === 'string' ? raw(body) : jsonBody(body), opts));
+  const get = (name: string, path: string, opts: Partial<HostileCase> = {}) => out.push({ name: `jobs: ${name}`, group, who: 'rich', method: 'GET', path, ...opts });
+  const notAllowed: CaseExpect = { status: [400], code: ['URL_NOT_ALLOWED', 'INVALID_PARAMETER'] };
+  const url = 'https://example.com/a.wav';
+  for (const [i, bad] of [
+    'file:///etc/passwd',
+    'gopher://example.com/',
+    'javascript:alert(1)',
+    'data:audio/wav;base64,UklGRg==',
+    'http://user:password@example.com/a.wav',
+    'http://:@example.com/a.wav',
+    'http://169.254.169.254/latest/meta-data/',
+    'http://127.0.0.1:5432/',
+    'http://[::1]/',
+    'http://[::ffff:127.0.0.1]/',
+    'http://[64:ff9b::a9fe:a9fe]/',
+    'http://0x7f000001/',
+    'http://2130706433/',
+    'http://10.0.0.1/',
+    `https://example.com/${'a'.repeat(5000)}`,
+    `https://${'a'.repeat(300)}.com/`,
+    'http://',
+    'not a url',
+    'http://exa mple.com/',
+    'http://example.com/\u0000',
+  ].entries()) {
+    job(`url #${i + 1}`, { url: bad }, { expect: notAllowed });
+    job(`callback_url #${i + 1}`, { url, callback_url: bad }, { expect: notAllowed });
+  }
+  job('url of 1 MB', { url: `https://example.com/${'a'.repeat(1024 * 1024)}` }, { expect: notAllowed });
+  for (const [i, v] of [5, true, ['a'], { u: 1 }, [url, url]].entries()) job(`url of a wrong type #${i + 1}`, { url: v }, { expect: { status: [400], code: ['URL_NOT_ALLOWED', 'INVALID_PARAMETER', 'MISSING_FILE'] } });
+  for (const [i, v] of [[], 'x', null, 5].entries()) job(`JSON body not an object #${i + 1}`, JSON.stringify(v), { expect: clientError() });
+  job('no url, no file', {}, { expect: { status: [400], code: ['MISSING_FILE'] } });
+  job('zero_retention not a boolean', { url, zero_retention: 'maybe' }, { expect: badRequest });
+  job('0 credits', { url }, { who: 'broke', expect: { status: [402], code: ['INSUFFICIENT_CREDITS'] } });
+  job('no key', { url }, { who: 'none', expect: { status: [401] } });
+  for (const [i, key] of ['', ' ', 'x'.repeat(256), 'has space', 'tab\there', '\u00e9t\u00e9', 'a\u007f'].entries()) {
+    job(`Idempotency-Key #${i + 1}`, { url }, { headers: [JSON_CT, ['Idempotency-Key', key]], expect: { status: [400], code: ['INVALID_PARAMETER', 'INVALID_REQUEST'] } });
+  }
+  // A valid key: one job, then the same job again (202 both times, never a 5xx).
+  job('valid Idempotency-Key', { url }, { headers: [JSON_CT, ['Idempotency-Key', 'hostile-key-1']], expect: { status: [202] } });
+  job('valid Idempotency-Key, replayed', { url }, { headers: [JSON_CT, ['Idempotency-Key', 'hostile-key-1']], expect: { status: [202] } });
+  job('valid Idempotency-Key, another body', { url: `${url}?b` }, { headers: [JSON_CT, ['Idempotency-Key', 'hostile-key-1']], expect: { status: [409], code: ['IDEMPOTENCY_KEY_REUSED'] } });
+  const file = silenceWav(0.3);
+  const mp = (name: string, parts: MultipartPart[], opts: Partial<HostileCase> = {}) => {
+    const { body, contentType } = multipartBody(parts);
+    out.push({ name: `jobs: ${name}`, group, who: 'rich', method: 'POST', path: JOBS, headers: [['Content-Type', contentType]], body, ...opts });
+  };
+  const wavPart: MultipartPart = { name: 'file', filename: 'a.wav', contentType: 'audio/wav', data: file };
+  mp('upload and url both', [wavPart, { name: 'url', data: Buffer.from(url) }], { expect: badRequest });
+  mp('empty file', [{ ...wavPart, data: Buffer.alloc(0) }], { expect: { status: [400], code: ['MISSING_FILE'] } });
+  mp('bad batch field', [wavPart, { name: 'response_format', data: Buffer.from('xml') }], { expect: badRequest });
+  mp('filename of control bytes', [{ ...wavPart, filename: '\u0001\u0002../../etc/passwd' }]);
+  const { body: small, contentType } = multipartBody([wavPart]);
+  out.push({ name: 'jobs: declared upload of 2 GiB', group, who: 'rich', method: 'POST', path: JOBS, headers: [['Content-Type', contentType]], body: small, contentLength: 2 * 1024 ** 3, expect: { status: [413], code: ['FILE_TOO_LARGE'] } });
+  out.push({ name: 'jobs: truncated multipart', group, who: 'rich', method: 'POST', path: JOBS, headers: [['Content-Type', contentType]], body: small.subarray(0, small.length >> 1), expect: { status: [400] } });
+  out.push({ name: 'jobs: raw audio body', group, who: 'rich', method: 'POST', path: JOBS, headers: [['Content-Type', 'audio/wav']], body: file, expect: clientError() });
+  for (const [i, q] of ['cursor=nonsense', `cursor=${'A'.repeat(300)}`, 'cursor=%00', `cursor=${Buffer.from('1:job_x').toString('base64url')}`, `cursor=${Buffer.from('99999999999999999999:job_AAAAAAAAAAAAAAAAAAAA').toString('base64url')}`, 'limit=0', 'limit=101', 'limit=abc', 'limit=-1', 'limit=1e3', 'status=bogus', 'status=queued&status=failed'].entries()) {
+    get(`list #${i + 1}`, `${JOBS}?${q}`, { expect: { status: [400] } });
+  }
+  get('list, valid', `${JOBS}?limit=2&status=queued`, { expect: { status: [200] } });
+  for (const [i, id] of ['job_AAAAAAAAAAAAAAAAAAAA', 'job_', '..%2F..%2Fetc%2Fpasswd', 'job_%00AAAAAAAAAAAAAAAAAAA', 'x'.repeat(2000), '%E2%80%AE', 'job_AAAAAAAAAAAAAAAAAAAA%2Fresult'].entries()) {
+    get(`id #${i + 1}`, `${JOBS}/${id}`, { expect: { status: [400, 404] } });
+    get(`result of id #${i + 1}`, `${JOBS}/${id}/result`, { expect: { status: [400, 404] } });
+    out.push({ name: `jobs: DELETE id #${i + 1}`, group, who: 'rich', method: 'DELETE', path: `${JOBS}/${id}`, expect: { status: [400, 404] } });
+  }
+  return out;
+}
+
 function audioHeaderCases(): HostileCase[] {
   const out: HostileCase[] = [];
   const pcm = Buffer.alloc(16000); // 0.5 s of 16 kHz silence
@@ -586,5 +665,6 @@ export function hostileCorpus(): HostileCase[] {
     ...methodAndPathCases(),
     ...headerCases(),
     ...dashboardFieldCases(),
+    ...jobCases(),
   ];
 }

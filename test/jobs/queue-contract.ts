@@ -315,6 +315,17 @@ export function runQueueContract(name: string, handle: () => Promise<QueueHandle
       assert.equal(after.status, 'completed');
     });
 
+    test('a result that is a JSON string (text, srt, vtt formats) reads back as that string, in the record and the webhook', async () => {
+      const a = acct();
+      const { job } = await q.enqueue(newJob(a, { callbackUrl: 'https://hooks.example.com/s' }));
+      const c = await claimOwn(q, a, 'w');
+      const text = 'The quick "brown" fox.\n1\n00:00:00,000 --> 00:00:01,000';
+      assert.equal(await q.complete(c!.lease, { result: text, creditsUsed: 1 }), true);
+      assert.equal((await q.get(a, job.id))!.result, text);
+      const due = (await q.claimWebhooks(100, 10_000)).find((d) => d.job.id === job.id);
+      assert.equal(due?.job.result, text);
+    });
+
     test('retention: finished jobs older than the cut-off are purged, unfinished and recent ones stay', async () => {
       const a = acct();
       const old = (await q.enqueue(newJob(a))).job;

@@ -43,8 +43,11 @@ test('openJobQueue: SQLite at <dataDir>/jobs.db without DATABASE_URL, pg-boss wi
   const pgq = await openJobQueue(testConfig({ DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/test' }, tmp.dir));
   assert.equal(pgq.kind, 'postgres');
   await pgq.close();
-  const config = testConfig({ PARLA_JOB_RETENTION_DAYS: '30', PARLA_FETCH_ALLOW_HOSTS: ' Media.Local ,cdn.internal', PARLA_FETCH_ALLOW_PRIVATE: 'true' }, tmp.dir);
-  assert.deepEqual(config.jobs, { retentionDays: 30, maxBytes: 1024 ** 3, fetchAllowPrivate: true, fetchAllowHosts: ['media.local', 'cdn.internal'] });
-  assert.equal(testConfig({}, tmp.dir).jobs.retentionDays, 7);
+  const config = testConfig({ PARLA_JOB_RETENTION_DAYS: '30', PARLA_FETCH_ALLOW_HOSTS: ' Media.Local ,cdn.internal', PARLA_FETCH_ALLOW_PRIVATE: 'true', PARLA_JOB_CONCURRENCY: '3', PARLA_JOB_LEASE_SECONDS: '20' }, tmp.dir);
+  assert.deepEqual(config.jobs, { retentionDays: 30, maxBytes: 1024 ** 3, fetchAllowPrivate: true, fetchAllowHosts: ['media.local', 'cdn.internal'], concurrency: 3, leaseSeconds: 20 });
+  const defaults = testConfig({ PARLA_WORKERS: '2' }, tmp.dir).jobs;
+  assert.equal(defaults.retentionDays, 7);
+  assert.equal(defaults.concurrency, 2, 'as many jobs at once as engine workers');
+  assert.equal(defaults.leaseSeconds, 60);
   tmp.cleanup();
 });

@@ -23,7 +23,7 @@ const tooLarge = () => new ApiError('FILE_TOO_LARGE', { message: 'The uploaded f
  * that ends mid-part or a client gone mid-upload) is a 400, never a 500. Busboy's errors carry no
  * code, only a message, and its messages are fixed phrases, never the client's bytes.
  */
-function multipartError(err: unknown): ApiError {
+export function multipartError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
   const code = (err as { code?: string }).code;
   if (code === 'FST_REQ_FILE_TOO_LARGE') return tooLarge();

@@ -1,0 +1,110 @@
+// Reading POST /api/v1/stt/jobs: multipart with a `file` (streamed to a file under
+// <dataDir>/jobs, never held in memory: up to PARLA_JOB_MAX_BYTES) and the fields, or a JSON object
+// of the same fields with `url`. Both end as the same map of field strings, so the batch
+// endpoints' parser (parseSttFields) validates them.
+
+import { createWriteStream } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { createHash, randomBytes } from 'node:crypto';
+import { Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import path from 'node:path';
+import type { FastifyRequest } from 'fastify';
+import { ApiError } from '../errors.js';
+import { multipartError } from '../routes/v1/stt.js';
+
+export interface StoredUpload {
+  path: string;
+  bytes: number;
+  filename: string | null;
+  /** SHA-256 (hex) of the bytes: what an Idempotency-Key binds the file by. */
+  sha256: string;
+}
+
+export interface JobBody {
+  fields: Map<string, string>;
+  file: StoredUpload | null;
+}
+
+const tooLarge = (limit: number) => new ApiError('FILE_TOO_LARGE', { message: `The uploaded file is larger than the job limit of ${limit} bytes.`, details: { limit_bytes: limit } });
+
+/** The fields a job request may carry besides the batch fields. */
+export const JOB_FIELDS = ['url', 'callback_url', 'zero_retention'] as const;
+
+/**
+ * The request's fields and stored file. On any error a file already written is deleted; on
+ * success the caller owns it (and deletes it when no job keeps it).
+ */
+export async function readJobBody(request: FastifyRequest, opts: { maxBytes: number; dir: string }): Promise<JobBody> {
+  if (request.isMultipart()) return readMultipart(request, opts);
+  const type = String(request.headers['content-type'] ?? '');
+  if (!type.toLowerCase().startsWith('application/json')) {
+    throw new ApiError('INVALID_REQUEST', { message: 'Send multipart/form-data with the audio in the field "file" (or a "url" field), or a JSON object with "url".' });
+  }
+  const body = request.body;
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new ApiError('INVALID_REQUEST', { message: 'The JSON body must be an object.' });
+  const fields = new Map<string, string>();
+  for (const [name, value] of Object.entries(body as Record<string, unknown>)) {
+    if (value === null || value === undefined) continue;
+    if (typeof value === 'string') fields.set(name, value);
+    else if (typeof value === 'boolean' || typeof value === 'number') fields.set(name, String(value));
+    else if (Array.isArray(value) && value.every((v) => typeof v === 'string')) fields.set(name, value.join(','));
+    else throw new ApiError('INVALID_PARAMETER', { message: `${name.slice(0, 64)} must be a string, a boolean, a number or an array of strings.`, details: { field: name.slice(0, 64) } });
+  }
+  return { fields, file: null };
+}
+
+async function readMultipart(request: FastifyRequest, opts: { maxBytes: number; dir: string }): Promise<JobBody> {
+  const declared = Number(request.headers['content-length'] ?? 0);
+  // A body this large cannot hold a file within the limit: refuse before reading it.
+  if (declared > opts.maxBytes + 1024 * 1024) throw tooLarge(opts.maxBytes);
+  const fields = new Map<string, string>();
+  let file: StoredUpload | null = null;
+  let writing: string | null = null;
+  try {
+    for await (const part of request.parts({ limits: { fileSize: opts.maxBytes, files: 1, fields: 30, fieldSize: 16 * 1024 } })) {
+      if (part.type === 'file') {
+        if (part.fieldname !== 'file') {
+          part.file.resume();
+          continue;
+        }
+        const target = path.join(opts.dir, `upload-${randomBytes(12).toString('hex')}`);
+        writing = target;
+        const hash = createHash('sha256');
+        let bytes = 0;
+        const count = new Transform({
+          transform(chunk: Buffer, _enc, done) {
+            bytes += chunk.length;
+            hash.update(chunk);
+            done(null, chunk);
+          },
+        });
+        await pipeline(part.file, count, createWriteStream(target, { flags: 'wx', mode: 0o600 }));
+        if (part.file.truncated) throw tooLarge(opts.maxBytes);
+        file = { path: target, bytes, filename: safeFilename(part.filename), sha256: hash.digest('hex') };
+      } else if (typeof part.value === 'string') {
+        // Repeated values of one field (`timestamp_granularities[]`) are read as one list, as the batch endpoints do.
+        const name = part.fieldname.replace(/\[\]$/, '');
+        const prev = fields.get(name);
+        fields.set(name, prev === undefined ? part.value : `${prev},${part.value}`);
+      }
+    }
+  } catch (err) {
+    if (writing) await rm(writing, { force: true });
+    const code = (err as { code?: string }).code;
+    if (code === 'FST_REQ_FILE_TOO_LARGE') throw tooLarge(opts.maxBytes);
+    throw multipartError(err);
+  }
+  return { fields, file };
+}
+
+/** The client's file name as the job shows it: printable, at most 255 characters, no path. */
+function safeFilename(name: string | undefined): string | null {
+  if (!name) return null;
+  let out = '';
+  for (const ch of name.slice(name.lastIndexOf('/') + 1).slice(0, 255)) {
+    const c = ch.codePointAt(0)!;
+    if (c >= 0x20 && c !== 0x7f && ch !== '\\') out += ch;
+  }
+  return out === '' ? null : out;
+}

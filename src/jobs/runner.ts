@@ -1,0 +1,255 @@
+// The job runner: one per node. It claims queued jobs (or jobs whose node died) up to its
+// concurrency, and runs each: the account's concurrency slot -> the audio (the stored upload, or a
+// download through the SSRF-safe fetcher) -> the STT service (decode, hold, recognize, settle) ->
+// the result in the job's response_format -> complete. docs/jobs.md, "Intended wiring".
+//
+// Billing (docs/jobs.md): the hold is named `<job id>:<attempt>` and the usage row is keyed by the
+// job id, and the runner settles first, then completes. A run taken over after its node died
+// releases the dead runs' holds at once (it knows their names); a run that crashed between settling
+// and completing is settled again by its successor, and the ledger's one row per request id makes
+// that second settlement give its hold back whole. A failed or canceled job costs nothing.
+
+import { rm, readFile } from 'node:fs/promises';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Config } from '../config.js';
+import type { Store } from '../storage/store.js';
+import type { Limiter } from '../limits/limiter.js';
+import { SLOT_LEASE_MS } from '../limits/admission.js';
+import type { SttService } from '../stt/service.js';
+import type { AuthContext } from '../accounts/auth-context.js';
+import { currentPeriod } from '../accounts/period.js';
+import { ApiError, isApiError } from '../errors.js';
+import { render } from '../stt/render.js';
+import { fetchErrorToApi, safeDownload, UrlFetchFailedError, type FetchPolicy } from '../net/safe-fetch.js';
+import { FINISHED, type Claimed, type JobError, type JobQueue } from './queue.js';
+import { requestOf } from './job-params.js';
+
+/** How long past a heartbeat a job's credit hold stays (the store's sweep releases older ones). */
+const HOLD_EXPIRY_MS = 15 * 60_000;
+/** Assumed seconds of work per second of audio, for the progress estimate only (capped below 1). */
+const ESTIMATED_RTF = 0.5;
+
+export interface JobRunnerDeps {
+  queue: JobQueue;
+  stt: SttService;
+  store: Store;
+  limiter: Limiter;
+  config: Config;
+  log: FastifyBaseLogger;
+  /** Where downloads go (<dataDir>/jobs). */
+  dir: string;
+  policy: FetchPolicy;
+  /** This node's worker id in leases. */
+  nodeId: string;
+  /** A job ended on this node: its final status and seconds since it first started (metrics). */
+  onFinished?: (status: string, seconds: number) => void;
+}
+
+export interface JobRunnerOptions {
+  concurrency: number;
+  leaseMs: number;
+  /** How often to look for work when nothing wakes the runner. */
+  pollMs?: number;
+}
+
+export class JobRunner {
+  private readonly active = new Set<Promise<void>>();
+  private readonly aborts = new Set<AbortController>();
+  private timer: NodeJS.Timeout | null = null;
+  private stopped = true;
+  private claiming: Promise<void> | null = null;
+  private readonly heartbeatMs: number;
+
+  constructor(
+    private readonly d: JobRunnerDeps,
+    private readonly o: JobRunnerOptions,
+  ) {
+    // Four heartbeats per lease, at most every 15 s: a missed one or two never loses a live job.
+    this.heartbeatMs = Math.min(15_000, Math.floor(o.leaseMs / 4));
+  }
+
+  start(): void {
+    if (!this.stopped || this.o.concurrency <= 0) return;
+    this.stopped = false;
+    this.schedule(0);
+  }
+
+  /** Looks for work now (a job was just enqueued on this node). */
+  wake(): void {
+    if (!this.stopped) this.schedule(0);
+  }
+
+  /**
+   * Stops claiming and abandons the jobs in flight: their holds are released and their leases run
+   * out, so the next node to claim (or this one restarted) runs them again from the start.
+   */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    await this.claiming;
+    for (const a of this.aborts) a.abort(new Error('the node is stopping'));
+    await Promise.allSettled([...this.active]);
+  }
+
+  private schedule(ms: number): void {
+    if (this.stopped) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      if (this.claiming) return;
+      this.claiming = this.fill()
+        .catch((err: unknown) => this.d.log.warn({ err }, 'claiming jobs failed'))
+        .finally(() => {
+          this.claiming = null;
+          this.schedule(this.o.pollMs ?? 1000);
+        });
+    }, ms);
+    this.timer.unref();
+  }
+
+  /** Claims jobs while there is room. */
+  private async fill(): Promise<void> {
+    while (!this.stopped && this.active.size < this.o.concurrency) {
+      const claimed = await this.d.queue.claim(this.d.nodeId, this.o.leaseMs);
+      if (!claimed) return;
+      const run: Promise<void> = this.run(claimed)
+        .catch((err: unknown) => this.d.log.error({ err, job: claimed.job.id }, 'job run failed'))
+        .finally(() => {
+          this.active.delete(run);
+          this.wake();
+        });
+      this.active.add(run);
+    }
+  }
+
+  private async run({ job, lease }: Claimed): Promise<void> {
+    const { queue, store, limiter, config, stt, log } = this.d;
+    const abort = new AbortController();
+    this.aborts.add(abort);
+    const holdId = `${job.id}:${job.attempts}`;
+    let progress = 0;
+    let slot: string | null = null;
+    let download: string | null = null;
+    let recognizing: { at: number; seconds: number } | null = null;
+    let beating: Promise<void> | null = null;
+    let auth: AuthContext | null = null;
+    const heartbeat = async (): Promise<void> => {
+      if (recognizing) progress = Math.max(progress, Math.min(0.95, 0.2 + (0.75 * (Date.now() - recognizing.at)) / 1000 / Math.max(1, recognizing.seconds * ESTIMATED_RTF)));
+      const alive = await queue.heartbeat(lease, this.o.leaseMs, progress).catch((err: unknown) => {
+        log.warn({ err, job: job.id }, 'job heartbeat failed');
+        return true; // a database hiccup is not a lost lease; the next heartbeat tells
+      });
+      if (!alive) {
+        abort.abort(new Error('the job was canceled or taken over'));
+        // Give the credits back now, not when the recognition in flight ends (it cannot be
+        // interrupted); a canceled job's audio goes now too (a job taken over keeps it for its new run).
+        await store.releaseHold(holdId).catch(() => undefined);
+        const now = await queue.get(job.accountId, job.id).catch(() => null);
+        if (job.source.type === 'upload' && (!now || FINISHED.has(now.status))) await rm(job.source.path, { force: true });
+        return;
+      }
+      if (slot && auth) void limiter.renewSlot(auth.account.id, slot, SLOT_LEASE_MS).catch(() => undefined);
+      if (auth) await store.extendHold(holdId, 0, 0, null, currentPeriod(auth.account.periodAnchor).start, new Date(Date.now() + HOLD_EXPIRY_MS)).catch(() => undefined);
+    };
+    const beatNow = () => {
+      beating ??= heartbeat().finally(() => (beating = null));
+    };
+    const beat = setInterval(beatNow, this.heartbeatMs);
+    try {
+      // The runs before this one died (their leases ran out): their holds go back now.
+      for (let a = 1; a < job.attempts; a++) await store.releaseHold(`${job.id}:${a}`);
+      const [account, key] = await Promise.all([store.getAccount(job.accountId), store.getKey(job.keyId)]);
+      if (!account || !key) throw new ApiError('NOT_FOUND', { message: 'The job\'s account or key no longer exists.' });
+      auth = { account, key, mode: job.mode };
+      slot = await this.accountSlot(auth, abort.signal);
+      const options = requestOf(job.params);
+      let audioPath: string;
+      if (job.source.type === 'upload') audioPath = job.source.path;
+      else {
+        download = (await safeDownload(job.source.url, { policy: this.d.policy, maxBytes: config.jobs.maxBytes, dir: this.d.dir, signal: abort.signal })).path;
+        audioPath = download;
+      }
+      progress = 0.1;
+      beatNow();
+      // The decoder takes the file's bytes (decisions: audio.decode in the worker pool).
+      const audio = await readFile(audioPath);
+      const t = await stt.transcribe(
+        auth,
+        {
+          requestId: job.id,
+          endpoint: 'universal',
+          options,
+          audio: new Uint8Array(audio.buffer, audio.byteOffset, audio.byteLength),
+          holdId,
+          onDecoded: (seconds) => {
+            progress = 0.2;
+            recognizing = { at: Date.now(), seconds };
+            beatNow();
+          },
+        },
+        abort.signal,
+      );
+      const result = render(options.responseFormat, t.transcript, {
+        language: t.language,
+        duration: t.duration,
+        model: t.model,
+        provider: t.provider,
+        engine: t.engine,
+        creditsUsed: t.credits,
+        includeWords: options.diarize || (options.responseFormat === 'verbose_json' && options.granularities.includes('word')),
+        includeSegments: options.responseFormat === 'verbose_json',
+        diarized: options.diarize,
+      });
+      clearInterval(beat);
+      await beating;
+      if (!(await queue.complete(lease, { result, creditsUsed: t.credits }))) log.info({ job: job.id }, 'job finished after it was canceled or taken over; its result is dropped');
+    } catch (err) {
+      clearInterval(beat);
+      await beating;
+      if (abort.signal.aborted) {
+        log.info({ job: job.id, reason: String(abort.signal.reason) }, 'job run stopped');
+      } else {
+        const { error, retry } = jobError(err);
+        if (error.code === 'INTERNAL_ERROR') log.error({ err, job: job.id }, 'job failed');
+        await queue.fail(lease, error, { retry });
+      }
+    } finally {
+      clearInterval(beat);
+      this.aborts.delete(abort);
+      if (slot && auth) await limiter.releaseSlot(auth.account.id, slot).catch(() => undefined);
+      if (download) await rm(download, { force: true });
+      const now = await queue.get(job.accountId, job.id).catch(() => null);
+      if (!now || FINISHED.has(now.status)) {
+        // The audio goes as soon as the job ends (docs/jobs.md, Retention).
+        if (job.source.type === 'upload') await rm(job.source.path, { force: true });
+        if (now?.startedAt && now.finishedAt) this.d.onFinished?.(now.status, (now.finishedAt.getTime() - now.startedAt.getTime()) / 1000);
+      }
+    }
+  }
+
+  /**
+   * One of the account's concurrency slots, like a request's (src/limits/admission.ts). An account
+   * at its limit keeps its claimed job waiting here, with the lease renewed, until a slot frees.
+   */
+  private async accountSlot(auth: AuthContext, signal: AbortSignal): Promise<string> {
+    const plan = this.d.config.product.plans[auth.account.plan];
+    for (;;) {
+      signal.throwIfAborted();
+      const d = await this.d.limiter.acquireSlot(auth.account.id, plan.concurrent, SLOT_LEASE_MS);
+      if (d.ok) return d.slotId;
+      await new Promise((r) => setTimeout(r, Math.min(1000, this.heartbeatMs)));
+    }
+  }
+}
+
+/** The job's error object, and whether the run may be tried again (transient download errors only). */
+export function jobError(err: unknown): { error: JobError; retry: boolean } {
+  const transient = err instanceof UrlFetchFailedError && (err.status === null || err.status >= 500);
+  const mapped = fetchErrorToApi(err);
+  if (isApiError(mapped)) {
+    const details = Object.keys(mapped.details).length ? { details: mapped.details as Record<string, unknown> } : {};
+    return { error: { code: mapped.code, message: mapped.message, ...details }, retry: transient };
+  }
+  return { error: { code: 'INTERNAL_ERROR', message: 'An internal error occurred while the job ran.' }, retry: false };
+}

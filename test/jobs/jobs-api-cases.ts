@@ -1,0 +1,287 @@
+// The jobs API end to end on one queue kind (SQLite or PostgreSQL): the real app, the real
+// runner and webhook dispatcher, real recognition, a local HTTP server as the audio source and as
+// the webhook receiver. jobs-api-sqlite.test.ts and jobs-api-postgres.test.ts run it.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import { readFileSync } from 'node:fs';
+import { readdir } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { createTestAccount, createTestApp, type TestApp } from '../helpers/app.js';
+import { multipart } from '../helpers/multipart.js';
+import { flite, librivox, soxConcat, wordErrorRate } from '../helpers/speech.js';
+import { startJobWork, jobsDir, type JobWork } from '../../src/jobs/background.js';
+import { verifyWebhookSignature } from '../../src/jobs/webhook-signature.js';
+
+interface Hook {
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+export function jobsApiSuite(env: () => Promise<{ env: Record<string, string>; cleanup(): Promise<void> }>): void {
+  let t: TestApp;
+  let work: JobWork;
+  let key: string;
+  let accountId: string;
+  let otherKey: string;
+  let source: http.Server;
+  let base: string;
+  let cleanup: () => Promise<void>;
+  const hooks: Hook[] = [];
+  let hookFailuresLeft = 0;
+  const fox = flite('The quick brown fox jumps over the lazy dog.');
+  const sample = librivox()[0]!;
+  // About 75 s of speech: long enough to be caught running.
+  const long = soxConcat(Array(10).fill(sample.file));
+
+  before(async () => {
+    source = http.createServer((req, res) => {
+      if (req.url === '/fox.wav') return res.writeHead(200, { 'content-type': 'audio/wav' }).end(readFileSync(fox));
+      if (req.url === '/not-audio') return res.writeHead(200, { 'content-type': 'text/plain' }).end('this is not audio at all, only text');
+      if (req.url === '/hook') {
+        let body = '';
+        req.on('data', (d) => (body += d));
+        req.on('end', () => {
+          hooks.push({ headers: req.headers, body });
+          if (hookFailuresLeft > 0) {
+            hookFailuresLeft--;
+            res.writeHead(500).end('try again');
+          } else res.writeHead(200).end('ok');
+        });
+        return;
+      }
+      res.writeHead(404).end('no');
+    });
+    source.listen(0, '127.0.0.1');
+    await new Promise((r) => source.once('listening', r));
+    base = `http://127.0.0.1:${(source.address() as AddressInfo).port}`;
+    const e = await env();
+    cleanup = e.cleanup;
+    t = await createTestApp({ PARLA_FETCH_ALLOW_PRIVATE: 'true', PARLA_JOB_CONCURRENCY: '1', PARLA_JOB_LEASE_SECONDS: '8', ...e.env });
+    work = startJobWork(t.services, { webhookScheduleMs: [300, 300], pollMs: 200 });
+    ({ apiKey: key, accountId } = await createTestAccount(t.services, { credits: 100_000, plan: 'enterprise' }));
+    ({ apiKey: otherKey } = await createTestAccount(t.services, { credits: 100_000, plan: 'enterprise' }));
+  });
+  after(async () => {
+    await work?.stop();
+    await t?.close();
+    await cleanup?.();
+    source?.close();
+  });
+
+  const upload = async (file: string, fields: Record<string, string> = {}, headers: Record<string, string> = {}) => {
+    const { body, contentType } = await multipart(readFileSync(file), fields, 'talk.wav');
+    return t.app.inject({ method: 'POST', url: '/api/v1/stt/jobs', headers: { 'x-api-key': key, 'content-type': contentType, ...headers }, payload: body });
+  };
+  const byUrl = (payload: Record<string, unknown>, headers: Record<string, string> = {}, apiKey = key) =>
+    t.app.inject({ method: 'POST', url: '/api/v1/stt/jobs', headers: { 'x-api-key': apiKey, 'content-type': 'application/json', ...headers }, payload });
+  const get = (path: string, apiKey = key) => t.app.inject({ method: 'GET', url: path, headers: { 'x-api-key': apiKey } });
+  const balance = () => t.services.store.getBalance(accountId, 'live');
+  async function until(id: string, done: (job: any) => boolean, ms = 40_000): Promise<any> {
+    const started = Date.now();
+    for (;;) {
+      const res = await get(`/api/v1/stt/jobs/${id}`);
+      assert.equal(res.statusCode, 200, res.body);
+      const job = res.json().job;
+      if (done(job)) return job;
+      if (Date.now() - started > ms) assert.fail(`job ${id} still ${JSON.stringify(job)}`);
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+  const ended = (j: any) => ['completed', 'failed', 'canceled'].includes(j.status);
+
+  describe('jobs API', () => {
+    test('an upload: 202 with Location, then completed with the batch result, billed once, audio deleted', async () => {
+      const before = await balance();
+      const res = await upload(fox, { response_format: 'verbose_json' });
+      assert.equal(res.statusCode, 202, res.body);
+      const { job } = res.json();
+      assert.equal(res.json().success, true);
+      assert.equal(res.headers.location, `/api/v1/stt/jobs/${job.id}`);
+      assert.match(job.id, /^job_[A-Za-z0-9]{20}$/);
+      assert.equal(job.status, 'queued');
+      assert.equal(job.model, 'cipher-fast');
+      assert.equal(job.response_format, 'verbose_json');
+      assert.deepEqual(job.source, { type: 'upload', filename: 'talk.wav', bytes: readFileSync(fox).length });
+      const done = await until(job.id, ended);
+      assert.equal(done.status, 'completed', JSON.stringify(done));
+      assert.equal(done.progress, 1);
+      assert.equal(done.attempts, 1);
+      assert.ok(wordErrorRate('the quick brown fox jumps over the lazy dog', done.result.text) <= 0.2, done.result.text);
+      assert.ok(Array.isArray(done.result.segments));
+      assert.equal(done.credits_used, done.result.credits_used);
+      assert.ok(done.credits_used > 0);
+      assert.equal(await balance(), before - done.credits_used, 'charged exactly the job\'s credits');
+      assert.ok(done.started_at && done.finished_at);
+      const left = (await readdir(jobsDir(t.services.config.dataDir))).filter((f) => f.startsWith('upload-'));
+      assert.deepEqual(left, [], 'the upload is deleted when the job ends');
+    });
+
+    test('a URL with a callback: the webhook is signed, retried after a 500, and its attempts are in the job', async () => {
+      hooks.length = 0;
+      hookFailuresLeft = 1;
+      const res = await byUrl({ url: `${base}/fox.wav`, callback_url: `${base}/hook`, response_format: 'text' });
+      assert.equal(res.statusCode, 202, res.body);
+      const { job } = res.json();
+      assert.deepEqual(job.source, { type: 'url', url: `${base}/fox.wav` });
+      assert.equal(job.callback_url, `${base}/hook`);
+      const done = await until(job.id, (j) => j.webhook?.state === 'delivered');
+      assert.equal(done.status, 'completed');
+      assert.equal(typeof done.result, 'string');
+      assert.match(done.result, /fox/i);
+      assert.equal(hooks.length, 2, 'one failed attempt, one delivered');
+      const secret = (await t.services.store.getWebhookSecret(accountId, 'unused'))!;
+      for (const [i, h] of hooks.entries()) {
+        assert.ok(verifyWebhookSignature({ secret, header: h.headers['x-parla-signature'] as string, body: h.body }), 'signed with the account\'s secret');
+        assert.equal(h.headers['x-parla-webhook-attempt'], String(i + 1));
+        assert.equal(h.headers['x-parla-webhook-id'], done.webhook.id, 'the same delivery id on each retry');
+        const payload = JSON.parse(h.body);
+        assert.equal(payload.event, 'stt.job.completed');
+        assert.equal(payload.job.id, job.id);
+        assert.equal(payload.job.result, done.result);
+        assert.equal(payload.job.webhook, undefined);
+      }
+      assert.equal(hooks[0]!.body, hooks[1]!.body, 'the same bytes on every attempt');
+      assert.deepEqual(done.webhook.attempts.map((a: any) => [a.attempt, a.status, a.ok]), [[1, 500, false], [2, 200, true]]);
+      const text = await get(`/api/v1/stt/jobs/${job.id}/result`);
+      assert.equal(text.statusCode, 200);
+      assert.match(String(text.headers['content-type']), /^text\/plain/);
+      assert.equal(text.body, done.result);
+    });
+
+    test('a download that fails, audio that does not decode: failed jobs with the error, nothing charged, a stt.job.failed webhook', async () => {
+      hooks.length = 0;
+      const before = await balance();
+      const missing = (await byUrl({ url: `${base}/missing.wav`, callback_url: `${base}/hook` })).json().job;
+      const notAudio = (await byUrl({ url: `${base}/not-audio` })).json().job;
+      const a = await until(missing.id, (j) => ended(j) && j.webhook?.state === 'delivered');
+      assert.equal(a.status, 'failed');
+      assert.equal(a.error.code, 'URL_FETCH_FAILED');
+      assert.equal(a.error.details.status, 404);
+      assert.equal(a.credits_used, null);
+      assert.equal(a.result, undefined);
+      assert.equal(JSON.parse(hooks[0]!.body).event, 'stt.job.failed');
+      const b = await until(notAudio.id, ended);
+      assert.equal(b.status, 'failed');
+      assert.equal(b.error.code, 'INVALID_AUDIO');
+      assert.equal(await balance(), before);
+    });
+
+    test('Idempotency-Key: the same body answers the same job, another body is 409', async () => {
+      const before = await balance();
+      const headers = { 'idempotency-key': `key-${Date.now()}` };
+      const first = await upload(fox, { language: 'en' }, headers);
+      assert.equal(first.statusCode, 202, first.body);
+      const again = await upload(fox, { language: 'en' }, headers);
+      assert.equal(again.statusCode, 202);
+      assert.equal(again.json().job.id, first.json().job.id);
+      const other = await upload(fox, { language: 'en', response_format: 'text' }, headers);
+      assert.equal(other.statusCode, 409, other.body);
+      assert.equal(other.json().error.code, 'IDEMPOTENCY_KEY_REUSED');
+      const done = await until(first.json().job.id, ended);
+      assert.equal(done.status, 'completed');
+      const replay = await upload(fox, { language: 'en' }, headers);
+      assert.equal(replay.json().job.id, done.id);
+      assert.equal(replay.json().job.status, 'completed');
+      assert.equal(await balance(), before - done.credits_used, 'one job, one charge');
+      const bad = await upload(fox, {}, { 'idempotency-key': 'has space' });
+      assert.equal(bad.statusCode, 400);
+      assert.equal(bad.json().error.code, 'INVALID_PARAMETER');
+    });
+
+    test('cancel a running job: canceled, its credits released, its audio deleted; DELETE of a finished job deletes its result', async () => {
+      const before = await balance();
+      const job = (await upload(long)).json().job;
+      await until(job.id, (j) => j.status === 'running' && j.progress !== null && j.progress >= 0.2);
+      const del = await t.app.inject({ method: 'DELETE', url: `/api/v1/stt/jobs/${job.id}`, headers: { 'x-api-key': key } });
+      assert.equal(del.statusCode, 200, del.body);
+      assert.equal(del.json().job.status, 'canceled');
+      // The runner notices at its next heartbeat and gives the hold back.
+      const started = Date.now();
+      while ((await balance()) !== before && Date.now() - started < 30_000) await new Promise((r) => setTimeout(r, 200));
+      assert.equal(await balance(), before, 'a canceled job costs nothing');
+      const done = await until(job.id, ended);
+      assert.equal(done.status, 'canceled');
+      assert.equal(done.credits_used, null);
+      while (Date.now() - started < 30_000 && (await readdir(jobsDir(t.services.config.dataDir))).some((f) => f.startsWith('upload-'))) await new Promise((r) => setTimeout(r, 200));
+      assert.deepEqual((await readdir(jobsDir(t.services.config.dataDir))).filter((f) => f.startsWith('upload-')), []);
+
+      const finished = (await upload(fox)).json().job;
+      await until(finished.id, ended);
+      const gone = await t.app.inject({ method: 'DELETE', url: `/api/v1/stt/jobs/${finished.id}`, headers: { 'x-api-key': key } });
+      assert.equal(gone.statusCode, 200);
+      assert.equal(gone.json().job.result_deleted, true);
+      assert.equal(gone.json().job.result, null);
+      assert.equal((await get(`/api/v1/stt/jobs/${finished.id}/result`)).statusCode, 404);
+    });
+
+    test('the list: newest first, cursor paging, status filter; another account sees none of them', async () => {
+      const all = (await get('/api/v1/stt/jobs?limit=100')).json();
+      assert.ok(all.jobs.length >= 6);
+      const created = all.jobs.map((j: any) => j.created_at);
+      assert.deepEqual([...created].sort().reverse(), created);
+      const seen: string[] = [];
+      let cursor: string | null = null;
+      do {
+        const page: any = (await get(`/api/v1/stt/jobs?limit=2${cursor ? `&cursor=${cursor}` : ''}`)).json();
+        assert.ok(page.jobs.length <= 2);
+        seen.push(...page.jobs.map((j: any) => j.id));
+        cursor = page.next_cursor;
+      } while (cursor);
+      assert.deepEqual(seen, all.jobs.map((j: any) => j.id));
+      const failed = (await get('/api/v1/stt/jobs?status=failed')).json().jobs;
+      assert.ok(failed.length >= 2 && failed.every((j: any) => j.status === 'failed'));
+      assert.deepEqual((await get('/api/v1/stt/jobs', otherKey)).json().jobs, []);
+      const theirs = await get(`/api/v1/stt/jobs/${all.jobs[0].id}`, otherKey);
+      assert.equal(theirs.statusCode, 404);
+      assert.equal(theirs.json().error.code, 'NOT_FOUND');
+      const del = await t.app.inject({ method: 'DELETE', url: `/api/v1/stt/jobs/${all.jobs[0].id}`, headers: { 'x-api-key': otherKey } });
+      assert.equal(del.statusCode, 404);
+      assert.equal((await get('/api/v1/stt/jobs?cursor=nonsense')).json().error.code, 'INVALID_PARAMETER');
+    });
+
+    test('the edge refuses bad requests before a job exists', async () => {
+      const expect = async (res: Awaited<ReturnType<typeof byUrl>>, status: number, code: string) => {
+        assert.equal(res.statusCode, status, res.body);
+        assert.equal(res.json().error.code, code);
+      };
+      await expect(await byUrl({ url: 'file:///etc/passwd' }), 400, 'URL_NOT_ALLOWED');
+      await expect(await byUrl({ url: 'http://user:pw@example.com/a.wav' }), 400, 'URL_NOT_ALLOWED');
+      await expect(await byUrl({ url: `https://example.com/${'a'.repeat(5000)}` }), 400, 'URL_NOT_ALLOWED');
+      await expect(await byUrl({ url: `${base}/fox.wav`, callback_url: 'ftp://example.com/' }), 400, 'URL_NOT_ALLOWED');
+      await expect(await byUrl({}), 400, 'MISSING_FILE');
+      await expect(await byUrl({ url: `${base}/fox.wav`, model: 'no-such-model' }), 400, 'INVALID_MODEL');
+      await expect(await byUrl({ url: `${base}/fox.wav`, response_format: 'mp3' }), 400, 'INVALID_FORMAT');
+      await expect(await byUrl({ url: `${base}/fox.wav`, zero_retention: 'maybe' }), 400, 'INVALID_PARAMETER');
+      await expect(await byUrl({ url: { nested: true } }), 400, 'INVALID_PARAMETER');
+      await expect(await t.app.inject({ method: 'POST', url: '/api/v1/stt/jobs', payload: { url: `${base}/fox.wav` } }), 401, 'AUTH_MISSING_API_KEY');
+      await expect(await get('/api/v1/stt/jobs/job_nope'), 404, 'NOT_FOUND');
+      const { apiKey: broke } = await createTestAccount(t.services, { credits: 0 });
+      await expect(await byUrl({ url: `${base}/fox.wav` }, {}, broke), 402, 'INSUFFICIENT_CREDITS');
+      assert.deepEqual((await readdir(jobsDir(t.services.config.dataDir))).filter((f) => f.startsWith('upload-')), []);
+    });
+
+    test('zero_retention: the webhook carries the result once, a GET never shows it', async () => {
+      hooks.length = 0;
+      const job = (await byUrl({ url: `${base}/fox.wav`, callback_url: `${base}/hook`, zero_retention: true })).json().job;
+      assert.equal(job.zero_retention, true);
+      const done = await until(job.id, (j) => j.webhook?.state === 'delivered');
+      assert.equal(done.status, 'completed');
+      assert.equal(done.result, null);
+      assert.match(JSON.parse(hooks.at(-1)!.body).job.result.text, /fox/i);
+      const after = (await get(`/api/v1/stt/jobs/${job.id}`)).json().job;
+      assert.equal(after.result, null);
+      assert.equal((await get(`/api/v1/stt/jobs/${job.id}/result`)).statusCode, 404);
+    });
+
+    test('metrics: queue depth, job durations, webhook outcomes', async () => {
+      const text = await t.services.metrics.registry.metrics();
+      assert.match(text, /parla_jobs\{state="queued"\} \d+/);
+      assert.match(text, /parla_jobs\{state="webhooks_pending"\} \d+/);
+      assert.match(text, /parla_job_duration_seconds_count\{status="completed"\} [1-9]/);
+      assert.match(text, /parla_job_duration_seconds_count\{status="failed"\} [1-9]/);
+      assert.match(text, /parla_webhook_attempts_total\{outcome="http_error"\} [1-9]/);
+      assert.match(text, /parla_webhook_attempts_total\{outcome="delivered"\} [1-9]/);
+    });
+  });
+}
