@@ -156,7 +156,7 @@ export function JobsPage() {
     try {
       const { job } = await dashboardApi.cancelJob(canceling.id);
       setPage((p) => p && { ...p, jobs: p.jobs.map((j) => (j.id === job.id ? job : j)) });
-      setMessage(job.status === 'canceled' ? `Job ${job.id} canceled. Its held credits are released.` : `Job ${job.id} had already ended (${job.status}).`);
+      setMessage(job.status === 'canceled' ? `Job ${job.id} canceled; nothing is charged for it.` : `Job ${job.id} had already ended (${job.status}).`);
       setCanceling(null);
     } catch (err) {
       setCancelError(err);
