@@ -84,6 +84,7 @@ export const JobView = Type.Object({
   finished_at: Nullable(Stamp),
   attempts: Type.Integer(),
   credits_used: Type.Union([Type.Integer(), Type.Null()]),
+  audio_seconds: Type.Union([Type.Number(), Type.Null()], { description: 'the audio\'s length, from a json or verbose_json result; else null' }),
   source: Type.Object({ type: Type.String(), filename: Type.Optional(Nullable(Type.String())), bytes: Type.Optional(Type.Integer()), url: Type.Optional(Type.String()) }),
   callback_url: Nullable(Type.String()),
   webhook_state: Nullable(Type.String({ description: 'pending, delivered or failed; null without callback_url' })),

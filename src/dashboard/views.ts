@@ -23,6 +23,12 @@ export function keyView(k: ApiKeyRecord | ApiKeyWithUsage, now: Date = new Date(
   };
 }
 
+/** The audio's length from a JSON result (json, verbose_json); text, srt and vtt results do not say it. */
+function audioSeconds(result: unknown): number | null {
+  const d = result !== null && typeof result === 'object' ? (result as { duration?: unknown }).duration : undefined;
+  return typeof d === 'number' && Number.isFinite(d) ? d : null;
+}
+
 /** A job in the dashboard's list: what the API's job JSON shows, without the result itself. */
 export function jobView(j: JobRecord) {
   const text = (v: unknown) => (typeof v === 'string' ? v : null);
@@ -39,6 +45,7 @@ export function jobView(j: JobRecord) {
     finished_at: j.finishedAt?.toISOString() ?? null,
     attempts: j.attempts,
     credits_used: j.creditsUsed,
+    audio_seconds: audioSeconds(j.result),
     // An upload's server path never leaves the server (docs/jobs.md).
     source: j.source.type === 'url' ? { type: 'url', url: j.source.url } : { type: 'upload', filename: j.source.filename, bytes: j.source.bytes },
     callback_url: j.callbackUrl,

@@ -46,9 +46,10 @@ test('the list: newest first, both modes, a page at a time, by status; no result
   assert.ok(!body.jobs.some((j: any) => j.id === theirs));
   assert.deepEqual(body.jobs.map((j: any) => j.mode), ['test', 'live', 'live', 'live', 'live']);
   const oldest = body.jobs[4];
-  assert.deepEqual(Object.keys(oldest).sort(), ['attempts', 'callback_url', 'created_at', 'credits_used', 'error', 'finished_at', 'id', 'language', 'mode', 'model', 'progress', 'response_format', 'result_deleted', 'source', 'started_at', 'status', 'webhook_state'].sort());
+  assert.deepEqual(Object.keys(oldest).sort(), ['attempts', 'audio_seconds', 'callback_url', 'created_at', 'credits_used', 'error', 'finished_at', 'id', 'language', 'mode', 'model', 'progress', 'response_format', 'result_deleted', 'source', 'started_at', 'status', 'webhook_state'].sort());
   assert.equal(oldest.status, 'queued');
   assert.equal(oldest.model, 'cipher-max');
+  assert.equal(oldest.audio_seconds, null, 'not known before the audio is decoded');
   assert.deepEqual(oldest.source, { type: 'url', url: 'https://media.example.com/0.mp3' });
 
   const first = (await b.request({ method: 'GET', url: '/dashboard/api/jobs?limit=2', csrf: false })).json();

@@ -130,6 +130,7 @@ test('the Jobs page lists the account\'s jobs newest first, 20 to a page; Older 
   assert.match(done, /completed/i);
   assert.match(await row(ids[0]!).locator('[data-label="Credits"]').innerText(), /^\d+$/);
   assert.notEqual(await row(ids[0]!).locator('[data-label="Took"]').innerText(), '—');
+  assert.match(await row(ids[0]!).locator('[data-label="Audio"]').innerText(), /^\d\.\d s$/, 'a few seconds of audio');
   assert.equal(await row(ids[0]!).getByRole('button').count(), 0, 'a finished job has no Cancel');
   await page.getByRole('button', { name: 'Newer' }).click();
   await row(ids[21]!).waitFor();

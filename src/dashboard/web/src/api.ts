@@ -65,6 +65,8 @@ export interface Job {
   finished_at: string | null;
   attempts: number;
   credits_used: number | null;
+  /** The audio's length, seconds, when the result is JSON (json, verbose_json). */
+  audio_seconds: number | null;
   source: { type: 'upload'; filename: string | null; bytes: number } | { type: 'url'; url: string };
   callback_url: string | null;
   webhook_state: string | null;

@@ -61,6 +61,7 @@ function JobTable({ jobs, onCancel }: { jobs: Job[]; onCancel: (j: Job) => void 
             <th scope="col">Mode</th>
             <th scope="col">Source</th>
             <th scope="col">Created</th>
+            <th scope="col" class="num">Audio</th>
             <th scope="col" class="num">Took</th>
             <th scope="col" class="num">Credits</th>
             <th scope="col">
@@ -88,6 +89,9 @@ function JobTable({ jobs, onCancel }: { jobs: Job[]; onCancel: (j: Job) => void 
                 <time dateTime={j.created_at} title={formatDateTime(j.created_at)}>
                   {formatAgo(j.created_at, now)}
                 </time>
+              </td>
+              <td data-label="Audio" class="num">
+                {j.audio_seconds === null ? '—' : formatDuration(j.audio_seconds)}
               </td>
               <td data-label="Took" class="num">
                 {took(j, now)}
