@@ -19,6 +19,7 @@ Operator commands (read DATABASE_URL / PARLA_DATA_DIR like the server):
   parla accounts webhook-secret ID [--rotate]   show (or replace) the secret that signs job webhooks
   parla accounts plan ID PLAN
   parla accounts features ID --enable|--disable FEATURE   (tts, tts_stream, stt, stt_realtime, diarization)
+  parla accounts zero-retention ID [on|off]   the account's jobs keep no result (docs/jobs.md)
   parla keys create --account ID --name N [--test] [--expires-at ISO8601]   (a future date-time)
   parla keys list --account ID
   parla keys revoke|disable|enable KEY_ID

@@ -31,6 +31,7 @@ function accountJson(a: Account) {
     credits: a.credits,
     test_credits: a.testCredits,
     features: a.features,
+    zero_retention: a.zeroRetention,
     created_at: a.createdAt.toISOString(),
   };
 }
@@ -159,6 +160,18 @@ export async function accountsCommand(config: Config, args: string[]): Promise<n
         return 0;
       });
     }
+    case 'zero-retention': {
+      const { values, positionals } = parse(rest, {});
+      const [id, state] = positionals;
+      if (!id || (state !== undefined && state !== 'on' && state !== 'off')) throw new UsageError('usage: parla accounts zero-retention ACCOUNT_ID [on|off]');
+      return withStore(config, async (store) => {
+        await getAccountOrFail(store, id);
+        if (state !== undefined) await store.setZeroRetention(id, state === 'on');
+        const a = await getAccountOrFail(store, id);
+        output(!!values.json, { id: a.id, zero_retention: a.zeroRetention }, () => `zero_retention: ${a.zeroRetention ? 'on' : 'off'}`);
+        return 0;
+      });
+    }
     case 'webhook-secret': {
       const { values, positionals } = parse(rest, { rotate: { type: 'boolean' } });
       const id = positionals[0];
@@ -173,7 +186,7 @@ export async function accountsCommand(config: Config, args: string[]): Promise<n
       });
     }
     default:
-      throw new UsageError('usage: parla accounts create|list|show|features|plan|set-password|webhook-secret ... (parla help)');
+      throw new UsageError('usage: parla accounts create|list|show|features|zero-retention|plan|set-password|webhook-secret ... (parla help)');
   }
 }
 

@@ -26,6 +26,11 @@ export interface Account {
   credits: number;
   testCredits: number;
   features: FeatureSwitches;
+  /**
+   * Jobs of the account keep no result (docs/jobs.md, Retention): an operator policy, off by
+   * default, kept in the same JSON column as the feature switches (`parla accounts zero-retention`).
+   */
+  zeroRetention: boolean;
   /** The account's monthly period is anchored on this instant (the day of month it started). */
   periodAnchor: Date;
   createdAt: Date;

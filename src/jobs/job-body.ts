@@ -28,6 +28,9 @@ export interface JobBody {
 
 const tooLarge = (limit: number) => new ApiError('FILE_TOO_LARGE', { message: `The uploaded file is larger than the job limit of ${limit} bytes.`, details: { limit_bytes: limit } });
 
+/** The fields a JSON body may send as an array of strings (read as a comma-separated list, as in multipart). */
+const LIST_FIELDS: ReadonlySet<string> = new Set(['timestamp_granularities', 'keywords']);
+
 /** The fields a job request may carry besides the batch fields. */
 export const JOB_FIELDS = ['url', 'callback_url', 'zero_retention'] as const;
 
@@ -48,8 +51,8 @@ export async function readJobBody(request: FastifyRequest, opts: { maxBytes: num
     if (value === null || value === undefined) continue;
     if (typeof value === 'string') fields.set(name, value);
     else if (typeof value === 'boolean' || typeof value === 'number') fields.set(name, String(value));
-    else if (Array.isArray(value) && value.every((v) => typeof v === 'string')) fields.set(name, value.join(','));
-    else throw new ApiError('INVALID_PARAMETER', { message: `${name.slice(0, 64)} must be a string, a boolean, a number or an array of strings.`, details: { field: name.slice(0, 64) } });
+    else if (LIST_FIELDS.has(name) && Array.isArray(value) && value.every((v) => typeof v === 'string')) fields.set(name, value.join(','));
+    else throw new ApiError('INVALID_PARAMETER', { message: `${name.slice(0, 64)} must be a string, a boolean or a number${LIST_FIELDS.has(name) ? ' or an array of strings' : ''}.`, details: { field: name.slice(0, 64) } });
   }
   return { fields, file: null };
 }

@@ -174,7 +174,7 @@ export class JobRunner {
       beatNow();
       // The decoder takes the file's bytes (decisions: audio.decode in the worker pool).
       const audio = await readFile(audioPath);
-      const t = await stt.transcribe(
+      const transcribing = stt.transcribe(
         auth,
         {
           requestId: job.id,
@@ -190,6 +190,10 @@ export class JobRunner {
         },
         abort.signal,
       );
+      // A recognition cannot be interrupted: an aborted run stops waiting for it (its place on the
+      // node frees now) and the recognition's end is dropped unbilled (the service checks the signal).
+      transcribing.catch(() => undefined);
+      const t = await Promise.race([transcribing, aborted(abort.signal)]);
       const result = render(options.responseFormat, t.transcript, {
         language: t.language,
         duration: t.duration,
@@ -241,6 +245,14 @@ export class JobRunner {
       await new Promise((r) => setTimeout(r, Math.min(1000, this.heartbeatMs)));
     }
   }
+}
+
+/** Rejects when the signal aborts (never resolves). */
+function aborted(signal: AbortSignal): Promise<never> {
+  return new Promise((_, reject) => {
+    if (signal.aborted) reject(signal.reason);
+    else signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+  });
 }
 
 /** The job's error object, and whether the run may be tried again (transient download errors only). */

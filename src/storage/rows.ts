@@ -14,8 +14,20 @@ export function toDateOrNull(v: Stamp | null | undefined): Date | null {
   return v === null || v === undefined ? null : toDate(v);
 }
 
+function settingsObject(raw: unknown): Partial<Record<string, boolean>> {
+  return (typeof raw === 'string' ? JSON.parse(raw || '{}') : (raw ?? {})) as Partial<Record<string, boolean>>;
+}
+
+/**
+ * The account's `features` column with `patch` applied, as JSON: feature switches and the
+ * zero-retention flag share it, and a change to one keeps the others.
+ */
+export function patchAccountSettings(raw: unknown, patch: Record<string, boolean>): string {
+  return JSON.stringify({ ...parseFeatures(raw), zero_retention: settingsObject(raw).zero_retention === true, ...patch });
+}
+
 export function parseFeatures(raw: unknown): FeatureSwitches {
-  const obj = (typeof raw === 'string' ? JSON.parse(raw || '{}') : (raw ?? {})) as Partial<Record<string, boolean>>;
+  const obj = settingsObject(raw);
   const out = {} as FeatureSwitches;
   for (const f of FEATURES) out[f] = obj[f] !== false;
   return out;
@@ -43,6 +55,7 @@ export function accountFromRow(r: AccountRow): Account {
     credits: Number(r.credits),
     testCredits: Number(r.test_credits),
     features: parseFeatures(r.features),
+    zeroRetention: settingsObject(r.features).zero_retention === true,
     periodAnchor: toDate(r.period_anchor),
     createdAt: toDate(r.created_at),
   };

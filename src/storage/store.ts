@@ -102,6 +102,8 @@ export interface Store {
   countAccounts(): Promise<number>;
   setPlan(accountId: string, plan: Plan): Promise<void>;
   setFeature(accountId: string, feature: Feature, enabled: boolean): Promise<void>;
+  /** The account's jobs keep no result (docs/jobs.md); stored beside the feature switches. */
+  setZeroRetention(accountId: string, on: boolean): Promise<void>;
   setPassword(accountId: string, email: string, passwordHash: string): Promise<void>;
   /** Adds (or with a negative amount removes, never below zero) credits; returns the new balance. */
   addCredits(accountId: string, mode: KeyMode, amount: number): Promise<number>;

@@ -53,6 +53,17 @@ test('accounts, keys and credits from the command line', () => {
   assert.equal(feats.features.tts, true);
   assert.equal(parla('accounts', 'plan', account.id, 'pro', '--json').json().plan, 'pro');
 
+  // Zero retention (docs/jobs.md): off by default, on and off again, and it keeps the features.
+  assert.equal(parla('accounts', 'zero-retention', account.id, '--json').json().zero_retention, false);
+  assert.equal(parla('accounts', 'zero-retention', account.id, 'on', '--json').json().zero_retention, true);
+  const shown = parla('accounts', 'show', account.id, '--json').json();
+  assert.equal(shown.zero_retention, true);
+  assert.equal(shown.features.stt_realtime, false, 'the feature switch survived');
+  assert.equal(parla('accounts', 'features', account.id, '--enable', 'stt_realtime', '--json').json().features.stt_realtime, true);
+  assert.equal(parla('accounts', 'show', account.id, '--json').json().zero_retention, true, 'a feature change keeps the flag');
+  assert.equal(parla('accounts', 'zero-retention', account.id, 'off').out.trim(), 'zero_retention: off');
+  assert.equal(parla('accounts', 'zero-retention', account.id, 'maybe').code, 2);
+
   const secret = parla('accounts', 'webhook-secret', account.id);
   assert.equal(secret.code, 0, secret.err);
   assert.match(secret.out.trim(), /^whsec_[A-Za-z0-9_-]{43}$/);

@@ -5,7 +5,7 @@
 
 import fc from 'fast-check';
 import { multipartBody, wav } from './builders.js';
-import { GENERATE, GENERATE_TIMED, STREAM, STT_PATHS, type HostileCase } from './corpus.js';
+import { GENERATE, GENERATE_TIMED, JOBS, STREAM, STT_PATHS, type HostileCase } from './corpus.js';
 
 type Req = Pick<HostileCase, 'who' | 'method' | 'path' | 'headers' | 'body'>;
 
@@ -98,4 +98,31 @@ export const dashboardRequests: fc.Arbitrary<Req> = fc.oneof(
   fc.string({ maxLength: 30 }).map((id) => ({ who: 'session' as const, method: 'DELETE', path: `/dashboard/api/keys/${encodeURIComponent(id) || 'x'}` })),
   fc.tuple(fc.string({ maxLength: 12 }), fc.string({ maxLength: 40 }), fc.string({ maxLength: 12 })).map(([limit, cursor, status]) => ({ who: 'session' as const, method: 'GET', path: `/dashboard/api/jobs?limit=${encodeURIComponent(limit)}&cursor=${encodeURIComponent(cursor)}&status=${encodeURIComponent(status)}` })),
   fc.string({ maxLength: 30 }).map((id) => ({ who: 'session' as const, method: 'DELETE', path: `/dashboard/api/jobs/${encodeURIComponent(id) || 'x'}` })),
+);
+
+/** URLs: mostly well-formed (public names that are never fetched: the hostile service runs no jobs), often hostile. */
+const jobUrl = fc.oneof(
+  { weight: 3, arbitrary: fc.webUrl({ withQueryParameters: true, withFragments: true }) },
+  { weight: 2, arbitrary: fc.constantFrom('file:///etc/passwd', 'http://169.254.169.254/', 'http://[::1]/', 'http://u:p@example.com/', 'ftp://x/', 'http://', '', 'http://0/', 'https://example.com/a.wav') },
+  { weight: 2, arbitrary: fc.string({ unit: 'binary', maxLength: 60 }) },
+  { weight: 1, arbitrary: anyJson },
+);
+const jobFields = fc.record(
+  {
+    url: jobUrl,
+    callback_url: fc.option(jobUrl, { nil: undefined }),
+    model: mostly(fc.constantFrom('cipher-fast', 'lucid-mono'), fc.oneof(fc.string({ maxLength: 12 }), anyJson)),
+    response_format: mostly(fc.constantFrom('json', 'text', 'srt', 'vtt', 'verbose_json'), anyJson),
+    zero_retention: mostly(fc.boolean(), anyJson),
+    keywords: mostly(fc.array(fc.string({ maxLength: 8 }), { maxLength: 3 }), anyJson),
+  },
+  { requiredKeys: [] },
+);
+const idempotencyKey = fc.oneof(fc.string({ minLength: 1, maxLength: 20 }).filter((k) => /^[\x21-\x7e]+$/.test(k)), fc.string({ unit: 'grapheme-ascii', maxLength: 300 }).filter((k) => !/[\r\n\0]/.test(k)));
+
+/** POST /api/v1/stt/jobs with JSON bodies (mangled too) and Idempotency-Keys, and the list, get and delete routes with random queries and ids. */
+export const jobRequests: fc.Arbitrary<Req> = fc.oneof(
+  { weight: 4, arbitrary: fc.tuple(mangled(jobFields.map((f) => JSON.stringify(f))), fc.option(idempotencyKey, { nil: undefined }), fc.constantFrom<HostileCase['who']>('rich', 'rich', 'broke', 'none')).map(([body, key, who]) => ({ who, method: 'POST', path: JOBS, headers: [JSON_CT, ...(key === undefined ? [] : [['Idempotency-Key', key] as [string, string]])], body })) },
+  { weight: 1, arbitrary: fc.record({ limit: fc.oneof(fc.integer(), fc.string({ maxLength: 6 })), cursor: fc.oneof(fc.base64String({ maxLength: 80 }), fc.string({ maxLength: 40 })), status: fc.oneof(fc.constantFrom('queued', 'running', 'done'), fc.string({ maxLength: 8 })) }, { requiredKeys: [] }).map((q) => ({ who: 'rich' as const, method: 'GET', path: `${JOBS}?${new URLSearchParams(q as Record<string, string>).toString()}` })) },
+  { weight: 1, arbitrary: fc.tuple(fc.constantFrom('GET', 'DELETE'), fc.oneof(fc.string({ maxLength: 30 }), fc.stringMatching(/^job_[A-Za-z0-9]{20}$/)), fc.constantFrom('', '/result')).map(([method, id, tail]) => ({ who: 'rich' as const, method, path: `${JOBS}/${encodeURIComponent(id) || 'x'}${method === 'GET' ? tail : ''}` })) },
 );

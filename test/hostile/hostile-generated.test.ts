@@ -1,12 +1,12 @@
 // Issue 19's property-based part: a few thousand random bodies per run (fixed seed, so a failure
-// reproduces) for /tts/generate (and .../with-timestamps), /tts/stream, the STT endpoints (multipart and raw) and the
-// dashboard's JSON API. Every answer keeps the invariant of check.ts, and no single request
+// reproduces) for /tts/generate (and .../with-timestamps), /tts/stream, the STT endpoints (multipart and raw), the
+// dashboard's JSON API and the jobs API. Every answer keeps the invariant of check.ts, and no single request
 // delays the event loop past the bound. HOSTILE_RUNS scales the counts (1 = the defaults below,
 // about 3,000 requests); HOSTILE_SEED picks another seed.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { dashboardRequests, generateRequests, sttMultipartRequests, sttRawRequests, streamRequests, timedGenerateRequests } from './generated.js';
+import { dashboardRequests, generateRequests, jobRequests, sttMultipartRequests, sttRawRequests, streamRequests, timedGenerateRequests } from './generated.js';
 import { Prober, SETTINGS, startHostileService, Tally, type HostileService } from './harness.js';
 import { GENERATE, GENERATE_BASE, GENERATE_TIMED, timedAnswerProblem } from './corpus.js';
 import { sendRaw } from './wire.js';
@@ -20,6 +20,7 @@ const PLAN: Array<[string, fc.Arbitrary<Parameters<Prober['probe']>[0]>, number]
   ['dashboard JSON API', dashboardRequests, 600],
   // Last: the seeds of the entries above stay what they were.
   ['POST /api/v1/tts/generate/with-timestamps', timedGenerateRequests, 300],
+  ['jobs: POST, list, get, delete /api/v1/stt/jobs', jobRequests, 400],
 ];
 
 let svc: HostileService;

@@ -126,7 +126,8 @@ export const jobRoutes: FastifyPluginAsync<{ services: Services }> = async (app,
         if (url) checked(url, 'url');
         const callbackUrl = fields.get('callback_url')?.trim() || null;
         if (callbackUrl) checked(callbackUrl, 'callback_url');
-        const zeroRetention = parseBool('zero_retention', fields.get('zero_retention'));
+        // The account's policy wins: a request cannot ask to keep what the operator said not to.
+        const zeroRetention = parseBool('zero_retention', fields.get('zero_retention')) || auth.account.zeroRetention;
         // The audio's length is unknown until it is decoded: what is checked here is that the
         // balance pays for a second of it (the runner holds the real price, and fails the job with
         // INSUFFICIENT_CREDITS when it is more than the balance).

@@ -8,7 +8,7 @@
 import pg from 'pg';
 import type { Account, ApiKeyRecord, ApiKeyWithUsage, DailyUsage, Feature, KeyMode, Plan, StoredKeyState, UsageRecord, UsageSummary } from '../../domain/accounts.js';
 import { newId } from '../ids.js';
-import { accountFromRow, balanceColumn, keyFromRow, parseFeatures, sessionFromRow, usageFromRow, type AccountRow, type HoldRow, type KeyRow, type LedgerRow, type SessionRow } from '../rows.js';
+import { accountFromRow, balanceColumn, keyFromRow, patchAccountSettings, sessionFromRow, usageFromRow, type AccountRow, type HoldRow, type KeyRow, type LedgerRow, type SessionRow } from '../rows.js';
 import { StoreUnavailableError, type DashboardSession, type HoldRequest, type HoldResult, type NewAccount, type NewApiKey, type SettleResult, type Store } from '../store.js';
 import { POSTGRES_MIGRATIONS } from './migrations.js';
 import { settlementCharge } from '../settlement.js';
@@ -143,11 +143,18 @@ export class PostgresStore implements Store {
   }
 
   async setFeature(accountId: string, feature: Feature, enabled: boolean): Promise<void> {
+    await this.patchSettings(accountId, { [feature]: enabled });
+  }
+
+  async setZeroRetention(accountId: string, on: boolean): Promise<void> {
+    await this.patchSettings(accountId, { zero_retention: on });
+  }
+
+  private async patchSettings(accountId: string, patch: Record<string, boolean>): Promise<void> {
     await this.tx(async (q) => {
       const { rows } = await q.query<{ features: unknown }>('SELECT features FROM accounts WHERE id = $1 FOR UPDATE', [accountId]);
       if (!rows[0]) return;
-      const features = { ...parseFeatures(rows[0].features), [feature]: enabled };
-      await q.query('UPDATE accounts SET features = $1 WHERE id = $2', [JSON.stringify(features), accountId]);
+      await q.query('UPDATE accounts SET features = $1 WHERE id = $2', [patchAccountSettings(rows[0].features, patch), accountId]);
     });
   }
 

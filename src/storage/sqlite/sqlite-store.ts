@@ -22,7 +22,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Account, ApiKeyRecord, ApiKeyWithUsage, DailyUsage, Feature, KeyMode, Plan, StoredKeyState, UsageRecord, UsageSummary } from '../../domain/accounts.js';
 import { newId } from '../ids.js';
-import { accountFromRow, balanceColumn, keyFromRow, parseFeatures, sessionFromRow, usageFromRow, type AccountRow, type HoldRow, type KeyRow, type LedgerRow, type SessionRow } from '../rows.js';
+import { accountFromRow, balanceColumn, keyFromRow, patchAccountSettings, sessionFromRow, usageFromRow, type AccountRow, type HoldRow, type KeyRow, type LedgerRow, type SessionRow } from '../rows.js';
 import type { DashboardSession, HoldRequest, HoldResult, NewAccount, NewApiKey, SettleResult, Store } from '../store.js';
 import { SQLITE_MIGRATIONS } from './migrations.js';
 import { settlementCharge } from '../settlement.js';
@@ -106,11 +106,18 @@ export class SqliteStore implements Store {
   }
 
   async setFeature(accountId: string, feature: Feature, enabled: boolean): Promise<void> {
+    this.patchSettings(accountId, { [feature]: enabled });
+  }
+
+  async setZeroRetention(accountId: string, on: boolean): Promise<void> {
+    this.patchSettings(accountId, { zero_retention: on });
+  }
+
+  private patchSettings(accountId: string, patch: Record<string, boolean>): void {
     const tx = this.db.transaction(() => {
       const row = this.sql('SELECT features FROM accounts WHERE id = ?').get(accountId) as { features: string } | undefined;
       if (!row) return;
-      const features = { ...parseFeatures(row.features), [feature]: enabled };
-      this.sql('UPDATE accounts SET features = ? WHERE id = ?').run(JSON.stringify(features), accountId);
+      this.sql('UPDATE accounts SET features = ? WHERE id = ?').run(patchAccountSettings(row.features, patch), accountId);
     });
     tx.immediate();
   }
