@@ -9,7 +9,7 @@ import { ParlaError } from '../../packages/client/src/index.js';
 import type { AudioFormat, SttModel, TtsModel } from '../../packages/client/src/index.js';
 import { oneOf, parse, UsageError } from './args.js';
 import { COMMON, makeClient, progress, reportRetry, responseFormat, TRANSCRIBE_OPTIONS, transcribeFields, writeTranscript } from './client-options.js';
-import { transcribeAsync } from './jobs-commands.js';
+import { JOB_OPTIONS, transcribeAsync } from './jobs-commands.js';
 
 export const DEFAULT_VOICE = 'Aria';
 
@@ -57,16 +57,14 @@ export async function transcribeCommand(args: string[]): Promise<number> {
   const { values, positionals } = parse(args, {
     ...COMMON,
     ...TRANSCRIBE_OPTIONS,
+    ...JOB_OPTIONS,
     async: { type: 'boolean' },
-    wait: { type: 'boolean' },
-    callback: { type: 'string' },
-    'idempotency-key': { type: 'string' },
   });
   const file = positionals[0];
   if (!file) throw new UsageError('usage: parla transcribe FILE [--format json|text|verbose_json|srt|vtt] [--model M] [--language L] [--diarize] [--keywords a,b] [-o out] [--async [--callback URL] [--wait]]');
   const format = responseFormat(values) ?? 'text';
   if (!values.async) {
-    for (const flag of ['wait', 'callback', 'idempotency-key'] as const) if (values[flag] !== undefined) throw new UsageError(`--${flag} goes with --async`);
+    for (const flag of Object.keys(JOB_OPTIONS)) if (values[flag] !== undefined) throw new UsageError(`--${flag} goes with --async`);
   }
   if (values.async) return transcribeAsync(values, { file }, format);
   const size = (await stat(file).catch(() => { throw new UsageError(`cannot read ${file}`); })).size;

@@ -9,6 +9,14 @@ import type { CreateJobOptions, Job, JobStatus, ParlaClient, ResponseFormat } fr
 import { oneOf, optionalInt, output, parse, UsageError } from './args.js';
 import { COMMON, makeClient, progress, reportRetry, responseFormat, TRANSCRIBE_OPTIONS, transcribeFields, writeTranscript } from './client-options.js';
 
+/** What a job takes besides the batch options (jobs create, transcribe --async). */
+export const JOB_OPTIONS = {
+  callback: { type: 'string' },
+  'zero-retention': { type: 'boolean' },
+  'idempotency-key': { type: 'string' },
+  wait: { type: 'boolean' },
+} as const;
+
 const JOB_STATUSES = ['queued', 'running', 'completed', 'failed', 'canceled'] as const satisfies readonly JobStatus[];
 
 /** Between two polls of --wait: a short file is done in a second or two. */
@@ -16,7 +24,8 @@ const WAIT_INTERVAL_MS = 1000;
 
 const USAGE = `usage:
   parla jobs create FILE|URL [--callback URL] [--format F] [--model M] [--language L] [--prompt P]
-                    [--keywords a,b] [--diarize] [--smart-format] [--punctuate] [--idempotency-key K] [--wait [-o out]]
+                    [--keywords a,b] [--diarize] [--smart-format] [--punctuate] [--zero-retention]
+                    [--idempotency-key K] [--wait [-o out]]
   parla jobs get ID
   parla jobs list [--status queued|running|completed|failed|canceled] [--limit N] [--cursor C]
   parla jobs cancel ID
@@ -103,7 +112,8 @@ async function waitAndReport(client: ParlaClient, values: Record<string, unknown
     p.stop();
   }
   if (values.json) {
-    output(true, job, () => '');
+    // The job as JSON, its result inside; to -o FILE when given, like a transcript.
+    await writeTranscript(values, job);
     return job.status === 'completed' ? 0 : 1;
   }
   if (job.status !== 'completed') throw jobFailure(job);
@@ -124,6 +134,7 @@ function jobOptions(values: Record<string, unknown>, source: { file: string } | 
     ...source,
     ...transcribeFields(values, format),
     ...(typeof values.callback === 'string' ? { callback_url: values.callback } : {}),
+    ...(values['zero-retention'] ? { zero_retention: true } : {}),
     ...(typeof values['idempotency-key'] === 'string' ? { idempotencyKey: values['idempotency-key'] } : {}),
   };
 }
@@ -138,7 +149,7 @@ export async function jobsCommand(args: string[]): Promise<number> {
   const [sub, ...rest] = args;
   switch (sub) {
     case 'create': {
-      const { values, positionals } = parse(rest, { ...COMMON, ...TRANSCRIBE_OPTIONS, 'audio-url': { type: 'string' }, callback: { type: 'string' }, 'idempotency-key': { type: 'string' }, wait: { type: 'boolean' } });
+      const { values, positionals } = parse(rest, { ...COMMON, ...TRANSCRIBE_OPTIONS, ...JOB_OPTIONS, 'audio-url': { type: 'string' } });
       if (positionals.length > 1 || (positionals.length === 1) === (values['audio-url'] !== undefined)) throw new UsageError(USAGE);
       // --url is the server's address for every client command, so the audio's URL is
       // --audio-url, or simply the argument when it starts with http:// or https://.

@@ -33,7 +33,7 @@ Client commands (read --api-key / --url or PARLA_API_KEY / PARLA_URL, default ht
   parla say "text" -o out.mp3 [--voice NAME] [--model M] [--language L] [--speed X] [--pitch N]
   parla transcribe FILE [--format json|text|verbose_json|srt|vtt] [--model M] [--language L] [--diarize] [--keywords a,b] [-o out]
                    [--async [--callback URL] [--wait]]   as a job (long audio): prints the job id, or waits for the result
-  parla jobs create FILE|URL [--callback URL] [--idempotency-key K] [--wait] [transcribe's options]
+  parla jobs create FILE|URL [--callback URL] [--zero-retention] [--idempotency-key K] [--wait] [transcribe's options]
                                                     an asynchronous transcription of a file or of audio at a URL
                                                     (also --audio-url URL); prints the job id, or with --wait the result
   parla jobs get ID | cancel ID | result ID [-o out]

@@ -104,6 +104,15 @@ test('jobs create from a URL with --wait --json; an Idempotency-Key answers the 
   assert.deepEqual(job.source, { type: 'url', url: `${audioBase}/fox.wav` });
   assert.match(job.result.text.toLowerCase(), /fox|dog/);
 
+  const kept = await parla('jobs', 'create', '--audio-url', `${audioBase}/fox.wav`, '--zero-retention', '--wait', '--json');
+  assert.equal(kept.code, 0, kept.err);
+  const keptJob = JSON.parse(kept.out);
+  assert.equal(keptJob.zero_retention, true);
+  assert.equal(keptJob.status, 'completed');
+  const none = await parla('jobs', 'result', keptJob.id);
+  assert.equal(none.code, 1);
+  assert.match(none.err, /^parla: NOT_FOUND: .*zero_retention/);
+
   const a = await parla('jobs', 'create', '--audio-url', `${audioBase}/fox.wav`, '--idempotency-key', 'cli-key-1', '--json');
   const b = await parla('jobs', 'create', '--audio-url', `${audioBase}/fox.wav`, '--idempotency-key', 'cli-key-1', '--json');
   assert.equal(a.code, 0, a.err);

@@ -243,7 +243,7 @@ export interface CreateJobOptions extends Omit<TranscribeOptions, 'onRetry'> {
   url?: string;
   /** Where the server POSTs the finished job (a signed webhook, docs/jobs.md). */
   callback_url?: string;
-  /** Keep no result on the server: only the webhook carries it, once (needs callback_url). */
+  /** Keep no result on the server: only the webhook (callback_url) carries it, once. */
   zero_retention?: boolean;
   /**
    * Sent as the Idempotency-Key header (1-255 visible ASCII characters): the same key and body
