@@ -70,7 +70,11 @@ before(async () => {
   for (let i = 0; i < 600 && (await status(ids[0]!)) !== 'completed'; i++) await new Promise((r) => setTimeout(r, 200));
   // About 80 s of speech (some 40 s of work here): still running while the test looks at the page, and the 20 behind it wait.
   ids.push(await upload(soxConcat(Array(12).fill(librivox()[0]!.file)), 'long-talk.wav'));
-  for (let i = 0; i < 20; i++) ids.push(await upload(fox, `fox-${i}.wav`));
+  for (let i = 0; i < 20; i++) {
+    ids.push(await upload(fox, `fox-${i}.wav`));
+    // Jobs of one millisecond are listed by id: a pause keeps the creation order the list order.
+    await new Promise((r) => setTimeout(r, 3));
+  }
 
   profile = mkdtempSync(path.join(tmpdir(), 'parla-chromium-'));
   context = await chromium.launchPersistentContext(profile, {
