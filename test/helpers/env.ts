@@ -31,6 +31,8 @@ export async function freshPgSchema(baseUrl = PG_BASE_URL): Promise<{ url: strin
       const c = new pg.Client({ connectionString: baseUrl });
       await c.connect();
       await c.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      // The job queue's pg-boss schema of a node that used this one (src/jobs/open-queue.ts).
+      await c.query(`DROP SCHEMA IF EXISTS ${schema}_pgboss CASCADE`);
       await c.end();
     },
   };

@@ -7,11 +7,17 @@ import http from 'node:http';
 import { readFileSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import pg from 'pg';
+import Database from 'better-sqlite3';
 import { createTestAccount, createTestApp, type TestApp } from '../helpers/app.js';
 import { multipart } from '../helpers/multipart.js';
 import { flite, librivox, soxConcat, wordErrorRate } from '../helpers/speech.js';
 import { startJobWork, jobsDir, type JobWork } from '../../src/jobs/background.js';
 import { verifyWebhookSignature } from '../../src/jobs/webhook-signature.js';
+
+/** The jobs' size limit in these tests (the 40 s recording is about 1.3 MB). */
+const MAX_BYTES = 2_000_000;
 
 interface Hook {
   headers: http.IncomingHttpHeaders;
@@ -37,6 +43,7 @@ export function jobsApiSuite(env: () => Promise<{ env: Record<string, string>; c
   before(async () => {
     source = http.createServer((req, res) => {
       if (req.url === '/fox.wav') return res.writeHead(200, { 'content-type': 'audio/wav' }).end(readFileSync(fox));
+      if (req.url === '/huge') return res.writeHead(200, { 'content-type': 'audio/wav' }).end(Buffer.alloc(MAX_BYTES + 1000));
       if (req.url === '/not-audio') return res.writeHead(200, { 'content-type': 'text/plain' }).end('this is not audio at all, only text');
       if (req.url === '/hook') {
         let body = '';
@@ -57,7 +64,7 @@ export function jobsApiSuite(env: () => Promise<{ env: Record<string, string>; c
     base = `http://127.0.0.1:${(source.address() as AddressInfo).port}`;
     const e = await env();
     cleanup = e.cleanup;
-    t = await createTestApp({ PARLA_FETCH_ALLOW_PRIVATE: 'true', PARLA_JOB_CONCURRENCY: '1', PARLA_JOB_LEASE_SECONDS: '8', ...e.env });
+    t = await createTestApp({ PARLA_FETCH_ALLOW_PRIVATE: 'true', PARLA_JOB_CONCURRENCY: '1', PARLA_JOB_LEASE_SECONDS: '8', PARLA_JOB_MAX_BYTES: String(MAX_BYTES), ...e.env });
     work = startJobWork(t.services, { webhookScheduleMs: [300, 300], pollMs: 200 });
     ({ apiKey: key, accountId } = await createTestAccount(t.services, { credits: 100_000, plan: 'enterprise' }));
     ({ apiKey: otherKey } = await createTestAccount(t.services, { credits: 100_000, plan: 'enterprise' }));
@@ -239,6 +246,51 @@ export function jobsApiSuite(env: () => Promise<{ env: Record<string, string>; c
       const del = await t.app.inject({ method: 'DELETE', url: `/api/v1/stt/jobs/${all.jobs[0].id}`, headers: { 'x-api-key': otherKey } });
       assert.equal(del.statusCode, 404);
       assert.equal((await get('/api/v1/stt/jobs?cursor=nonsense')).json().error.code, 'INVALID_PARAMETER');
+    });
+
+    test('a multipart form with a url field and no file; a download over PARLA_JOB_MAX_BYTES fails the job with FILE_TOO_LARGE', async () => {
+      const { body, contentType } = await multipart(null, { url: `${base}/fox.wav`, response_format: 'text' });
+      const res = await t.app.inject({ method: 'POST', url: '/api/v1/stt/jobs', headers: { 'x-api-key': key, 'content-type': contentType }, payload: body });
+      assert.equal(res.statusCode, 202, res.body);
+      const done = await until(res.json().job.id, ended);
+      assert.equal(done.status, 'completed');
+      assert.match(done.result, /fox/i);
+      const huge = (await byUrl({ url: `${base}/huge` })).json().job;
+      const failed = await until(huge.id, ended);
+      assert.equal(failed.status, 'failed');
+      assert.equal(failed.error.code, 'FILE_TOO_LARGE');
+      assert.deepEqual((await readdir(jobsDir(t.services.config.dataDir))).filter((f) => f.startsWith('download-')), [], 'the partial download is gone');
+    });
+
+    test('an upload over PARLA_JOB_MAX_BYTES: 413 while streaming, nothing kept', async () => {
+      const { body, contentType } = await multipart(Buffer.alloc(MAX_BYTES + 10), {}, 'big.wav');
+      const res = await t.app.inject({ method: 'POST', url: '/api/v1/stt/jobs', headers: { 'x-api-key': key, 'content-type': contentType }, payload: body });
+      assert.equal(res.statusCode, 413, res.body);
+      assert.equal(res.json().error.code, 'FILE_TOO_LARGE');
+      assert.deepEqual((await readdir(jobsDir(t.services.config.dataDir))).filter((f) => f.startsWith('upload-')), []);
+    });
+
+    test('retention: finished jobs older than PARLA_JOB_RETENTION_DAYS are purged by the node\'s timer job', async () => {
+      const job = (await byUrl({ url: `${base}/missing.wav` })).json().job;
+      await until(job.id, ended);
+      const eightDaysAgo = Date.now() - 8 * 86400_000;
+      // Ended eight days ago, as the queue's database records it (the retention is 7 days).
+      const { databaseUrl, dataDir } = t.services.config;
+      if (databaseUrl) {
+        const c = new pg.Client({ connectionString: databaseUrl });
+        await c.connect();
+        await c.query('UPDATE stt_jobs SET finished_at = $1 WHERE id = $2', [new Date(eightDaysAgo), job.id]);
+        await c.end();
+      } else {
+        const db = new Database(path.join(dataDir, 'jobs.db'));
+        db.prepare('UPDATE stt_jobs SET finished_at = ? WHERE id = ?').run(eightDaysAgo, job.id);
+        db.close();
+      }
+      const recent = (await byUrl({ url: `${base}/missing.wav` })).json().job;
+      await until(recent.id, ended);
+      assert.ok((await work.purge()) >= 1);
+      assert.equal((await get(`/api/v1/stt/jobs/${job.id}`)).statusCode, 404, 'past retention: gone');
+      assert.equal((await get(`/api/v1/stt/jobs/${recent.id}`)).statusCode, 200, 'within retention: kept');
     });
 
     test('the edge refuses bad requests before a job exists', async () => {
