@@ -142,8 +142,9 @@ test('jobs list: a table newest first, --limit with the next page\'s command, --
 });
 
 test('jobs cancel stops a queued job; errors exit 1 with the API\'s code, bad arguments 2', async () => {
-  // One job at a time: the long one runs while the next waits.
-  const long = soxConcat(Array(8).fill(librivox()[0]!.file));
+  // One job at a time: the long one (about two minutes of speech) runs while the next waits, even
+  // through the few seconds each CLI call takes here.
+  const long = soxConcat(Array(16).fill(librivox()[0]!.file));
   const first = (await parla('jobs', 'create', long)).out.trim();
   const second = (await parla('jobs', 'create', fox)).out.trim();
   const canceled = await parla('jobs', 'cancel', second);
