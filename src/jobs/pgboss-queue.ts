@@ -374,6 +374,19 @@ export class PgBossJobQueue implements JobQueue {
     });
   }
 
+  async release(lease: Lease, delayMs: number): Promise<boolean> {
+    return this.withLease(lease, async (q, r) => {
+      // pg-boss's retry would count and back off; a fresh pg-boss job that starts after the delay does neither.
+      await this.boss.complete(QUEUE, r.boss_id, { status: 'released' }, { db: onClient(q) });
+      const bossId = randomUUID();
+      await this.boss.send(QUEUE, { jobId: r.id }, { id: bossId, retryLimit: 1000, retryDelay: this.retryDelay, retryBackoff: this.retryDelay > 0, startAfter: Math.ceil(delayMs / 1000), db: onClient(q) });
+      await q.query(
+        "UPDATE stt_jobs SET status = 'queued', attempts = attempts - 1, started_at = CASE WHEN attempts <= 1 THEN NULL ELSE started_at END, progress = NULL, lease_token = NULL, lease_owner = NULL, lease_expires_at = NULL, boss_id = $1 WHERE id = $2",
+        [bossId, r.id],
+      );
+    });
+  }
+
   async cancel(accountId: string, jobId: string): Promise<JobRecord | null> {
     await this.tx(async (q) => {
       const { rows } = await q.query<Row>('SELECT * FROM stt_jobs WHERE id = $1 AND account_id = $2 FOR UPDATE', [jobId, accountId]);

@@ -165,6 +165,12 @@ export interface JobQueue {
   complete(lease: Lease, outcome: { result: unknown; creditsUsed: number }): Promise<boolean>;
   /** Ends the job as failed (or, with retry and attempts left, queues it again). False when the lease is lost. */
   fail(lease: Lease, error: JobError, opts?: { retry?: boolean; creditsUsed?: number }): Promise<boolean>;
+  /**
+   * Hands a claimed job back, queued again after delayMs, as if it had not been claimed: the
+   * claim is not counted as a run (an account at its concurrency limit waits queued). False when
+   * the lease is lost.
+   */
+  release(lease: Lease, delayMs: number): Promise<boolean>;
   /** Cancels a queued or running job of the account. The record after the call; null when not found. */
   cancel(accountId: string, jobId: string): Promise<JobRecord | null>;
   /** Deletes a finished job's stored result (the record stays). Null when not found. */

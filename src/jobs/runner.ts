@@ -19,6 +19,7 @@ import type { SttService } from '../stt/service.js';
 import type { AuthContext } from '../accounts/auth-context.js';
 import { currentPeriod } from '../accounts/period.js';
 import { ApiError, isApiError } from '../errors.js';
+import { serviceErrorToApiError } from '../edge/errors.js';
 import { render } from '../stt/render.js';
 import { fetchErrorToApi, safeDownload, UrlFetchFailedError, type FetchPolicy } from '../net/safe-fetch.js';
 import { FINISHED, type Claimed, type JobError, type JobQueue } from './queue.js';
@@ -88,7 +89,7 @@ export class JobRunner {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     await this.claiming;
-    for (const a of this.aborts) a.abort(new Error('the node is stopping'));
+    for (const a of this.aborts) a.abort(STOPPING);
     await Promise.allSettled([...this.active]);
   }
 
@@ -162,7 +163,14 @@ export class JobRunner {
       const [account, key] = await Promise.all([store.getAccount(job.accountId), store.getKey(job.keyId)]);
       if (!account || !key) throw new ApiError('NOT_FOUND', { message: 'The job\'s account or key no longer exists.' });
       auth = { account, key, mode: job.mode };
-      slot = await this.accountSlot(auth, abort.signal);
+      const admitted = await limiter.acquireSlot(account.id, config.product.plans[account.plan].concurrent, SLOT_LEASE_MS);
+      if (!admitted.ok) {
+        // The account is at its concurrency limit: the job waits queued (not counted as a run)
+        // and is claimed again once a slot may have freed.
+        await queue.release(lease, Math.min(10_000, Math.max(1000, admitted.retryAfter * 1000)));
+        return;
+      }
+      slot = admitted.slotId;
       const options = requestOf(job.params);
       let audioPath: string;
       if (job.source.type === 'upload') audioPath = job.source.path;
@@ -173,7 +181,10 @@ export class JobRunner {
       progress = 0.1;
       beatNow();
       // The decoder takes the file's bytes (decisions: audio.decode in the worker pool).
-      const audio = await readFile(audioPath);
+      const audio = await readFile(audioPath).catch((err: NodeJS.ErrnoException) => {
+        if (err.code !== 'ENOENT' || job.source.type !== 'upload') throw err;
+        throw new ApiError('INTERNAL_ERROR', { message: 'The uploaded audio is not on the node that ran the job: with several nodes, <dataDir>/jobs must be shared storage (docs/jobs.md).' });
+      });
       const transcribing = stt.transcribe(
         auth,
         {
@@ -213,6 +224,11 @@ export class JobRunner {
       await beating;
       if (abort.signal.aborted) {
         log.info({ job: job.id, reason: String(abort.signal.reason) }, 'job run stopped');
+        // Its credits go back now (the abandoned recognition's own release may come too late).
+        await store.releaseHold(holdId).catch(() => undefined);
+        // A node shutting down hands its jobs back at once, uncounted: another node (or this one
+        // restarted) runs them without waiting for the lease to run out.
+        if (abort.signal.reason === STOPPING) await queue.release(lease, 0).catch(() => false);
       } else {
         const { error, retry } = jobError(err);
         if (error.code === 'INTERNAL_ERROR') log.error({ err, job: job.id }, 'job failed');
@@ -232,20 +248,10 @@ export class JobRunner {
     }
   }
 
-  /**
-   * One of the account's concurrency slots, like a request's (src/limits/admission.ts). An account
-   * at its limit keeps its claimed job waiting here, with the lease renewed, until a slot frees.
-   */
-  private async accountSlot(auth: AuthContext, signal: AbortSignal): Promise<string> {
-    const plan = this.d.config.product.plans[auth.account.plan];
-    for (;;) {
-      signal.throwIfAborted();
-      const d = await this.d.limiter.acquireSlot(auth.account.id, plan.concurrent, SLOT_LEASE_MS);
-      if (d.ok) return d.slotId;
-      await new Promise((r) => setTimeout(r, Math.min(1000, this.heartbeatMs)));
-    }
-  }
 }
+
+/** The abort reason of runs abandoned because the node stops. */
+const STOPPING = new Error('the node is stopping');
 
 /** Rejects when the signal aborts (never resolves). */
 function aborted(signal: AbortSignal): Promise<never> {
@@ -255,10 +261,16 @@ function aborted(signal: AbortSignal): Promise<never> {
   });
 }
 
-/** The job's error object, and whether the run may be tried again (transient download errors only). */
+/** Errors of a moment: the run is tried again later (docs/jobs.md, Failures). */
+const TRANSIENT_CODES: ReadonlySet<string> = new Set(['CREDIT_CHECK_FAILED', 'SERVICE_OVERLOADED']);
+
+/**
+ * The job's error object (the edges' mapping: src/edge/errors.ts), and whether the run may be
+ * tried again: a network error or 5xx of the audio's server, an unreachable store, a full engine.
+ */
 export function jobError(err: unknown): { error: JobError; retry: boolean } {
-  const transient = err instanceof UrlFetchFailedError && (err.status === null || err.status >= 500);
-  const mapped = fetchErrorToApi(err);
+  const mapped = serviceErrorToApiError(fetchErrorToApi(err));
+  const transient = (err instanceof UrlFetchFailedError && (err.status === null || err.status >= 500)) || (mapped !== null && TRANSIENT_CODES.has(mapped.code));
   if (isApiError(mapped)) {
     const details = Object.keys(mapped.details).length ? { details: mapped.details as Record<string, unknown> } : {};
     return { error: { code: mapped.code, message: mapped.message, ...details }, retry: transient };

@@ -295,6 +295,14 @@ export class SqliteJobQueue implements JobQueue {
     });
   }
 
+  async release(lease: Lease, delayMs: number): Promise<boolean> {
+    return this.withLease(lease, () => {
+      this.sql(
+        "UPDATE stt_jobs SET status = 'queued', attempts = attempts - 1, started_at = CASE WHEN attempts <= 1 THEN NULL ELSE started_at END, progress = NULL, run_after = ?, lease_token = NULL, lease_owner = NULL, lease_expires_at = NULL WHERE id = ?",
+      ).run(this.t() + delayMs, lease.jobId);
+    });
+  }
+
   async cancel(accountId: string, jobId: string): Promise<JobRecord | null> {
     this.db
       .transaction(() => {

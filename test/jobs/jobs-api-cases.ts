@@ -15,6 +15,8 @@ import { multipart } from '../helpers/multipart.js';
 import { flite, librivox, soxConcat, wordErrorRate } from '../helpers/speech.js';
 import { startJobWork, jobsDir, type JobWork } from '../../src/jobs/background.js';
 import { verifyWebhookSignature } from '../../src/jobs/webhook-signature.js';
+import { paramsOf } from '../../src/jobs/job-params.js';
+import { parseSttFields } from '../../src/stt/request.js';
 
 /** The jobs' size limit in these tests (the 40 s recording is about 1.3 MB). */
 const MAX_BYTES = 2_000_000;
@@ -223,6 +225,22 @@ export function jobsApiSuite(env: () => Promise<{ env: Record<string, string>; c
       assert.equal((await get(`/api/v1/stt/jobs/${finished.id}/result`)).statusCode, 404);
     });
 
+    test('a node that stops mid-job hands the job back at once, uncounted and unbilled; the next start runs it', async () => {
+      const before = await balance();
+      const job = (await upload(long)).json().job;
+      await until(job.id, (j) => j.status === 'running' && j.progress >= 0.2);
+      await work.stop();
+      const back = (await get(`/api/v1/stt/jobs/${job.id}`)).json().job;
+      assert.equal(back.status, 'queued');
+      assert.equal(back.attempts, 0);
+      assert.equal(await balance(), before, 'its hold is back');
+      work = startJobWork(t.services, { webhookScheduleMs: [300, 300], pollMs: 200 });
+      const done = await until(job.id, ended, 120_000);
+      assert.equal(done.status, 'completed');
+      assert.equal(done.attempts, 1);
+      assert.equal(await balance(), before - done.credits_used);
+    });
+
     test('the list: newest first, cursor paging, status filter; another account sees none of them', async () => {
       const all = (await get('/api/v1/stt/jobs?limit=100')).json();
       assert.ok(all.jobs.length >= 6);
@@ -346,6 +364,36 @@ export function jobsApiSuite(env: () => Promise<{ env: Record<string, string>; c
       assert.equal(done.status, 'completed');
       assert.equal(done.result, null);
       assert.ok(done.credits_used > 0);
+    });
+
+    test('an account at its concurrency limit: its job waits queued (not a run) while other work goes on, then runs', async () => {
+      const { accountId: id, keyId } = await createTestAccount(t.services, { credits: 100_000, plan: 'free' });
+      const { limiter, config } = t.services;
+      const limit = config.product.plans.free.concurrent;
+      // The account's slots, all taken (as by requests in flight on any node).
+      const slots: string[] = [];
+      for (let i = 0; i < limit; i++) {
+        const d = await limiter.acquireSlot(id, limit, 60_000);
+        assert.ok(d.ok);
+        slots.push(d.slotId);
+      }
+      // (A POST would itself need a free slot: the job is queued the way the route queues it.)
+      const { job: waiting } = await t.services.jobs.queue.enqueue({ accountId: id, keyId, mode: 'live', params: paramsOf(parseSttFields(new Map(), 'universal')), source: { type: 'url', url: `${base}/fox.wav` }, callbackUrl: null, idempotencyKey: null, bodyHash: null });
+      t.services.jobs.events.emit('enqueued', waiting.id);
+      const other = (await byUrl({ url: `${base}/fox.wav` })).json().job;
+      assert.equal((await until(other.id, ended)).status, 'completed', 'other accounts\' jobs run meanwhile');
+      // (Read from the queue: the account's own GETs would need a slot too, and the free plan allows 10 a minute.)
+      const { queue } = t.services.jobs;
+      const still = (await queue.get(id, waiting.id))!;
+      assert.equal(still.status, 'queued');
+      assert.equal(still.attempts, 0, 'a job handed back is not counted as a run');
+      for (const s of slots) await limiter.releaseSlot(id, s);
+      const started = Date.now();
+      while (!['completed', 'failed'].includes((await queue.get(id, waiting.id))!.status) && Date.now() - started < 40_000) await new Promise((r) => setTimeout(r, 250));
+      const done = (await queue.get(id, waiting.id))!;
+      assert.equal(done.status, 'completed');
+      assert.equal(done.attempts, 1);
+      assert.match((done.result as { text: string }).text, /fox/i);
     });
 
     test('metrics: queue depth, job durations, webhook outcomes', async () => {

@@ -302,6 +302,27 @@ export function runQueueContract(name: string, handle: () => Promise<QueueHandle
       assert.equal(await claimOwn(q, a, 'w'), null, 'canceled jobs are not claimed');
     });
 
+    test('release: a claimed job goes back to the queue uncounted, after its delay; the released lease ends nothing', async () => {
+      const a = acct();
+      const { job } = await q.enqueue(newJob(a));
+      const c = await claimOwn(q, a, 'w');
+      assert.equal(c?.job.id, job.id);
+      assert.equal(await q.release(c!.lease, 0), true);
+      const back = (await q.get(a, job.id))!;
+      assert.equal(back.status, 'queued');
+      assert.equal(back.attempts, 0, 'a released claim is not a run');
+      assert.equal(back.startedAt, null);
+      assert.equal(await q.release(c!.lease, 0), false);
+      assert.equal(await q.complete(c!.lease, { result: null, creditsUsed: 1 }), false);
+      assert.equal(await q.heartbeat(c!.lease, 60_000), false);
+      const again = await claimOwn(q, a, 'w2');
+      assert.equal(again?.job.id, job.id);
+      assert.equal(again!.job.attempts, 1);
+      assert.equal(await q.release(again!.lease, 3_600_000), true);
+      assert.equal(await claimOwn(q, a, 'w3'), null, 'not before its delay');
+      assert.equal((await q.cancel(a, job.id))?.status, 'canceled', 'a released job can be canceled like any queued one');
+    });
+
     test('deleteResult removes a finished result only', async () => {
       const a = acct();
       const { job } = await q.enqueue(newJob(a));
