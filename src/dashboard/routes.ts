@@ -1,6 +1,7 @@
-// The dashboard's JSON API under /dashboard/api: sign-in/out, the account's API keys, its
-// usage and its transcription jobs. These routes are public to the API-key check (src/http/auth.ts) and authenticated by the
-// session cookie instead; every state-changing one also needs the session's X-CSRF-Token.
+// The dashboard's JSON API under /dashboard/api: sign-in/out, the account's API keys, its usage
+// and its transcription jobs. These routes are public to the API-key check (src/http/auth.ts) and
+// authenticated by the session cookie instead; every state-changing one also needs the session's
+// X-CSRF-Token.
 // Contract and security model: docs/dashboard.md.
 
 import { rm } from 'node:fs/promises';
