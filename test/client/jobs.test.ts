@@ -157,6 +157,9 @@ test('cancel a queued job; wait() on it ends canceled; wait() gives up with TIME
   const running = await client.jobs.create({ file: long });
   const queued = await client.jobs.create({ file: fox });
   await assert.rejects(client.jobs.wait(queued.id, { intervalMs: 50, timeoutMs: 200 }), (e: ParlaError) => e.code === 'TIMEOUT' && e.details.job_id === queued.id);
+  // A signal stops the waiting (not the job).
+  await assert.rejects(client.jobs.wait(queued.id, { intervalMs: 50, signal: AbortSignal.timeout(150) }), (e: Error) => e.name === 'TimeoutError');
+  assert.equal((await client.jobs.get(queued.id)).status, 'queued');
   const canceled = await client.jobs.cancel(queued.id);
   assert.equal(canceled.status, 'canceled');
   assert.equal((await client.jobs.wait(queued.id)).status, 'canceled');
