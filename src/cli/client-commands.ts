@@ -1,60 +1,17 @@
 // Client commands of `parla`, on top of the client SDK (packages/client): say, transcribe, listen.
-// They read the key and server from --api-key / --url or PARLA_API_KEY / PARLA_URL.
+// They read the key and server from --api-key / --url or PARLA_API_KEY / PARLA_URL. The jobs
+// commands (and transcribe --async) are in jobs-commands.ts.
 
 
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { ParlaClient, ParlaError } from '../../packages/client/src/index.js';
-import type { AudioFormat, ResponseFormat, SttModel, TtsModel } from '../../packages/client/src/index.js';
+import { ParlaError } from '../../packages/client/src/index.js';
+import type { AudioFormat, SttModel, TtsModel } from '../../packages/client/src/index.js';
 import { oneOf, parse, UsageError } from './args.js';
-
-const COMMON = {
-  'api-key': { type: 'string' },
-  url: { type: 'string' },
-  'realtime-url': { type: 'string' },
-  ca: { type: 'string' },
-  insecure: { type: 'boolean' },
-  quiet: { type: 'boolean', short: 'q' },
-} as const;
+import { COMMON, makeClient, progress, reportRetry, responseFormat, TRANSCRIBE_OPTIONS, transcribeFields, writeTranscript } from './client-options.js';
+import { JOB_OPTIONS, transcribeAsync } from './jobs-commands.js';
 
 export const DEFAULT_VOICE = 'Aria';
-
-async function makeClient(values: Record<string, unknown>): Promise<ParlaClient> {
-  const apiKey = (values['api-key'] as string | undefined) ?? process.env.PARLA_API_KEY;
-  if (!apiKey) throw new UsageError('no API key: pass --api-key or set PARLA_API_KEY');
-  const caFile = (values.ca as string | undefined) ?? process.env.PARLA_REALTIME_CA;
-  const ca = caFile ? await readFile(caFile, 'utf8').catch(() => { throw new UsageError(`cannot read the CA certificate ${caFile}`); }) : undefined;
-  return new ParlaClient({
-    apiKey,
-    baseUrl: (values.url as string | undefined) ?? process.env.PARLA_URL ?? 'http://127.0.0.1:8080',
-    ...(typeof values['realtime-url'] === 'string' ? { realtimeUrl: values['realtime-url'] } : {}),
-    ...(values.insecure ? { realtimeTls: { rejectUnauthorized: false } } : ca ? { realtimeTls: { ca } } : {}),
-  });
-}
-
-function progress(quiet: boolean) {
-  const started = Date.now();
-  const tty = process.stderr.isTTY;
-  let timer: NodeJS.Timeout | undefined;
-  return {
-    start(label: string) {
-      if (quiet) return;
-      const tick = () => {
-        const s = ((Date.now() - started) / 1000).toFixed(0);
-        if (tty) process.stderr.write(`\r${label} ${s}s`);
-      };
-      if (!tty) process.stderr.write(`${label}\n`);
-      tick();
-      timer = setInterval(tick, 500);
-    },
-    stop(final?: string) {
-      if (timer) clearInterval(timer);
-      if (quiet) return;
-      if (tty) process.stderr.write('\r\x1b[K');
-      if (final) process.stderr.write(`${final}\n`);
-    },
-  };
-}
 
 export async function sayCommand(args: string[]): Promise<number> {
   const { values, positionals } = parse(args, {
@@ -99,40 +56,28 @@ export async function sayCommand(args: string[]): Promise<number> {
 export async function transcribeCommand(args: string[]): Promise<number> {
   const { values, positionals } = parse(args, {
     ...COMMON,
-    output: { type: 'string', short: 'o' },
-    format: { type: 'string', short: 'f' },
-    model: { type: 'string', short: 'm' },
-    language: { type: 'string', short: 'l' },
-    prompt: { type: 'string' },
-    keywords: { type: 'string' },
-    diarize: { type: 'boolean' },
-    words: { type: 'boolean' },
+    ...TRANSCRIBE_OPTIONS,
+    ...JOB_OPTIONS,
+    async: { type: 'boolean' },
   });
   const file = positionals[0];
-  if (!file) throw new UsageError('usage: parla transcribe FILE [--format json|text|verbose_json|srt|vtt] [--model M] [--language L] [--diarize] [--keywords a,b] [-o out]');
-  const format = oneOf((values.format as string | undefined) ?? 'text', ['json', 'text', 'verbose_json', 'srt', 'vtt'] as const, '--format') as ResponseFormat;
+  if (!file) throw new UsageError('usage: parla transcribe FILE [--format json|text|verbose_json|srt|vtt] [--model M] [--language L] [--diarize] [--keywords a,b] [-o out] [--async [--callback URL] [--wait]]');
+  const format = responseFormat(values) ?? 'text';
+  if (!values.async) {
+    for (const flag of Object.keys(JOB_OPTIONS)) if (values[flag] !== undefined) throw new UsageError(`--${flag} goes with --async`);
+  }
+  if (values.async) return transcribeAsync(values, { file }, format);
   const size = (await stat(file).catch(() => { throw new UsageError(`cannot read ${file}`); })).size;
   const client = await makeClient(values);
   const p = progress(!!values.quiet);
   p.start(`uploading ${(size / 1e6).toFixed(1)} MB and transcribing…`);
   let result: unknown;
   try {
-    result = await client.stt.transcribe(file, {
-      response_format: format,
-      ...(values.model ? { model: values.model as SttModel } : {}),
-      ...(values.language ? { language: values.language as string } : {}),
-      ...(values.prompt ? { prompt: values.prompt as string } : {}),
-      ...(values.keywords ? { keywords: values.keywords as string } : {}),
-      ...(values.diarize ? { diarize: true } : {}),
-      ...(values.words && format === 'verbose_json' ? { timestamp_granularities: 'word' as const } : {}),
-      onRetry: (attempt, delay) => process.stderr.write(`\nretrying (${attempt}) in ${(delay / 1000).toFixed(1)}s…\n`),
-    });
+    result = await client.stt.transcribe(file, { ...transcribeFields(values, format), onRetry: reportRetry });
   } finally {
     p.stop();
   }
-  const text = typeof result === 'string' ? result : `${JSON.stringify(result, null, 2)}\n`;
-  if (values.output) await writeFile(values.output as string, text);
-  else process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+  await writeTranscript(values, result);
   return 0;
 }
 

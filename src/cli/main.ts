@@ -6,6 +6,7 @@ import { UsageError } from './args.js';
 import { accountsCommand, creditsCommand, keysCommand } from './operator.js';
 import { modelsCommand } from './models.js';
 import { describeClientError, listenCommand, sayCommand, transcribeCommand } from './client-commands.js';
+import { jobsCommand } from './jobs-commands.js';
 
 const HELP = `parla: self-hosted speech service
 
@@ -31,6 +32,12 @@ Operator commands (read DATABASE_URL / PARLA_DATA_DIR like the server):
 Client commands (read --api-key / --url or PARLA_API_KEY / PARLA_URL, default http://127.0.0.1:8080):
   parla say "text" -o out.mp3 [--voice NAME] [--model M] [--language L] [--speed X] [--pitch N]
   parla transcribe FILE [--format json|text|verbose_json|srt|vtt] [--model M] [--language L] [--diarize] [--keywords a,b] [-o out]
+                   [--async [--callback URL] [--wait]]   as a job (long audio): prints the job id, or waits for the result
+  parla jobs create FILE|URL [--callback URL] [--zero-retention] [--idempotency-key K] [--wait] [transcribe's options]
+                                                    an asynchronous transcription of a file or of audio at a URL
+                                                    (also --audio-url URL); prints the job id, or with --wait the result
+  parla jobs get ID | cancel ID | result ID [-o out]
+  parla jobs list [--status queued|running|completed|failed|canceled] [--limit N] [--cursor C]
   parla listen [FILE.wav | -] [--model M] [--language L] [--sample-rate N] [--fast] [--no-interim]
                                                     live transcription over the real-time WebSocket:
       where:  the address the server states (GET /api/v1/stt/realtime/info); to override it,
@@ -39,7 +46,7 @@ Client commands (read --api-key / --url or PARLA_API_KEY / PARLA_URL, default ht
               data/tls/realtime-cert.pem in its data directory: trust it with --ca FILE (or
               PARLA_REALTIME_CA=FILE); --insecure skips the check (local testing only)
 
-Operator commands take --json for machine-readable output.
+Operator commands and the jobs commands take --json for machine-readable output.
 `;
 
 export async function main(argv: string[]): Promise<number> {
@@ -56,6 +63,8 @@ export async function main(argv: string[]): Promise<number> {
         return await transcribeCommand(rest);
       case 'listen':
         return await listenCommand(rest);
+      case 'jobs':
+        return await jobsCommand(rest);
       default:
         break;
     }

@@ -1,8 +1,10 @@
-// The dashboard's JSON API under /dashboard/api: sign-in/out, the account's API keys and its
-// usage. These routes are public to the API-key check (src/http/auth.ts) and authenticated by the
-// session cookie instead; every state-changing one also needs the session's X-CSRF-Token.
+// The dashboard's JSON API under /dashboard/api: sign-in/out, the account's API keys, its usage
+// and its transcription jobs. These routes are public to the API-key check (src/http/auth.ts) and
+// authenticated by the session cookie instead; every state-changing one also needs the session's
+// X-CSRF-Token.
 // Contract and security model: docs/dashboard.md.
 
+import { rm } from 'node:fs/promises';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Services } from '../services.js';
@@ -17,8 +19,9 @@ import { PLAYGROUND_KEY_NAME, PlaygroundAuth } from './playground-auth.js';
 import { SESSION_COOKIE, SessionManager, sessionCookie } from './sessions.js';
 import { SignInLimiter } from './sign-in-limit.js';
 import { dashboardUsage } from './usage.js';
-import { accountView, keyView } from './views.js';
-import { CreatedKey, DashboardUsage, KeyList, KeyParams, NewKeyBody, OneKey, SessionView, SignInBody, UsageQuery } from './schemas.js';
+import { accountView, jobView, keyView } from './views.js';
+import { decodeCursor, FINISHED } from '../jobs/queue.js';
+import { CreatedKey, DashboardUsage, JobList, JobParams, JobsQuery, KeyList, KeyParams, NewKeyBody, OneJob, OneKey, SessionView, SignInBody, UsageQuery } from './schemas.js';
 
 /** The dashboard's long-lived parts: built once per app, shared by its routes and the API auth hook. */
 export interface Dashboard {
@@ -131,5 +134,32 @@ export const dashboardApiRoutes: FastifyPluginAsyncTypebox<{ services: Services;
   app.get('/usage', { schema: { hide: true, querystring: UsageQuery, response: { 200: DashboardUsage } } }, async (request) => {
     const { account } = await signedIn(request, { csrf: false });
     return dashboardUsage(store, services.config, account, request.query.mode ?? 'live');
+  });
+
+  // The account's jobs, both modes, newest first, a page at a time (the queue's own cursor).
+  app.get('/jobs', { schema: { hide: true, querystring: JobsQuery, response: { 200: JobList } } }, async (request) => {
+    const { account } = await signedIn(request, { csrf: false });
+    const { limit, cursor, status } = request.query;
+    // The queue reads a cursor it cannot decode as "from the start": say so instead.
+    if (cursor !== undefined && decodeCursor(cursor) === null) {
+      throw new ApiError('INVALID_PARAMETER', { message: 'cursor is not a cursor this list gave out.', details: { field: 'cursor' } });
+    }
+    const page = await services.jobs.queue.list(account.id, { limit: limit ?? 20, cursor: cursor ?? null, ...(status ? { status } : {}) });
+    return { jobs: page.jobs.map(jobView), next_cursor: page.nextCursor };
+  });
+
+  // Cancels a queued or running job (its runner stops at its next heartbeat and gives the held
+  // credits back). A finished job is answered as it is: the dashboard deletes no results. As
+  // DELETE /api/v1/stt/jobs/{id} does, a queued upload's file goes at once (no runner will).
+  app.delete('/jobs/:id', { schema: { hide: true, params: JobParams, response: { 200: OneJob } } }, async (request) => {
+    const { account } = await signedIn(request, { csrf: true });
+    const { queue } = services.jobs;
+    const notFound = () => new ApiError('NOT_FOUND', { message: 'No such job in this account.', details: { provided: request.params.id } });
+    const job = /^job_[A-Za-z0-9]{20}$/.test(request.params.id) ? await queue.get(account.id, request.params.id) : null;
+    if (!job) throw notFound();
+    if (FINISHED.has(job.status)) return { job: jobView(job) };
+    const after = (await queue.cancel(account.id, job.id)) ?? job;
+    if (job.status === 'queued' && after.status === 'canceled' && job.source.type === 'upload') await rm(job.source.path, { force: true });
+    return { job: jobView(after) };
   });
 };

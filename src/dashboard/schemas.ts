@@ -58,3 +58,39 @@ export const DashboardUsage = Type.Object({
   rate_limits: Type.Object({ requests_per_minute: Type.Integer(), requests_per_hour: Type.Integer(), concurrent_requests: Type.Integer() }),
   daily: Type.Array(Type.Object({ day: Type.String({ format: 'date' }), tts: Counts, stt: Counts })),
 });
+
+// Jobs (docs/jobs.md): the account's asynchronous transcriptions, listed without their results
+// (a long recording's transcript is large; GET /api/v1/stt/jobs/{id}/result serves it).
+export const JobsQuery = Type.Object({
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+  cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+  status: Type.Optional(Type.Union(['queued', 'running', 'completed', 'failed', 'canceled'].map((s) => Type.Literal(s)))),
+});
+
+export const JobParams = Type.Object({ id: Type.String({ maxLength: 100 }) });
+
+const NullableNumber = Type.Union([Type.Number(), Type.Null()]);
+
+export const JobView = Type.Object({
+  id: Type.String(),
+  status: Type.String({ description: 'queued, running, completed, failed or canceled' }),
+  mode: Type.String(),
+  model: Nullable(Type.String()),
+  language: Nullable(Type.String()),
+  response_format: Nullable(Type.String()),
+  progress: NullableNumber,
+  created_at: Stamp,
+  started_at: Nullable(Stamp),
+  finished_at: Nullable(Stamp),
+  attempts: Type.Integer(),
+  credits_used: Type.Union([Type.Integer(), Type.Null()]),
+  audio_seconds: Type.Union([Type.Number(), Type.Null()], { description: 'the audio\'s length, from a json or verbose_json result; else null' }),
+  source: Type.Object({ type: Type.String(), filename: Type.Optional(Nullable(Type.String())), bytes: Type.Optional(Type.Integer()), url: Type.Optional(Type.String()) }),
+  callback_url: Nullable(Type.String()),
+  webhook_state: Nullable(Type.String({ description: 'pending, delivered or failed; null without callback_url' })),
+  result_deleted: Type.Boolean(),
+  error: Type.Union([Type.Object({ code: Type.String(), message: Type.String() }), Type.Null()]),
+});
+
+export const JobList = Type.Object({ jobs: Type.Array(JobView), next_cursor: Nullable(Type.String()) });
+export const OneJob = Type.Object({ job: JobView });

@@ -2,6 +2,7 @@
 
 import { effectiveKeyState } from '../accounts/api-keys.js';
 import type { Account, ApiKeyRecord, ApiKeyWithUsage } from '../domain/accounts.js';
+import type { JobRecord } from '../jobs/queue.js';
 
 export function accountView(a: Account) {
   return { id: a.id, name: a.name, email: a.email, plan: a.plan };
@@ -19,5 +20,37 @@ export function keyView(k: ApiKeyRecord | ApiKeyWithUsage, now: Date = new Date(
     expires_at: k.expiresAt?.toISOString() ?? null,
     requests: 'requests' in k ? k.requests : 0,
     credits_used: 'creditsUsed' in k ? k.creditsUsed : 0,
+  };
+}
+
+/** The audio's length from a JSON result (json, verbose_json); text, srt and vtt results do not say it. */
+function audioSeconds(result: unknown): number | null {
+  const d = result !== null && typeof result === 'object' ? (result as { duration?: unknown }).duration : undefined;
+  return typeof d === 'number' && Number.isFinite(d) ? d : null;
+}
+
+/** A job in the dashboard's list: what the API's job JSON shows, without the result itself. */
+export function jobView(j: JobRecord) {
+  const text = (v: unknown) => (typeof v === 'string' ? v : null);
+  return {
+    id: j.id,
+    status: j.status,
+    mode: j.mode,
+    model: text(j.params.model),
+    language: text(j.params.language),
+    response_format: text(j.params.response_format),
+    progress: j.progress,
+    created_at: j.createdAt.toISOString(),
+    started_at: j.startedAt?.toISOString() ?? null,
+    finished_at: j.finishedAt?.toISOString() ?? null,
+    attempts: j.attempts,
+    credits_used: j.creditsUsed,
+    audio_seconds: audioSeconds(j.result),
+    // An upload's server path never leaves the server (docs/jobs.md).
+    source: j.source.type === 'url' ? { type: 'url', url: j.source.url } : { type: 'upload', filename: j.source.filename, bytes: j.source.bytes },
+    callback_url: j.callbackUrl,
+    webhook_state: j.callbackUrl === null ? null : j.webhook.state,
+    result_deleted: j.resultDeleted,
+    error: j.status === 'failed' && j.error ? { code: j.error.code, message: j.error.message } : null,
   };
 }

@@ -23,7 +23,7 @@ after(() => t.close());
 
 describe('the built dashboard', () => {
   test('page paths answer index.html, revalidated every time, with the CSP', async () => {
-    for (const url of ['/dashboard', '/dashboard/', '/dashboard/keys', '/dashboard/usage', '/dashboard/playground/', '/dashboard/sign-in', '/dashboard/index.html']) {
+    for (const url of ['/dashboard', '/dashboard/', '/dashboard/keys', '/dashboard/usage', '/dashboard/jobs', '/dashboard/playground/', '/dashboard/sign-in', '/dashboard/index.html']) {
       const res = await t.app.inject({ url });
       assert.equal(res.statusCode, 200, url);
       assert.match(String(res.headers['content-type']), /^text\/html/, url);

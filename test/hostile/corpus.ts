@@ -679,6 +679,15 @@ function dashboardFieldCases(): HostileCase[] {
   for (const q of ['mode=x', 'mode=', 'mode=live&mode=test', 'mode[]=live', 'mode=%00']) {
     out.push({ name: `dashboard usage ?${q}`, group: 'odd values', who: 'session', method: 'GET', path: `/dashboard/api/usage?${q}` });
   }
+  // The Jobs page's list and cancel (docs/dashboard.md).
+  for (const q of ['limit=0', 'limit=101', 'limit=-1', 'limit=1e3', 'limit=x', 'status=done', 'status=', 'status[]=queued', 'cursor=', 'cursor=not-a-cursor', `cursor=${'A'.repeat(201)}`, 'cursor=%00', 'limit=2&limit=3']) {
+    out.push({ name: `dashboard jobs ?${q.slice(0, 30)}`, group: 'odd values', who: 'session', method: 'GET', path: `/dashboard/api/jobs?${q}`, expect: q === 'limit=2&limit=3' || q === 'status[]=queued' ? {} : { not2xx: true } });
+  }
+  for (const id of ['x'.repeat(101), '%00', '..%2f..%2f', 'job_AAAAAAAAAAAAAAAAAAAA', 'job_%27%20OR%201=1', '%ZZ']) {
+    out.push({ name: `dashboard cancel job ${id.slice(0, 24)}`, group: 'odd values', who: 'session', method: 'DELETE', path: `/dashboard/api/jobs/${id}`, expect: { not2xx: true } });
+  }
+  out.push({ name: 'dashboard cancel job with a wrong CSRF token', group: 'headers', who: 'session', method: 'DELETE', path: '/dashboard/api/jobs/job_AAAAAAAAAAAAAAAAAAAA', headers: [['X-CSRF-Token', 'x'.repeat(64)]], expect: { status: [403], code: ['CSRF_FAILED'] } });
+  out.push({ name: 'dashboard jobs without a session', group: 'auth', who: 'none', method: 'GET', path: '/dashboard/api/jobs', expect: { status: [401], code: ['SESSION_REQUIRED'] } });
   out.push({ name: 'dashboard keys without a session', group: 'auth', who: 'none', method: 'GET', path: '/dashboard/api/keys', expect: { status: [401], code: ['SESSION_REQUIRED'] } });
   out.push({ name: 'dashboard unknown API path', group: 'methods and paths', who: 'session', method: 'GET', path: '/dashboard/api/../api/keys/../../../package.json', expect: { check: NOT_PACKAGE_JSON } });
   return out;

@@ -125,6 +125,8 @@ export const dashboardRequests: fc.Arbitrary<Req> = fc.oneof(
   mangled(fc.record({ name: fc.oneof(fc.string({ maxLength: 40 }), anyJson), mode: fc.oneof(fc.constantFrom('live', 'test'), anyJson) }, { requiredKeys: [] }).map((r) => JSON.stringify(r))).map((body) => ({ who: 'session' as const, method: 'POST', path: '/dashboard/api/keys', headers: [JSON_CT], body })),
   fc.string({ maxLength: 30 }).map((q) => ({ who: 'session' as const, method: 'GET', path: `/dashboard/api/usage?mode=${encodeURIComponent(q)}` })),
   fc.string({ maxLength: 30 }).map((id) => ({ who: 'session' as const, method: 'DELETE', path: `/dashboard/api/keys/${encodeURIComponent(id) || 'x'}` })),
+  fc.tuple(fc.string({ maxLength: 12 }), fc.string({ maxLength: 40 }), fc.string({ maxLength: 12 })).map(([limit, cursor, status]) => ({ who: 'session' as const, method: 'GET', path: `/dashboard/api/jobs?limit=${encodeURIComponent(limit)}&cursor=${encodeURIComponent(cursor)}&status=${encodeURIComponent(status)}` })),
+  fc.string({ maxLength: 30 }).map((id) => ({ who: 'session' as const, method: 'DELETE', path: `/dashboard/api/jobs/${encodeURIComponent(id) || 'x'}` })),
 );
 
 /** URLs: mostly well-formed (public names that are never fetched: the hostile service runs no jobs), often hostile. */

@@ -1,5 +1,6 @@
 // ParlaClient: typed methods for every endpoint of the Parla API, with the interface's retry rules.
 
+import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { Readable } from 'node:stream';
@@ -8,7 +9,7 @@ import { defaultRetryEnvironment, type RetryEnvironment, type RetryOptions } fro
 import { send, type RequestSpec, type TransportOptions } from './transport.js';
 import { RealtimeConnection, type RealtimeOptions } from './realtime.js';
 import type {
-  AudioFormat, CreditRecord, GenerateRequest, GenerateResult, GenerateWithTimestampsResult, WordTimestamp, HealthRecord, LanguageList, Model, ResponseFormat, StreamRequest,
+  AudioFormat, AudioSource, CreateJobOptions, CreditRecord, GenerateRequest, Job, JobPage, ListJobsOptions, WaitOptions, GenerateResult, GenerateWithTimestampsResult, WordTimestamp, HealthRecord, LanguageList, Model, ResponseFormat, StreamRequest,
   TranscribeOptions, TranscribeResult, TtsModel, UsageRecord, VoiceList,
 } from './types.js';
 
@@ -35,7 +36,12 @@ export interface ParlaClientOptions {
   realtimeTls?: { ca?: string | Buffer; rejectUnauthorized?: boolean };
 }
 
-export type AudioInput = string | Uint8Array | ArrayBuffer | Blob | NodeJS.ReadableStream;
+export type AudioInput = AudioSource;
+
+/** The batch fields a transcription (synchronous or a job) sends, in the order the API lists them. */
+const TRANSCRIBE_FIELDS = ['model', 'language', 'response_format', 'prompt', 'timestamp_granularities', 'diarize', 'smart_format', 'punctuate', 'keywords'] as const;
+
+const FINISHED_JOB = new Set(['completed', 'failed', 'canceled']);
 
 const VERSION = '0.1.0';
 
@@ -183,7 +189,7 @@ export class ParlaClient {
     const form = () => {
       const f = new FormData();
       f.set('file', blob, opts.filename ?? name);
-      for (const key of ['model', 'language', 'response_format', 'prompt', 'timestamp_granularities', 'diarize', 'smart_format', 'punctuate', 'keywords'] as const) {
+      for (const key of TRANSCRIBE_FIELDS) {
         const v = opts[key];
         if (v === undefined) continue;
         f.set(key, Array.isArray(v) ? v.join(',') : String(v));
@@ -230,6 +236,113 @@ export class ParlaClient {
       if (!this.transport.apiKey) throw new ParlaError({ status: 0, code: 'AUTH_MISSING_API_KEY', message: 'No API key: pass apiKey or set PARLA_API_KEY.' });
       const url = this.realtimeUrl ?? (await this.announcedRealtimeUrl());
       return RealtimeConnection.open(url, this.transport.apiKey, opts, this.realtimeTls);
+    },
+  };
+
+  readonly jobs = {
+    /**
+     * POST /stt/jobs: queues a transcription of an upload (`file`) or of audio at a URL (`url`) and
+     * answers at once with the queued job. Retried like every call: an Idempotency-Key (yours, or
+     * one made for this call) makes a repeated request answer the same job instead of a second one.
+     */
+    create: async (opts: CreateJobOptions): Promise<Job> => {
+      if ((opts.file === undefined) === (opts.url === undefined)) {
+        throw new ParlaError({ status: 0, code: 'INVALID_REQUEST', message: 'jobs.create needs exactly one of file and url.' });
+      }
+      const headers = { 'Idempotency-Key': opts.idempotencyKey ?? `parla-client-${randomUUID()}` };
+      const fields: Record<string, string> = {};
+      for (const key of TRANSCRIBE_FIELDS) {
+        const v = opts[key];
+        if (v !== undefined) fields[key] = Array.isArray(v) ? v.join(',') : String(v);
+      }
+      if (opts.callback_url !== undefined) fields.callback_url = opts.callback_url;
+      if (opts.zero_retention !== undefined) fields.zero_retention = String(opts.zero_retention);
+      let body: Pick<RequestSpec, 'json' | 'form'>;
+      if (opts.file !== undefined) {
+        const { blob, name } = await toBlob(opts.file);
+        body = {
+          form: () => {
+            const f = new FormData();
+            for (const [k, v] of Object.entries(fields)) f.set(k, v);
+            f.set('file', blob, opts.filename ?? name);
+            return f;
+          },
+        };
+      } else {
+        body = { json: { url: opts.url, ...fields } };
+      }
+      const res = await this.json<{ job: Job }>({
+        method: 'POST',
+        path: 'stt/jobs',
+        headers,
+        ...body,
+        // An upload of up to 1 GiB may take a while to send.
+        timeoutMs: opts.file !== undefined ? Math.max(this.transport.timeoutMs, 30 * 60_000) : this.transport.timeoutMs,
+        ...(opts.signal ? { signal: opts.signal } : {}),
+        ...(opts.onRetry ? { onRetry: (a: number, d: number) => opts.onRetry?.(a, d) } : {}),
+      });
+      return res.job;
+    },
+
+    /** GET /stt/jobs/{id}: the job (another account's id is 404 NOT_FOUND, like an unknown one). */
+    get: async (id: string, opts: { signal?: AbortSignal } = {}): Promise<Job> =>
+      (await this.json<{ job: Job }>({ method: 'GET', path: `stt/jobs/${encodeURIComponent(id)}`, ...(opts.signal ? { signal: opts.signal } : {}) })).job,
+
+    /** GET /stt/jobs: one page of the account's jobs, newest first. */
+    list: async (opts: ListJobsOptions = {}): Promise<JobPage> => {
+      const body = await this.json<{ jobs: Job[]; next_cursor?: string | null }>({ method: 'GET', path: 'stt/jobs', query: { limit: opts.limit, cursor: opts.cursor, status: opts.status } });
+      return { jobs: body.jobs, next_cursor: body.next_cursor ?? null };
+    },
+
+    /** Every job of the account (or of one status), newest first, fetching page after page as the loop asks. */
+    iterate: (opts: Omit<ListJobsOptions, 'cursor'> = {}): AsyncIterable<Job> => {
+      const list = this.jobs.list;
+      return {
+        async *[Symbol.asyncIterator]() {
+          let cursor: string | undefined;
+          do {
+            const page = await list({ ...opts, ...(cursor ? { cursor } : {}) });
+            yield* page.jobs;
+            cursor = page.next_cursor ?? undefined;
+          } while (cursor);
+        },
+      };
+    },
+
+    /**
+     * DELETE /stt/jobs/{id}: cancels a queued or running job (its held credits are released), or
+     * deletes a finished job's stored result. The job after the call.
+     */
+    cancel: async (id: string): Promise<Job> => (await this.json<{ job: Job }>({ method: 'DELETE', path: `stt/jobs/${encodeURIComponent(id)}` })).job,
+
+    /**
+     * GET /stt/jobs/{id}/result: the transcript in the job's response_format: a string for text, srt
+     * and vtt, the parsed JSON otherwise. Name the format for a precise type.
+     */
+    result: async <F extends ResponseFormat = ResponseFormat>(id: string, _typeHint: { response_format?: F } = {}): Promise<TranscribeResult<F>> => {
+      const res = await send(this.transport, { method: 'GET', path: `stt/jobs/${encodeURIComponent(id)}/result` });
+      const type = res.headers.get('content-type') ?? '';
+      return (/\bjson\b/i.test(type) ? await res.json() : await res.text()) as TranscribeResult<F>;
+    },
+
+    /**
+     * Polls GET /stt/jobs/{id} until the job is completed, failed or canceled, and returns it as it
+     * ended (a failed job is returned, not thrown: see its `error`). A ParlaError TIMEOUT after
+     * timeoutMs.
+     */
+    wait: async (id: string, opts: WaitOptions = {}): Promise<Job> => {
+      const interval = opts.intervalMs ?? 2000;
+      const deadline = opts.timeoutMs === undefined ? Infinity : Date.now() + opts.timeoutMs;
+      for (;;) {
+        const job = await this.jobs.get(id, opts.signal ? { signal: opts.signal } : {});
+        opts.onPoll?.(job);
+        if (FINISHED_JOB.has(job.status)) return job;
+        const left = deadline - Date.now();
+        if (left <= 0) {
+          throw new ParlaError({ status: 0, code: 'TIMEOUT', message: `job ${id} is still ${job.status} after ${opts.timeoutMs} ms`, details: { job_id: id, status: job.status } });
+        }
+        await this.transport.env.sleep(Math.min(interval, left), opts.signal);
+      }
     },
   };
 }

@@ -5,7 +5,8 @@
 //   500 (and other 5xx but 503): exponential backoff 1 s, 2 s, 4 s, plus random jitter in [0, 1) s.
 //   503: waits with the same backoff, and at least Retry-After when the server sent it.
 //   Network failures and timeouts: the same backoff as 500.
-// Every Parla endpoint is safe to repeat (see README: idempotency), so all of them retry.
+// Every Parla endpoint is safe to repeat (see README: idempotency), so all of them retry; job
+// creation is made so by the Idempotency-Key jobs.create always sends (docs/jobs.md).
 
 export interface RetryOptions {
   /** Retries after the first attempt (default 3: waits of 1, 2 and 4 s plus jitter). */

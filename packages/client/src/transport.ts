@@ -16,8 +16,10 @@ export interface TransportOptions {
 }
 
 export interface RequestSpec {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'DELETE';
   path: string;
+  /** Extra request headers (Idempotency-Key). */
+  headers?: Record<string, string>;
   query?: Record<string, string | number | boolean | undefined>;
   json?: unknown;
   /** Built anew for every attempt (a FormData body cannot be sent twice). */
@@ -44,7 +46,7 @@ export async function send(opts: TransportOptions, spec: RequestSpec): Promise<R
     const timeout = setTimeout(() => controller.abort(new ParlaError({ status: 0, code: 'TIMEOUT', message: `no response within ${spec.timeoutMs ?? opts.timeoutMs} ms` })), spec.timeoutMs ?? opts.timeoutMs);
     let failure: ParlaError;
     try {
-      const headers: Record<string, string> = { 'User-Agent': opts.userAgent, Accept: 'application/json, audio/*, text/*' };
+      const headers: Record<string, string> = { ...spec.headers, 'User-Agent': opts.userAgent, Accept: 'application/json, audio/*, text/*' };
       if (spec.auth !== false) {
         if (!opts.apiKey) throw new ParlaError({ status: 0, code: 'AUTH_MISSING_API_KEY', message: 'No API key: pass apiKey or set PARLA_API_KEY.' });
         headers['X-API-Key'] = opts.apiKey;

@@ -189,3 +189,89 @@ export interface TranscribeOptions {
 }
 
 export type TranscribeResult<F extends ResponseFormat | undefined> = F extends 'text' | 'srt' | 'vtt' ? string : F extends 'verbose_json' ? VerboseTranscription : Transcription;
+
+/** Asynchronous transcription jobs (docs/jobs.md). */
+export type JobStatus = 'queued' | 'running' | 'completed' | 'failed' | 'canceled';
+
+export interface JobWebhookAttempt {
+  attempt: number;
+  at: string;
+  /** The receiver's HTTP status; null when no answer came. */
+  status: number | null;
+  ok: boolean;
+  error: string | null;
+  duration_ms: number;
+}
+
+/** A job as GET /stt/jobs/{id} shows it (and the webhook carries it). */
+export interface Job {
+  id: string;
+  status: JobStatus;
+  model: string | null;
+  language: string | null;
+  response_format: ResponseFormat | null;
+  /** 0-1 while running, 1 when completed, null before the first report. */
+  progress: number | null;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+  /** Runs started: more than 1 when a node died and another took the job over. */
+  attempts: number;
+  credits_used: number | null;
+  source: { type: 'upload'; filename: string | null; bytes: number } | { type: 'url'; url: string };
+  callback_url: string | null;
+  zero_retention: boolean;
+  /** When completed: the transcript (json and verbose_json formats; see jobs.result() for every format). */
+  result?: unknown;
+  result_deleted?: boolean;
+  /** When failed: the API's error object. */
+  error?: { code: string; message: string; details?: Record<string, unknown> };
+  webhook?: { id: string | null; state: 'none' | 'pending' | 'delivered' | 'failed'; attempts: JobWebhookAttempt[] };
+  [extra: string]: unknown;
+}
+
+/** One page of GET /stt/jobs, newest first; next_cursor is null on the last page. */
+export interface JobPage {
+  jobs: Job[];
+  next_cursor: string | null;
+}
+
+export interface CreateJobOptions extends Omit<TranscribeOptions, 'onRetry'> {
+  /** The audio to upload (a path, bytes, a Blob or a stream), or... */
+  file?: AudioSource;
+  /** ...a public http(s) URL the server downloads the audio from. Exactly one of file and url. */
+  url?: string;
+  /** Where the server POSTs the finished job (a signed webhook, docs/jobs.md). */
+  callback_url?: string;
+  /** Keep no result on the server: only the webhook (callback_url) carries it, once. */
+  zero_retention?: boolean;
+  /**
+   * Sent as the Idempotency-Key header (1-255 visible ASCII characters): the same key and body
+   * within 24 hours answer the first job. When omitted, the client makes one per call, so its own
+   * retries never create a second job.
+   */
+  idempotencyKey?: string;
+  /** Called before each retry wait. */
+  onRetry?: (attempt: number, delayMs: number) => void;
+}
+
+/** What jobs.create and friends accept as audio (the same inputs as the stt methods). */
+export type AudioSource = string | Uint8Array | ArrayBuffer | Blob | NodeJS.ReadableStream;
+
+export interface ListJobsOptions {
+  /** Jobs per page (the server's default and bounds apply). */
+  limit?: number;
+  /** next_cursor from the previous page. */
+  cursor?: string;
+  status?: JobStatus;
+}
+
+export interface WaitOptions {
+  /** Between two polls, ms (default 2000). */
+  intervalMs?: number;
+  /** Give up after this long, ms (default: wait forever), with a ParlaError TIMEOUT. */
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  /** Called with the job after every poll (status, progress). */
+  onPoll?: (job: Job) => void;
+}

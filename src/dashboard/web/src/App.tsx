@@ -4,12 +4,13 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { dashboardApi, setRequestSession, setUnauthorizedHandler, type Session } from './api';
 import { ErrorNotice } from './components/ErrorNotice';
 import { navigate, PAGES, pathOf, usePage, type Page } from './router';
+import { JobsPage } from './pages/Jobs';
 import { KeysPage } from './pages/Keys';
 import { PlaygroundPage } from './pages/Playground';
 import { Logo, SignIn } from './pages/SignIn';
 import { UsagePage } from './pages/Usage';
 
-const TITLES: Record<Page, string> = { 'sign-in': 'Sign in', keys: 'API keys', usage: 'Usage', playground: 'Playground' };
+const TITLES: Record<Page, string> = { 'sign-in': 'Sign in', keys: 'API keys', usage: 'Usage', jobs: 'Jobs', playground: 'Playground' };
 
 function Layout({ session, page, onSignOut }: { session: Session; page: Exclude<Page, 'sign-in'>; onSignOut: () => void }) {
   const [busy, setBusy] = useState(false);
@@ -83,6 +84,7 @@ function Layout({ session, page, onSignOut }: { session: Session; page: Exclude<
         <ErrorNotice error={error} />
         {page === 'keys' && <KeysPage />}
         {page === 'usage' && <UsagePage />}
+        {page === 'jobs' && <JobsPage />}
         {page === 'playground' && <PlaygroundPage plan={session.account.plan} />}
       </main>
     </>

@@ -1,4 +1,4 @@
-// Every call the dashboard makes: the dashboard's own JSON API (session, keys, usage) and the
+// Every call the dashboard makes: the dashboard's own JSON API (session, keys, usage, jobs) and the
 // public speech API, both on this origin with the session cookie. State-changing requests and
 // every speech API request carry the CSRF token; the speech API also learns the key mode from
 // X-Parla-Mode, since the page holds no API key.
@@ -46,6 +46,37 @@ export interface Usage {
   requests: { today: number; this_month: number };
   rate_limits: { requests_per_minute: number; requests_per_hour: number; concurrent_requests: number };
   daily: DailyUsage[];
+}
+
+export type JobStatus = 'queued' | 'running' | 'completed' | 'failed' | 'canceled';
+
+/** A transcription job as GET /dashboard/api/jobs lists it (docs/jobs.md; no result). */
+export interface Job {
+  id: string;
+  status: JobStatus;
+  mode: KeyMode;
+  model: string | null;
+  language: string | null;
+  response_format: string | null;
+  /** 0-1 while running, 1 when completed, null before the first report. */
+  progress: number | null;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+  attempts: number;
+  credits_used: number | null;
+  /** The audio's length, seconds, when the result is JSON (json, verbose_json). */
+  audio_seconds: number | null;
+  source: { type: 'upload'; filename: string | null; bytes: number } | { type: 'url'; url: string };
+  callback_url: string | null;
+  webhook_state: string | null;
+  result_deleted: boolean;
+  error: { code: string; message: string } | null;
+}
+
+export interface JobPage {
+  jobs: Job[];
+  next_cursor: string | null;
 }
 
 /** An error answered in the service's error envelope (or a network failure, code NETWORK). */
@@ -169,6 +200,13 @@ export const dashboardApi = {
   createKey: (name: string, mode: KeyMode) => json<{ key: ApiKey; api_key: string }>('/dashboard/api/keys', jsonBody({ name, mode })),
   revokeKey: (id: string) => json<{ key: ApiKey }>(`/dashboard/api/keys/${encodeURIComponent(id)}`, { method: 'DELETE' }),
   usage: (mode: KeyMode) => json<Usage>(`/dashboard/api/usage?mode=${mode}`),
+  jobs(opts: { limit: number; cursor: string | null; status: JobStatus | null }): Promise<JobPage> {
+    const q = new URLSearchParams({ limit: String(opts.limit) });
+    if (opts.cursor) q.set('cursor', opts.cursor);
+    if (opts.status) q.set('status', opts.status);
+    return json<JobPage>(`/dashboard/api/jobs?${q.toString()}`);
+  },
+  cancelJob: (id: string) => json<{ job: Job }>(`/dashboard/api/jobs/${encodeURIComponent(id)}`, { method: 'DELETE' }),
 };
 
 export interface TtsModel {

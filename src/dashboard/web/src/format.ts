@@ -61,3 +61,13 @@ export function formatCompact(n: number): string {
   if (n >= 1_000) return `${+(n / 1_000).toFixed(1)}k`;
   return String(Math.round(n));
 }
+
+/** A span of seconds as a person reads it: "0.8 s", "42 s", "3 min 05 s", "1 h 02 min". */
+export function formatDuration(seconds: number): string {
+  if (!Number.isFinite(seconds) || seconds < 0) return '—';
+  if (seconds < 10) return `${seconds.toFixed(1)} s`;
+  const s = Math.round(seconds);
+  if (s < 60) return `${s} s`;
+  if (s < 3600) return `${Math.floor(s / 60)} min ${String(s % 60).padStart(2, '0')} s`;
+  return `${Math.floor(s / 3600)} h ${String(Math.floor((s % 3600) / 60)).padStart(2, '0')} min`;
+}

@@ -1,22 +1,23 @@
-// A tiny history-API router: the dashboard has four pages, which does not justify a library.
+// A tiny history-API router: the dashboard has five pages, which does not justify a library.
 // The server answers index.html for every page path, so a reload or a shared link works.
 
 import { useEffect, useState } from 'preact/hooks';
 
 export const BASE = '/dashboard';
 
-export type Page = 'sign-in' | 'keys' | 'usage' | 'playground';
+export type Page = 'sign-in' | 'keys' | 'usage' | 'jobs' | 'playground';
 
 export const PAGES: ReadonlyArray<{ page: Exclude<Page, 'sign-in'>; label: string }> = [
   { page: 'keys', label: 'API keys' },
   { page: 'usage', label: 'Usage' },
+  { page: 'jobs', label: 'Jobs' },
   { page: 'playground', label: 'Playground' },
 ];
 
 export function pageFromPath(pathname: string): Page {
   const rest = pathname.startsWith(BASE) ? pathname.slice(BASE.length) : pathname;
   const name = rest.replace(/^\/+|\/+$/g, '');
-  if (name === 'sign-in' || name === 'keys' || name === 'usage' || name === 'playground') return name;
+  if (name === 'sign-in' || name === 'keys' || name === 'usage' || name === 'jobs' || name === 'playground') return name;
   return 'keys';
 }
 

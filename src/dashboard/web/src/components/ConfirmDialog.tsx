@@ -9,13 +9,15 @@ interface Props {
   title: string;
   children: ComponentChildren;
   confirmLabel: string;
+  /** The dismissing button's label (default "Cancel"; pick another when the action itself is a cancel). */
+  cancelLabel?: string;
   busy?: boolean;
   danger?: boolean;
   onConfirm: () => void;
   onCancel: () => void;
 }
 
-export function ConfirmDialog({ open, title, children, confirmLabel, busy = false, danger = false, onConfirm, onCancel }: Props) {
+export function ConfirmDialog({ open, title, children, confirmLabel, cancelLabel = 'Cancel', busy = false, danger = false, onConfirm, onCancel }: Props) {
   const ref = useRef<HTMLDialogElement>(null);
   const cancelRef = useRef<HTMLButtonElement>(null);
 
@@ -57,7 +59,7 @@ export function ConfirmDialog({ open, title, children, confirmLabel, busy = fals
         <div class="dialog-body">{children}</div>
         <div class="dialog-actions">
           <button type="button" class="button secondary" ref={cancelRef} onClick={onCancel} disabled={busy}>
-            Cancel
+            {cancelLabel}
           </button>
           <button type="submit" class={danger ? 'button danger' : 'button'} disabled={busy}>
             {busy ? 'Working…' : confirmLabel}
