@@ -17,6 +17,7 @@ import { admitRequest, SLOT_LEASE_MS } from '../limits/admission.js';
 import { engineFamily, type ModelRegistry, type SttEndpoint, type SttModel } from '../registry/model-registry.js';
 import type { EnginePool } from '../workers/pool.js';
 import type { SttRequest } from './request.js';
+import { recognizeRecording } from './long-audio/recognize-recording.js';
 import { applySpeakers, buildTranscript, diarizationSpans, type Transcript } from './transcript.js';
 
 export interface TranscribeRequest {
@@ -26,6 +27,11 @@ export interface TranscribeRequest {
   options: SttRequest;
   /** The uploaded file's bytes (any supported format); null or empty is MISSING_FILE. */
   audio: Uint8Array | null;
+  /**
+   * Told the fraction (0..1) of the audio recognized so far: after each piece of a long recording
+   * (src/stt/long-audio/), once at the end of a short one. For the job runner's progress.
+   */
+  onProgress?: (fraction: number) => void;
 }
 
 export interface Transcription {
@@ -80,6 +86,8 @@ export interface SttServiceDeps {
   limiter: Limiter;
   /** Told the audio length and the wall time of each recognition (metrics). */
   onRecognition?: (audioSeconds: number, workSeconds: number, engineId: string) => void;
+  /** Told how many pieces a recording was recognized in (1: one pass; metrics). */
+  onPieces?: (pieces: number) => void;
 }
 
 export class SttService {
@@ -110,7 +118,14 @@ export class SttService {
     let served = { engine: binding.engine.id, language };
     const { result: transcript, balance } = await billing.run(auth, { requestId: req.requestId, kind: 'stt', model, credits, characters: 0 }, async () => {
       const recognizing = performance.now();
-      const result = await binding.engine.recognize(pcm, { language, profile: binding.profile, keywords: o.keywords, detectLanguage });
+      const recognitionOptions = { language, profile: binding.profile, keywords: o.keywords, detectLanguage };
+      const { result, pieces } = await recognizeRecording(binding.engine, pcm, recognitionOptions, {
+        pool,
+        long: this.d.config.sttLong,
+        ...(signal ? { signal } : {}),
+        ...(req.onProgress ? { onProgress: req.onProgress } : {}),
+      });
+      this.d.onPieces?.(pieces);
       served = { engine: result.engine ?? binding.engine.id, language: detectLanguage && result.language ? result.language : language };
       this.d.onRecognition?.(duration, (performance.now() - recognizing) / 1000, binding.engine.id);
       const transcript = buildTranscript(result.utterances, { smartFormat: o.smartFormat, punctuate: o.punctuate });
