@@ -1,7 +1,7 @@
 // Joins the recognition results of a recording's pieces (plan.ts) into one result on the whole
 // recording's timeline: word times moved by where the piece's decoding started, a word decoded by
-// two pieces (the overlap of a hard cut) kept from the piece that owns its middle, and times kept
-// in order across the seam.
+// two pieces (the overlap at a cut) kept from the piece that owns its middle, and times kept in
+// order across the seam.
 
 import type { RecognitionResult, RecognizedUtterance, WordTiming } from '../../engines/engine.js';
 import type { Piece } from './plan.js';

@@ -1,16 +1,19 @@
 // Where to cut a long recording into pieces that are recognized in parallel (docs/stt.md "Long
 // recordings"): at pauses the voice activity detector found, preferring the longest pause near the
-// target piece length, so no word is cut. Only when no pause of at least MIN_PAUSE_SECONDS lies
-// within the bounds (continuous speech, music, steady noise) is a piece cut hard, and then both
-// sides are decoded OVERLAP_SECONDS past the cut so that the word on it is heard whole by one of
-// them; the joiner keeps each word from the piece that owns its middle (join.ts).
+// target piece length, so no word is cut. Both sides of a cut are decoded a little past it
+// (PAUSE_OVERLAP_SECONDS): the recognizer then hears a quiet word end the VAD took for silence
+// and the silence after it (measured on LibriVox: without it the word before a cut was sometimes
+// lost). Only when no pause of at least MIN_PAUSE_SECONDS lies within the bounds (continuous
+// speech, music, steady noise) is a piece cut hard, and then decoded HARD_OVERLAP_SECONDS past the
+// cut on both sides so that the word on it is heard whole by one of them. Either way the joiner
+// keeps each word from the piece that owns its middle (join.ts).
 // Pure arithmetic on the VAD's frame flags: the VAD itself runs in a pool worker (plan-task.ts).
 
 export interface Piece {
-  /** Samples this piece owns: on a hard cut, a word belongs to the piece its middle falls in. */
+  /** Samples this piece owns: a word decoded by two pieces belongs to the one its middle falls in. */
   start: number;
   end: number;
-  /** Samples decoded: the owned range, widened by the overlap on a side that was cut hard. */
+  /** Samples decoded: the owned range, widened by the overlap at each cut. */
   decodeStart: number;
   decodeEnd: number;
 }
@@ -25,8 +28,10 @@ export interface PlanOptions {
 
 /** Shortest run of non-speech frames taken as a pause to cut in (WebRTC's VAD hangover included). */
 export const MIN_PAUSE_SECONDS = 0.2;
-/** A hard cut decodes this much past the cut on both sides. */
-export const OVERLAP_SECONDS = 1.5;
+/** A cut in a pause is decoded this much past it on both sides. */
+export const PAUSE_OVERLAP_SECONDS = 0.5;
+/** A hard cut (no pause) is decoded this much past it on both sides. */
+export const HARD_OVERLAP_SECONDS = 1.5;
 /** A pause counts up to this long: longer ones are all equally safe to cut in. */
 const PAUSE_CAP_SECONDS = 1;
 
@@ -62,7 +67,7 @@ export function planPieces(speech: ArrayLike<number | boolean>, totalSamples: nu
   const target = Math.round(o.pieceSeconds * o.sampleRate);
   const min = Math.round(target / 2);
   const max = Math.round(target * 1.5);
-  const overlap = Math.round(OVERLAP_SECONDS * o.sampleRate);
+  const overlapOf = (hard: boolean) => Math.round((hard ? HARD_OVERLAP_SECONDS : PAUSE_OVERLAP_SECONDS) * o.sampleRate);
   const pauses = pausesOf(speech, o);
   const cuts: Array<{ at: number; hard: boolean }> = [];
   let pos = 0;
@@ -91,19 +96,14 @@ export function planPieces(speech: ArrayLike<number | boolean>, totalSamples: nu
   }
   const pieces: Piece[] = [];
   let start = 0;
-  let hardBefore = false;
+  let before = 0;
   for (let i = 0; i <= cuts.length; i++) {
     const cut = cuts[i];
     const end = cut ? cut.at : totalSamples;
-    const hardAfter = cut?.hard ?? false;
-    pieces.push({
-      start,
-      end,
-      decodeStart: hardBefore ? Math.max(0, start - overlap) : start,
-      decodeEnd: hardAfter ? Math.min(totalSamples, end + overlap) : end,
-    });
+    const after = cut ? overlapOf(cut.hard) : 0;
+    pieces.push({ start, end, decodeStart: Math.max(0, start - before), decodeEnd: Math.min(totalSamples, end + after) });
     start = end;
-    hardBefore = hardAfter;
+    before = after;
   }
   return pieces;
 }

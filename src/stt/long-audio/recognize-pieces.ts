@@ -31,7 +31,7 @@ export async function recognizePieces(engine: SttEngine, pcm: Int16Array, pieces
       const p = pieces[i]!;
       results[i] = await engine.recognize(pcm.subarray(p.decodeStart, p.decodeEnd), opts, signal);
       done += p.end - p.start;
-      run.onProgress?.(done / pcm.length);
+      if (!signal.aborted) run.onProgress?.(done / pcm.length);
     }
   };
   const lanes = Array.from({ length: Math.max(1, Math.min(run.concurrency, pieces.length)) }, async () => {
