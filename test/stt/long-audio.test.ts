@@ -2,8 +2,9 @@
 // recording of over two minutes, sentences by two Flite voices taking turns, is cut at pauses
 // into pieces recognized on both decoders and joined. Words come back in order, at the time their
 // sentence was said, with contiguous segments, consistent subtitles and one speaker label per
-// voice across the pieces; progress rises piece by piece; a short file keeps the one-pass path; an
-// abort frees the decoders and the credits.
+// voice across the pieces; progress rises piece by piece; a short file keeps the one-pass path; a
+// request arriving meanwhile is not held up behind the recording; an abort frees the decoders and
+// the credits.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -62,8 +63,9 @@ let recordingSeconds: number;
 const seconds = (file: string) => Number(execFileSync('soxi', ['-D', file], { encoding: 'utf8' }));
 
 before(async () => {
-  // Two decoders (the parallelism), the default threshold (60 s) and piece length (30 s).
-  t = await createTestApp({ PARLA_STT_DECODERS: '2', METRICS_TOKEN });
+  // Two decoders (the parallelism), the default threshold (60 s), pieces of 15 s (half the
+  // default: eight pieces, so that a request arriving during the recording finds several to go).
+  t = await createTestApp({ PARLA_STT_DECODERS: '2', PARLA_STT_PIECE_SECONDS: '15', METRICS_TOKEN });
   ({ apiKey: key, accountId } = await createTestAccount(t.services, { credits: 1_000_000 }));
   const files = SENTENCES.map((s, i) => flite(s, VOICES[i % 2]));
   long = soxConcat(files, GAP);
@@ -119,7 +121,7 @@ describe('a long recording through POST /api/v1/stt/transcribe', () => {
     assert.ok(Math.abs(json.duration - recordingSeconds) < 0.05, `${json.duration} vs ${recordingSeconds}`);
     assert.equal(await metric('parla_stt_recordings_total{path="pieces"}'), 1);
     const pieces = (await metric('parla_stt_pieces_total')) - piecesBefore;
-    assert.ok(pieces >= 3 && pieces <= 9, `${pieces} pieces of about 30 s for ${recordingSeconds} s`);
+    assert.ok(pieces >= 5 && pieces <= 17, `${pieces} pieces of 7.5-22.5 s for ${recordingSeconds} s`);
     assert.equal(peak, 2, 'both decoders worked on it at once');
 
     // Words: in time order, inside the recording.
@@ -225,26 +227,36 @@ describe('SttService.transcribe on a long recording', () => {
     ...extra,
   });
 
-  test('an abort stops the remaining pieces, gives the decoders back and charges nothing', async () => {
+  test('a request arriving meanwhile is served between pieces; an abort then stops the rest, gives the decoders back and charges nothing', async () => {
     const balance = await t.services.store.getBalance(accountId, 'live');
     const abort = new AbortController();
     const progress: number[] = [];
+    let afterAbort = 0;
+    let short: Promise<{ statusCode: number; body: string; credits: number }> | null = null;
     const outcome = t.services.stt.transcribe(
       auth,
       request({
         onProgress: (f: number) => {
+          if (abort.signal.aborted) afterAbort++;
           progress.push(f);
-          abort.abort(new Error('client went away'));
+          // A short upload while every decoder is on this recording: it gets the next free one,
+          // ahead of this recording's next piece; once it is answered, the client goes away.
+          short ??= post('/api/v1/stt/transcribe', flite(SENTENCES[1]!), {}).then((res) => {
+            abort.abort(new Error('client went away'));
+            return { statusCode: res.statusCode, body: res.body, credits: res.statusCode === 200 ? res.json().credits_used : 0 };
+          });
         },
       }),
       abort.signal,
     );
-    await assert.rejects(outcome, /client went away/);
-    assert.equal(progress.length, 1, 'no progress after the abort');
-    assert.ok(progress[0]! < 0.5, JSON.stringify(progress));
+    await assert.rejects(outcome, /client went away/, 'the long recording was still being recognized when the short one was answered');
+    const answered = await short!;
+    assert.equal(answered.statusCode, 200, answered.body);
+    assert.ok(progress.at(-1)! < 1, JSON.stringify(progress));
+    assert.equal(afterAbort, 0, 'no progress after the abort');
     assert.equal(decodersInUse(), 0, 'every decoder is back once the request has failed');
-    assert.equal(await t.services.store.getBalance(accountId, 'live'), balance, 'the hold is released');
-    const res = await post('/api/v1/stt/transcribe', flite(SENTENCES[1]!), {});
+    assert.equal(await t.services.store.getBalance(accountId, 'live'), balance - answered.credits, 'the long recording\'s hold is released');
+    const res = await post('/api/v1/stt/transcribe', flite(SENTENCES[2]!), {});
     assert.equal(res.statusCode, 200, res.body);
   });
 });

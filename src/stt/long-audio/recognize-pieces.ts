@@ -46,5 +46,7 @@ export async function recognizePieces(engine: SttEngine, pcm: Int16Array, pieces
   const settled = await Promise.allSettled(lanes);
   const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
   if (failed) throw run.signal?.aborted ? (run.signal.reason ?? failed.reason) : failed.reason;
+  // Aborted while the last pieces were being decoded: the request fails all the same.
+  run.signal?.throwIfAborted();
   return joinPieces(pieces, results, sampleRate, pcm.length);
 }
