@@ -55,6 +55,16 @@ export interface OpenAiMapping {
   voices: Record<string, string>;
 }
 
+/** How a long recording is cut into pieces recognized in parallel (src/stt/long-audio/). */
+export interface SttLongConfig {
+  /** PARLA_STT_PARALLEL: false decodes every recording in one pass on one decoder. */
+  parallel: boolean;
+  /** Recordings longer than this many seconds are cut (PARLA_STT_LONG_SECONDS). */
+  thresholdSeconds: number;
+  /** Target length of a piece in seconds (PARLA_STT_PIECE_SECONDS). */
+  pieceSeconds: number;
+}
+
 export interface Config {
   port: number;
   host: string;
@@ -77,6 +87,8 @@ export interface Config {
   sttDecoders: number;
   /** Create the decoders at start (default) or on first use (tests and tools). */
   sttPreload: boolean;
+  /** Long recordings in pieces recognized in parallel (docs/stt.md "Long recordings"). */
+  sttLong: SttLongConfig;
   /** Bearer token for /metrics; null = metrics only on metricsPort (if set). */
   metricsToken: string | null;
   metricsPort: number | null;
@@ -311,6 +323,11 @@ export function loadConfig(env: Env = process.env): Config {
     engineQueueMax: int(env, 'PARLA_QUEUE_MAX', workerThreads * 8, 0, 100000),
     sttDecoders: int(env, 'PARLA_STT_DECODERS', cores, 1, 64),
     sttPreload: bool(env, 'PARLA_STT_PRELOAD', true),
+    sttLong: {
+      parallel: bool(env, 'PARLA_STT_PARALLEL', true),
+      thresholdSeconds: int(env, 'PARLA_STT_LONG_SECONDS', 60, 10, 86400),
+      pieceSeconds: int(env, 'PARLA_STT_PIECE_SECONDS', 30, 5, 600),
+    },
     metricsToken: str(env, 'METRICS_TOKEN'),
     metricsPort: metricsPortRaw === null ? null : int(env, 'METRICS_PORT', 9464, 0, 65535),
     realtimeMaxSessionSeconds: int(env, 'REALTIME_MAX_SESSION_SECONDS', 3600, 10, 86400),

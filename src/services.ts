@@ -127,7 +127,7 @@ export async function createServices(config: Config, log: FastifyBaseLogger, opt
       registry,
       catalog,
       tts: new TtsService({ config, catalog, models: registry, pool, billing, onSynthesis: (a, w, e) => metrics.observeSynthesis(a, w, e) }),
-      stt: new SttService({ config, registry, pool, billing, limiter, onRecognition: (a, w, e) => metrics.observeRecognition(a, w, e) }),
+      stt: new SttService({ config, registry, pool, billing, limiter, onRecognition: (a, w, e) => metrics.observeRecognition(a, w, e), onPieces: (n) => metrics.observeRecordingPieces(n) }),
       lifecycle,
       metrics,
       wsRoutes: new WsRoutes(),

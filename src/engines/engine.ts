@@ -189,6 +189,11 @@ export interface SttEngine {
   readonly translates?: boolean;
   /** Resolves once the engine's recognizers are loaded and warm (engines that load lazily have it). */
   whenReady?(): Promise<void>;
+  /**
+   * How many recognize() calls with these options run at once (its decoders for them; default 1).
+   * A long recording is cut into pieces and this many are recognized at a time (src/stt/long-audio/).
+   */
+  concurrency?(opts: RecognitionOptions): number;
   /** Batch recognition of 16 kHz mono PCM. */
   recognize(pcm16k: Int16Array, opts: RecognitionOptions, signal?: AbortSignal): Promise<RecognitionResult>;
   /** A streaming recognizer for real time; its timeline starts at 0. */

@@ -119,6 +119,8 @@ export class Metrics {
   private readonly http = new RequestSeries(LATENCY_BUCKETS);
   readonly credits = new client.Counter({ name: 'parla_credits_debited_total', help: 'Credits debited by model', labelNames: ['model', 'mode'], registers: [this.registry] });
   readonly rtf = new client.Histogram({ name: 'parla_engine_real_time_factor', help: 'Seconds of work per second of audio (below 1: faster than real time), by task and engine', labelNames: ['task', 'engine'], buckets: [0.01, 0.03, 0.1, 0.2, 0.3, 0.5, 1, 2], registers: [this.registry] });
+  readonly sttRecordings = new client.Counter({ name: 'parla_stt_recordings_total', help: 'Batch recordings recognized, by path: one_pass (one decoder) or pieces (a long recording cut at pauses, pieces in parallel)', labelNames: ['path'], registers: [this.registry] });
+  readonly sttPieces = new client.Counter({ name: 'parla_stt_pieces_total', help: 'Pieces recognized for long recordings (the pieces path)', registers: [this.registry] });
   readonly realtimeStreams = new client.Gauge({ name: 'parla_realtime_streams_active', help: 'Open real-time streams', registers: [this.registry] });
   readonly wyomingEvents = new client.Counter({ name: 'parla_wyoming_events_total', help: 'Wyoming events received, by type (unknown types as "other") and outcome (ok, error)', labelNames: ['type', 'outcome'], registers: [this.registry] });
   readonly wyomingConnections = new client.Gauge({ name: 'parla_wyoming_connections_active', help: 'Open Wyoming connections', registers: [this.registry] });
@@ -190,6 +192,14 @@ export class Metrics {
   /** `audioSeconds` of audio recognized by `engine` (its id) in `workSeconds`. */
   observeRecognition(audioSeconds: number, workSeconds: number, engine: string): void {
     this.observeRtf('recognition', audioSeconds, workSeconds, engine);
+  }
+
+  /** A batch recording recognized in `pieces` pieces (1: in one pass). */
+  observeRecordingPieces(pieces: number): void {
+    if (pieces > 1) {
+      this.sttRecordings.labels('pieces').inc();
+      this.sttPieces.inc(pieces);
+    } else this.sttRecordings.labels('one_pass').inc();
   }
 
   /** A separate listener for metrics only (METRICS_PORT): GET /metrics, nothing else. */

@@ -199,6 +199,11 @@ export class JobRunner {
             recognizing = { at: Date.now(), seconds };
             beatNow();
           },
+          // A long recording reports each piece recognized (src/stt/long-audio/): real progress
+          // over the time estimate, which stays for recordings recognized in one pass.
+          onProgress: (fraction) => {
+            progress = Math.max(progress, Math.min(0.95, 0.2 + 0.75 * fraction));
+          },
         },
         abort.signal,
       );

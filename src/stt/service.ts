@@ -17,6 +17,7 @@ import { admitRequest, SLOT_LEASE_MS } from '../limits/admission.js';
 import { engineFamily, type ModelRegistry, type SttEndpoint, type SttModel } from '../registry/model-registry.js';
 import type { EnginePool } from '../workers/pool.js';
 import type { SttRequest } from './request.js';
+import { recognizeRecording } from './long-audio/recognize-recording.js';
 import { applySpeakers, buildTranscript, diarizationSpans, type Transcript } from './transcript.js';
 
 export interface TranscribeRequest {
@@ -32,6 +33,11 @@ export interface TranscribeRequest {
   holdId?: string;
   /** Told the audio's length once it is decoded (jobs estimate their progress from it). */
   onDecoded?: (seconds: number) => void;
+  /**
+   * Told the fraction (0..1) of the audio recognized so far: after each piece of a long recording
+   * (src/stt/long-audio/), once at the end of a short one. For the job runner's progress.
+   */
+  onProgress?: (fraction: number) => void;
 }
 
 export interface Transcription {
@@ -88,6 +94,8 @@ export interface SttServiceDeps {
   limiter: Limiter;
   /** Told the audio length and the wall time of each recognition (metrics). */
   onRecognition?: (audioSeconds: number, workSeconds: number, engineId: string) => void;
+  /** Told how many pieces a recording was recognized in (1: one pass; metrics). */
+  onPieces?: (pieces: number) => void;
 }
 
 export class SttService {
@@ -128,7 +136,14 @@ export class SttService {
     let served = { engine: binding.engine.id, language, task: 'transcribe' as 'transcribe' | 'translate' };
     const { result: transcript, balance } = await billing.run(auth, { requestId: req.requestId, kind: 'stt', model, credits, characters: 0, ...(req.holdId ? { holdId: req.holdId } : {}) }, async () => {
       const recognizing = performance.now();
-      const result = await binding.engine.recognize(pcm, { language, profile: binding.profile, keywords: o.keywords, detectLanguage, ...(task === 'translate' ? { task } : {}) });
+      const recognitionOptions = { language, profile: binding.profile, keywords: o.keywords, detectLanguage, ...(task === 'translate' ? { task } : {}) };
+      const { result, pieces } = await recognizeRecording(binding.engine, pcm, recognitionOptions, {
+        pool,
+        long: this.d.config.sttLong,
+        ...(signal ? { signal } : {}),
+        ...(req.onProgress ? { onProgress: req.onProgress } : {}),
+      });
+      this.d.onPieces?.(pieces);
       served = { engine: result.engine ?? binding.engine.id, language: detectLanguage && result.language ? result.language : language, task: result.task ?? 'transcribe' };
       this.d.onRecognition?.(duration, (performance.now() - recognizing) / 1000, binding.engine.id);
       // A recognition cannot be interrupted, but work aborted meanwhile (a canceled job) is not billed.

@@ -7,6 +7,7 @@ import type { EncodePayload } from './encode-task.js';
 import type { EspeakOutput, EspeakTask } from '../engines/espeak/espeak-worker.js';
 import type { SherpaTtsTask } from '../engines/sherpa/sherpa-tts-worker.js';
 import type { ReadingLanguage, Readings } from '../tts/readings/types.js';
+import type { Piece } from '../stt/long-audio/plan.js';
 
 export interface TaskMap {
   /** Health check of the pool itself. */
@@ -27,6 +28,8 @@ export interface TaskMap {
   'audio.pitch': { payload: { samples: Int16Array; sampleRate: number; semitones: number }; result: Int16Array };
   /** Speaker labels for speech spans (src/stt/diarize.ts). */
   'stt.diarize': { payload: { pcm: Int16Array; spans: Array<{ start: number; end: number }> }; result: number[] };
+  /** Where to cut a long recording into pieces recognized in parallel (src/stt/long-audio/plan-task.ts). */
+  'stt.plan': { payload: { pcm: Int16Array; pieceSeconds: number }; result: Piece[] };
   /** The premium model's finishing chain (src/engines/studio/finishing.ts). */
   'audio.studio': { payload: { samples: Int16Array; sampleRate: number }; result: { samples: Int16Array; sampleRate: number; loudnessIn: number; loudnessOut: number; gainDb: number } };
   'audio.resample': { payload: { samples: Int16Array; inputRate: number; outputRate: number }; result: Int16Array };
@@ -62,6 +65,7 @@ export const taskHandlers: { [N in TaskName]: (p: TaskPayload<N>) => Promise<Tas
   'tts.readings': async (p) => (await import('../tts/readings/convert.js')).convertReadings(p),
   'audio.pitch': async (p) => (await import('../audio/dsp/time-pitch.js')).pitchShift(p.samples, p.sampleRate, p.semitones),
   'stt.diarize': async (p) => (await import('../stt/diarize.js')).diarizeSegments(p.pcm, p.spans),
+  'stt.plan': async (p) => (await import('../stt/long-audio/plan-task.js')).planLongAudio(p.pcm, p.pieceSeconds),
   'audio.studio': async (p) => (await import('../engines/studio/finishing.js')).studioFinish(p.samples, p.sampleRate),
   'audio.resample': async (p) => (await import('../audio/resample.js')).resampleInt16(p.samples, p.inputRate, p.outputRate),
   // Error classes do not survive the thread boundary, so a decode failure comes back as data.

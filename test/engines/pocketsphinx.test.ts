@@ -84,6 +84,11 @@ describe('PocketSphinxEngine', () => {
     assert.deepEqual(engine.languages(), ['en', 'en-US']);
   });
 
+  test('concurrency: the plain decoders of a profile, the boosted ones with keywords (a long recording runs this many pieces at once)', () => {
+    assert.equal(engine.concurrency(en), 2);
+    assert.equal(engine.concurrency({ ...en, keywords: ['kubernetes'] }), 1);
+  });
+
   test('LibriVox recordings: word error rate within bound, well-formed words', async () => {
     const files = librivox();
     let errors = 0;

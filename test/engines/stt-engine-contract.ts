@@ -132,6 +132,21 @@ export function runSttEngineContract(name: string, open: () => Promise<SttEngine
       await assert.rejects(engine.openStream(other), (e: unknown) => e instanceof EngineError && /xx-XX/.test(e.message));
     });
 
+    test('concurrency() recognitions at once, on views into one larger recording (pieces of a long one), each as the audio alone', async () => {
+      const n = engine.concurrency?.(h.options) ?? 1;
+      assert.ok(Number.isInteger(n) && n >= 1, `concurrency ${n}`);
+      const stride = cmd.length + RATE / 2;
+      const joined = new Int16Array((n + 1) * stride);
+      for (let i = 0; i <= n; i++) joined.set(cmd, i * stride);
+      // Views that do not start at their buffer's start: an engine must read only the view.
+      const views = Array.from({ length: n }, (_, i) => joined.subarray((i + 1) * stride, (i + 1) * stride + cmd.length));
+      const results = await Promise.all(views.map((v) => engine.recognize(v, h.options)));
+      for (const r of results) {
+        assert.equal(text(r), h.command.words);
+        assertWellFormed(r, cmd.length / RATE);
+      }
+    });
+
     test('an aborted request rejects with the abort\'s reason, and the engine serves on', async () => {
       const ac = new AbortController();
       ac.abort(new Error('client went away'));

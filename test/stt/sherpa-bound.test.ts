@@ -13,7 +13,7 @@ import { createTestAccount, createTestApp, type TestApp } from '../helpers/app.j
 import { tempDir } from '../helpers/env.js';
 import { multipart } from '../helpers/multipart.js';
 import { generateSherpaModels, installVerifiedSttModels } from '../helpers/sherpa-models.js';
-import { flite } from '../helpers/speech.js';
+import { flite, soxConcat } from '../helpers/speech.js';
 import { writeOperatorSettings } from '../../src/models/operator-settings.js';
 import { RealtimeServer } from '../../src/realtime/server.js';
 import { decodeWav } from '../../src/audio/wav.js';
@@ -32,7 +32,7 @@ before(async () => {
     { name: 'zipformer-gen', from: g.zipformerTransducer, languages: ['en'] },
   ]);
   writeOperatorSettings(dataDir, { modelBindings: { 'cipher-max': 'whisper-gen', 'lucid-agent': 'zipformer-gen', 'lucid-mono': 'not-installed' } });
-  t = await createTestApp({ PARLA_DATA_DIR: dataDir, PARLA_MODEL_TTL: '600' });
+  t = await createTestApp({ PARLA_DATA_DIR: dataDir, PARLA_MODEL_TTL: '600', METRICS_TOKEN: 'operator-token-sherpa-bound' });
   ({ apiKey: key } = await createTestAccount(t.services, { credits: 1_000_000 }));
   wav = flite('The quick brown fox jumps over the lazy dog.');
 });
@@ -134,6 +134,32 @@ describe('bound sherpa-onnx models over HTTP', () => {
     // cipher-fast's PocketSphinx "fast" decoders just served a request.
     assert.deepEqual(serving.health.get('cipher-fast'), { engine: 'pocketsphinx', loaded: true });
     assert.deepEqual(serving.info, serving.health);
+  });
+});
+
+describe('a long recording on a bound offline model', () => {
+  test('cipher-max on Whisper: cut into pieces (one at a time on the model thread) and joined on one timeline', async () => {
+    const piecesTotal = async () => {
+      const text = (await t.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: 'Bearer operator-token-sherpa-bound' } })).body;
+      return Number(text.split('\n').find((l) => l.startsWith('parla_stt_pieces_total '))?.split(' ')[1] ?? 0);
+    };
+    const before = await piecesTotal();
+    const long = soxConcat(Array.from({ length: 18 }, () => wav), 1.0);
+    const { body, contentType } = await multipart(readFileSync(long), { model: 'cipher-max', response_format: 'verbose_json', timestamp_granularities: 'word,segment' }, 'long.wav');
+    const res = await t.app.inject({ method: 'POST', url: '/api/v1/stt/transcribe', headers: { 'x-api-key': key, 'content-type': contentType }, payload: body });
+    assert.equal(res.statusCode, 200, res.body);
+    const json = res.json();
+    assert.equal(json.engine, 'sherpa:whisper-gen');
+    assert.ok(json.duration > 60, String(json.duration));
+    assert.ok((await piecesTotal()) - before >= 2, 'recognized in pieces');
+    assert.ok(json.words.length > 0);
+    let last = 0;
+    for (const w of json.words) {
+      assert.ok(w.start >= last && w.end >= w.start && w.end <= json.duration, JSON.stringify(w));
+      last = w.end;
+    }
+    assert.ok(json.words.at(-1).end > 30, 'words from the later pieces are on the recording\'s timeline');
+    assert.deepEqual(json.segments.map((s: { id: number }) => s.id), json.segments.map((_: unknown, i: number) => i));
   });
 });
 

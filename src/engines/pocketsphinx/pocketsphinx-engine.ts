@@ -55,6 +55,8 @@ export class PocketSphinxEngine implements SttEngine {
   private readonly boostPool: BoostDecoderPool | null;
   private readonly problem: string | null;
   private readonly pronunciations = new Map<string, string | null>();
+  private readonly plainDecoders: number;
+  private readonly boostDecoders: number;
 
   /**
    * decodersPerProfile plain decoders per profile are created at start (or on first use without
@@ -62,6 +64,8 @@ export class PocketSphinxEngine implements SttEngine {
    * requests and streams first need them (a keyword stream holds one for its whole length).
    */
   constructor(opts: { decodersPerProfile: number; boostDecodersPerProfile?: number; profiles?: string[]; warmup?: Int16Array | null; preload?: boolean; lifecycle?: ModelLifecycle }) {
+    this.plainDecoders = opts.decodersPerProfile;
+    this.boostDecoders = opts.boostDecodersPerProfile ?? opts.decodersPerProfile;
     const loaded = loadNative();
     if ('error' in loaded) {
       this.problem = loaded.error;
@@ -118,6 +122,11 @@ export class PocketSphinxEngine implements SttEngine {
   whenReady(): Promise<void> {
     if (this.managed) return this.managed.lifecycle.preload(this.managed.names);
     return this.pool ? this.pool.whenReady() : Promise.resolve();
+  }
+
+  /** The decoders of the pool these options use: plain ones per profile, or the boosted ones. */
+  concurrency(opts: RecognitionOptions): number {
+    return keywordList(opts.keywords).length > 0 ? this.boostDecoders : this.plainDecoders;
   }
 
   /** A plain decoder of the profile (through the lifecycle when there is one) and how to give it back. */

@@ -113,6 +113,11 @@ export class SherpaSttEngine implements SttEngine {
     return this.lifecycle.acquire<SttModelHost>(this.model.name, signal);
   }
 
+  /** One: the model's thread decodes one call after another (stt-host.ts). */
+  concurrency(): number {
+    return 1;
+  }
+
   async recognize(pcm16k: Int16Array, opts: RecognitionOptions, signal?: AbortSignal): Promise<RecognitionResult> {
     if (!(pcm16k instanceof Int16Array)) throw new TypeError('recognize(pcm16k): 16 kHz mono samples as an Int16Array');
     const language = this.modelLanguage(opts);

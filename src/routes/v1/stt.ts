@@ -11,6 +11,7 @@ import { parseSttFields } from '../../stt/request.js';
 import type { SttEndpoint } from '../../registry/model-registry.js';
 import type { SttService } from '../../stt/service.js';
 import { render, RESPONSE_CONTENT_TYPES } from '../../stt/render.js';
+import { abortOnClose } from './tts.js';
 
 export const MAX_UPLOAD_BYTES = 25 * 1024 * 1024;
 
@@ -78,7 +79,8 @@ export const sttRoutes: FastifyPluginAsync<SttRouteOptions> = async (app, { stt 
     const { fields, file } = await readUpload(request);
     const options = parseSttFields(fields, endpoint);
     const audio = file ? new Uint8Array(file.buffer, file.byteOffset, file.byteLength) : null;
-    const t = await stt.transcribe(request.auth, { requestId: request.id, endpoint, options, audio });
+    // The client going away stops a long recording's remaining pieces (src/stt/long-audio/).
+    const t = await stt.transcribe(request.auth, { requestId: request.id, endpoint, options, audio }, abortOnClose(reply.raw));
     const body = render(options.responseFormat, t.transcript, {
       language: t.language,
       duration: t.duration,
