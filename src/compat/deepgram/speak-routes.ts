@@ -62,12 +62,12 @@ export const deepgramSpeakRoutes: FastifyPluginAsync<SpeakRouteOptions> = async 
         // A place for the encoder before any credit is held: a full node refuses at no cost.
         slot = await encoders.reserve(ff.format, signal);
       }
-      let encoding = false;
+      let encodeStarted = false;
       const encoder = slot;
       const finish =
         encoder && ff
           ? (pcm: Uint8Array) => {
-              encoding = true;
+              encodeStarted = true;
               return encodeWhole(encoder, pcm, params.spec.sampleRate, signal, ff.bitRate);
             }
           : undefined;
@@ -76,7 +76,7 @@ export const deepgramSpeakRoutes: FastifyPluginAsync<SpeakRouteOptions> = async 
         out = await tts.generateEncoded(request.auth, req, params.spec, signal, finish);
       } finally {
         // Never started: the place goes back (once started, the encoder frees it when it exits).
-        if (!encoding) slot?.release();
+        if (!encodeStarted) slot?.release();
       }
       const body = out.audio.body;
       const bytes = body instanceof Uint8Array ? Buffer.from(body.buffer, body.byteOffset, body.byteLength) : body;
