@@ -52,7 +52,7 @@ export interface Services {
   metrics: Metrics;
   /** WebSocket endpoints beyond the native stream (the Deepgram dialect), served on both ports. */
   wsRoutes: WsRoutes;
-  /** ffmpeg encoders for the formats no library here writes (OpenAI's opus and aac), bounded like the pool's threads. */
+  /** ffmpeg encoders for the formats no library here writes (the OpenAI and Deepgram dialects' opus and aac), bounded like the pool's threads. */
   encoders: FfmpegEncoders;
   /**
    * Asynchronous transcription jobs (docs/jobs.md): the queue (SQLite beside the store, or

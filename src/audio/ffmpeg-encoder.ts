@@ -1,10 +1,11 @@
 // Encoders Parla has no library for, run as Debian's ffmpeg: Ogg Opus (libopus) and ADTS AAC
-// (ffmpeg's native AAC encoder), the files OpenAI's `opus` and `aac` speech formats are
-// (docs/compatibility.md). PCM streams in and encoded bytes stream out as they are made, through
-// one socket (ProcessSpawner.pipe: ffmpeg is started by the small helper process, never forked
-// from the service, docs/architecture.md). Each encoder is a process doing CPU work beside the
-// worker pool's threads, so at most `concurrent` run at once (the pool's thread count), at most
-// `queue` more wait, and beyond that the caller gets PoolOverloadedError (503, as a full pool).
+// (ffmpeg's native AAC encoder), the files of OpenAI's `opus` and `aac` speech formats and of
+// Deepgram's speak encodings of those names (docs/compatibility.md). PCM streams in and encoded
+// bytes stream out as they are made, through one socket (ProcessSpawner.pipe: ffmpeg is started
+// by the small helper process, never forked from the service, docs/architecture.md). Each encoder
+// is a process doing CPU work beside the worker pool's threads, so at most `concurrent` run at
+// once (the pool's thread count), at most `queue` more wait, and beyond that the caller gets
+// PoolOverloadedError (503, as a full pool).
 
 import type { Readable } from 'node:stream';
 import { Readable as ReadableStream } from 'node:stream';
@@ -17,12 +18,24 @@ export type FfmpegFormat = (typeof FFMPEG_FORMATS)[number];
 /** The encoder's output: what it is, as the client should be told. */
 export const FFMPEG_CONTENT_TYPES: Record<FfmpegFormat, string> = { opus: 'audio/ogg', aac: 'audio/aac' };
 
+/** The bit rate each format is made at unless the caller asks for another (OpenAI's files). */
+export const FFMPEG_DEFAULT_BIT_RATES: Record<FfmpegFormat, number> = { opus: 48000, aac: 64000 };
+
 const OUTPUT_ARGS: Record<FfmpegFormat, string[]> = {
   // Ogg Opus. Pages of at most 100 ms (the muxer's default is 1 s) so audio leaves as it is made.
-  opus: ['-c:a', 'libopus', '-b:a', '48k', '-application', 'audio', '-page_duration', '100000', '-f', 'ogg'],
+  opus: ['-c:a', 'libopus', '-application', 'audio', '-page_duration', '100000', '-f', 'ogg'],
   // ADTS: each frame carries its header, so the stream is playable as it arrives (no moov atom).
-  aac: ['-c:a', 'aac', '-b:a', '64k', '-f', 'adts'],
+  aac: ['-c:a', 'aac', '-f', 'adts'],
 };
+
+/**
+ * The bit rates (bps) ffmpeg really makes for mono `format` at `sampleRate`: libopus refuses more
+ * than 256 kb/s a channel; ffmpeg's AAC encoder silently clamps to 6144 bits a frame of 1024
+ * samples (132300 bps at 22050 Hz), so above that the file would not be what was asked for.
+ */
+export function ffmpegBitRateRange(format: FfmpegFormat, sampleRate: number): { min: number; max: number } {
+  return format === 'opus' ? { min: 500, max: 256_000 } : { min: 4000, max: Math.floor((6144 * sampleRate) / 1024) };
+}
 
 /** ffmpeg failed (or could not be started): the edges answer 500 ENGINE_ERROR (src/edge/errors.ts). */
 export class EncoderError extends Error {
@@ -32,10 +45,12 @@ export class EncoderError extends Error {
   }
 }
 
-export function ffmpegArgs(format: FfmpegFormat, sampleRate: number): string[] {
+export function ffmpegArgs(format: FfmpegFormat, sampleRate: number, bitRate = FFMPEG_DEFAULT_BIT_RATES[format]): string[] {
+  const { min, max } = ffmpegBitRateRange(format, sampleRate);
+  if (!Number.isInteger(bitRate) || bitRate < min || bitRate > max) throw new RangeError(`bit rate ${bitRate} is outside ${min}-${max} for ${format} at ${sampleRate} Hz`);
   // Raw PCM has nothing to probe: without a tiny probe size ffmpeg reads ~2 s of input before
   // its first output, and a short sentence would wait for the next.
-  return ['-hide_banner', '-loglevel', 'error', '-nostdin', '-probesize', '32', '-analyzeduration', '0', '-f', 's16le', '-ar', String(sampleRate), '-ac', '1', '-i', 'pipe:0', ...OUTPUT_ARGS[format], '-flush_packets', '1', 'pipe:1'];
+  return ['-hide_banner', '-loglevel', 'error', '-nostdin', '-probesize', '32', '-analyzeduration', '0', '-f', 's16le', '-ar', String(sampleRate), '-ac', '1', '-i', 'pipe:0', ...OUTPUT_ARGS[format], '-b:a', String(bitRate), '-flush_packets', '1', 'pipe:1'];
 }
 
 /** A place for one encoder process (FfmpegEncoders.reserve). */
@@ -45,8 +60,9 @@ export interface EncoderSlot {
    * first bytes are out (so a failure to start is still the caller's error); rejects with
    * EncoderError. The slot is freed when the encoder exits. A failure of `pcm` or `signal` kills
    * the encoder and fails the output: a cut stream is never ended as if it were whole.
+   * `bitRate` (bps, within ffmpegBitRateRange): the format's default when left out.
    */
-  encode(pcm: Readable, sampleRate: number, signal: AbortSignal): Promise<Readable>;
+  encode(pcm: Readable, sampleRate: number, signal: AbortSignal, bitRate?: number): Promise<Readable>;
   /** Frees the place when encode() is not called after all; idempotent. */
   release(): void;
 }
@@ -74,7 +90,7 @@ export class FfmpegEncoders {
   supports(format: FfmpegFormat): Promise<boolean> {
     let probe = this.probes.get(format);
     if (!probe) {
-      const args = ['-hide_banner', '-loglevel', 'error', '-nostdin', '-f', 'lavfi', '-i', 'anullsrc=r=24000:cl=mono', '-t', '0.05', ...OUTPUT_ARGS[format], '-y', '/dev/null'];
+      const args = ['-hide_banner', '-loglevel', 'error', '-nostdin', '-f', 'lavfi', '-i', 'anullsrc=r=24000:cl=mono', '-t', '0.05', ...OUTPUT_ARGS[format], '-b:a', String(FFMPEG_DEFAULT_BIT_RATES[format]), '-y', '/dev/null'];
       probe = this.spawner.run(this.binary, args, AbortSignal.timeout(10_000)).then(
         (s) => s.code === 0,
         () => false,
@@ -113,10 +129,17 @@ export class FfmpegEncoders {
       if (next) next();
       else this.running--;
     };
-    return { encode: (pcm, rate, sig) => this.encode(format, pcm, rate, sig, release), release };
+    return { encode: (pcm, rate, sig, bitRate) => this.encode(format, pcm, rate, sig, release, bitRate), release };
   }
 
-  private async encode(format: FfmpegFormat, pcm: Readable, sampleRate: number, signal: AbortSignal, release: () => void): Promise<Readable> {
+  private async encode(format: FfmpegFormat, pcm: Readable, sampleRate: number, signal: AbortSignal, release: () => void, bitRate?: number): Promise<Readable> {
+    let args: string[];
+    try {
+      args = ffmpegArgs(format, sampleRate, bitRate);
+    } catch (err) {
+      release();
+      throw err;
+    }
     // Killed when the client goes away, and when the PCM fails (the synthesis broke off).
     const stop = new AbortController();
     const onAbort = () => stop.abort(signal.reason);
@@ -129,7 +152,7 @@ export class FfmpegEncoders {
     let exit: Promise<ExitStatus>;
     let io: import('node:net').Socket;
     try {
-      ({ io, exit } = await this.spawner.pipe(this.binary, ffmpegArgs(format, sampleRate), stop.signal));
+      ({ io, exit } = await this.spawner.pipe(this.binary, args, stop.signal));
     } catch (err) {
       signal.removeEventListener('abort', onAbort);
       pcm.off('error', pcmFailed);
@@ -179,4 +202,15 @@ export class FfmpegEncoders {
     }
     return ReadableStream.from(output(), { objectMode: false });
   }
+}
+
+/**
+ * A whole clip of PCM (s16le mono at `sampleRate`) through `slot`, collected: for an answer sent
+ * with its length once it is all made (the Deepgram dialect's POST /v1/speak).
+ */
+export async function encodeWhole(slot: EncoderSlot, pcm: Uint8Array, sampleRate: number, signal: AbortSignal, bitRate?: number): Promise<Buffer> {
+  const out = await slot.encode(ReadableStream.from([Buffer.from(pcm.buffer, pcm.byteOffset, pcm.byteLength)]), sampleRate, signal, bitRate);
+  const chunks: Buffer[] = [];
+  for await (const c of out) chunks.push(c as Buffer);
+  return Buffer.concat(chunks);
 }

@@ -94,9 +94,17 @@ export class TtsService {
   /**
    * The file of generate() in one of Deepgram's speak encodings at a chosen rate (the Deepgram
    * dialect's POST /v1/speak): the same feature, price, limits, ledger kind and errors as generate.
+   * `finish` turns the file into the answer (ffmpeg's Opus and AAC from raw PCM) inside the billed
+   * step, so a failure there bills nothing, as a failed synthesis does.
    */
-  async generateEncoded(auth: AuthContext, req: TtsRequest & { requestId: string }, spec: SpeakEncodeSpec, signal?: AbortSignal): Promise<TtsGenerated> {
-    return this.billedFile(auth, { ...req, format: 'wav' }, 'generate', (pool, job) => generateEncoded(pool, job, spec, signal), (a) => a.seconds);
+  async generateEncoded(auth: AuthContext, req: TtsRequest & { requestId: string }, spec: SpeakEncodeSpec, signal?: AbortSignal, finish?: (file: Uint8Array) => Promise<Uint8Array>): Promise<TtsGenerated> {
+    const make = async (pool: EnginePool, job: ReturnType<typeof prepareTts>) => {
+      const audio = await generateEncoded(pool, job, spec, signal);
+      if (!finish) return audio;
+      const body = await finish(audio.body as Uint8Array);
+      return { body, byteLength: body.byteLength, seconds: audio.seconds };
+    };
+    return this.billedFile(auth, { ...req, format: 'wav' }, 'generate', make, (a) => a.seconds);
   }
 
   /**

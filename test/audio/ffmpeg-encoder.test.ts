@@ -1,6 +1,6 @@
 // FfmpegEncoders (src/audio/ffmpeg-encoder.ts) with Debian's ffmpeg, started through the spawner
 // helper: PCM in, Ogg Opus / ADTS AAC out as it is made (checked with ffprobe), the bound on
-// concurrent encoders, a client abort and a failed input killing the process, and a failing or
+// concurrent encoders, a requested bit rate (and one ffmpeg would not honour refused), a client abort and a failed input killing the process, and a failing or
 // missing program reported as EncoderError.
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -11,7 +11,7 @@ import path from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ProcessSpawner } from '../../src/process/spawner.js';
-import { EncoderError, FfmpegEncoders } from '../../src/audio/ffmpeg-encoder.js';
+import { EncoderError, encodeWhole, ffmpegBitRateRange, FfmpegEncoders } from '../../src/audio/ffmpeg-encoder.js';
 import { PoolOverloadedError } from '../../src/workers/pool.js';
 
 const spawner = new ProcessSpawner();
@@ -78,6 +78,27 @@ test('opus and aac: real Ogg Opus and ADTS AAC of the input length, out in piece
     assert.equal(p.codec, codec);
     assert.ok(Math.abs(p.seconds - 3) < 0.1, `${format}: ${p.seconds} s`);
   }
+});
+
+test('bit rate: the rate asked for changes the file size accordingly; one outside what ffmpeg makes is refused and frees the place', async () => {
+  const encoders = new FfmpegEncoders(spawner, { concurrent: 1, queue: 0 });
+  // 2 s of a tone with a sweep, so the encoders have something to spend bits on.
+  const pcm = new Int16Array(48000);
+  for (let i = 0; i < pcm.length; i++) pcm[i] = Math.round(8000 * Math.sin((2 * Math.PI * (300 + i / 40) * i) / 24000) + 2000 * Math.sin(i * 1.7));
+  const size = async (format: 'opus' | 'aac', bitRate: number) => (await encodeWhole(await encoders.reserve(format, never), new Uint8Array(pcm.buffer), 24000, never, bitRate)).length * 4;
+  for (const [format, low, high] of [['opus', 12000, 96000], ['aac', 16000, 96000]] as const) {
+    const small = await size(format, low);
+    const big = await size(format, high);
+    // bits a second for 2 s; the container's overhead and the encoder's rate control allow slack.
+    assert.ok(small > low * 0.5 && small < low * 1.8, `${format} ${low}: ${small} bps`);
+    assert.ok(big > high * 0.5 && big < high * 1.5, `${format} ${high}: ${big} bps`);
+  }
+  assert.deepEqual(ffmpegBitRateRange('aac', 22050), { min: 4000, max: 132300 });
+  for (const [format, bitRate] of [['opus', 300_000], ['aac', 150_000], ['opus', 1.5]] as const) {
+    await assert.rejects((await encoders.reserve(format, never)).encode(Readable.from([tone(0.1)]), 24000, never, bitRate), RangeError);
+  }
+  // The refused encodes gave their place back (concurrent 1, queue 0: a leak would be PoolOverloadedError).
+  (await encoders.reserve('opus', never)).release();
 });
 
 test('concurrency: at most `concurrent` run, `queue` wait in line, the next is refused with PoolOverloadedError', async () => {

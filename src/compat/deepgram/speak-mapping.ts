@@ -7,6 +7,7 @@ import type { DeepgramMapping } from '../../config.js';
 import { ApiError } from '../../errors.js';
 import { TTS_MODELS } from '../../registry/model-registry.js';
 import type { SpeakEncodeSpec, SpeakEncoding } from '../../audio/speak-encoding.js';
+import { ffmpegBitRateRange, type FfmpegFormat } from '../../audio/ffmpeg-encoder.js';
 import { STREAM_SAMPLE_RATES } from '../../tts/stream.js';
 
 /** Deepgram's default voice when a request names no model (its API reference: aura-asteria-en). */
@@ -60,7 +61,9 @@ export class SpeakMapper {
 
 const RAW = ['linear16', 'mulaw', 'alaw'] as const;
 type RawEncoding = (typeof RAW)[number];
-const ALL = [...RAW, 'mp3', 'flac'] as const;
+/** Made by ffmpeg (src/audio/ffmpeg-encoder.ts) from PCM at the rate below, when this node's ffmpeg can. */
+const FFMPEG = ['opus', 'aac'] as const;
+const ALL = [...RAW, 'mp3', 'flac', ...FFMPEG] as const;
 
 /** Rates Deepgram's speak API takes per encoding (its audio format combinations), and its defaults. */
 const REST_RATES: Record<SpeakEncoding, readonly number[]> = {
@@ -72,14 +75,20 @@ const REST_RATES: Record<SpeakEncoding, readonly number[]> = {
 };
 const DEFAULT_RATE: Record<SpeakEncoding, number> = { linear16: 24000, mulaw: 8000, alaw: 8000, mp3: 22050, flac: 48000 };
 const MP3_BIT_RATES = [32000, 48000];
+/**
+ * Deepgram's Audio Format Combinations: opus in Ogg at 48000 Hz only, 4000-650000 bps (default
+ * 12000); aac at 22050 Hz only, 4000-192000 bps (default 48000). The top of each range here is
+ * what ffmpeg really makes (ffmpegBitRateRange); above it is 400, never a quieter clamp.
+ */
+const FFMPEG_SPEAK: Record<FfmpegFormat, { rate: number; bitRate: number; minBitRate: number; deepgramMax: number }> = {
+  opus: { rate: 48000, bitRate: 12000, minBitRate: 4000, deepgramMax: 650000 },
+  aac: { rate: 22050, bitRate: 48000, minBitRate: 4000, deepgramMax: 192000 },
+};
 
 function refusedEncoding(encoding: string, where: 'rest' | 'socket'): ApiError {
   const supported = where === 'rest' ? [...ALL] : [...RAW];
-  const codec = encoding === 'opus' ? 'Opus' : encoding === 'aac' ? 'AAC' : null;
   const message =
-    codec !== null && where === 'rest'
-      ? `encoding ${encoding} is not supported here: this server has no ${codec} encoder. Use ${supported.join(', ')}.`
-      : where === 'socket' && (ALL as readonly string[]).includes(encoding)
+    where === 'socket' && (ALL as readonly string[]).includes(encoding)
         ? `encoding ${encoding} is not available on the speak socket (it sends raw audio); use ${supported.join(', ')}.`
         : `encoding must be one of ${supported.join(', ')}.`;
   return new ApiError('INVALID_FORMAT', { message, resolution: `Send encoding ${supported.join(', ')}.`, details: { field: 'encoding', provided: encoding.slice(0, 200), suggestions: supported } });
@@ -105,8 +114,46 @@ function speed(raw: string | undefined): number {
 }
 
 export interface RestSpeakParams {
+  /** What the worker pool makes; for opus and aac, the raw PCM ffmpeg encodes. */
   spec: SpeakEncodeSpec;
+  /** opus and aac: the ffmpeg format and bit rate (bps) of the answer. */
+  ffmpeg?: { format: FfmpegFormat; bitRate: number };
+  contentType: string;
   speed: number;
+}
+
+/** The refusal for opus or aac on a node whose ffmpeg cannot encode it (checked once per format). */
+export function noFfmpegEncoder(format: FfmpegFormat): ApiError {
+  const others = ALL.filter((e) => e !== 'opus' && e !== 'aac');
+  return new ApiError('INVALID_FORMAT', {
+    message: `encoding ${format} is not supported on this server: its ffmpeg cannot encode ${format === 'aac' ? 'AAC' : 'Opus'} (install Debian's ffmpeg). Use ${others.join(', ')}.`,
+    resolution: `Send encoding ${others.join(', ')}.`,
+    details: { field: 'encoding', provided: format, suggestions: others },
+  });
+}
+
+function ffmpegParams(format: FfmpegFormat, q: Record<string, string | undefined>): Omit<RestSpeakParams, 'speed'> {
+  const d = FFMPEG_SPEAK[format];
+  const container = q.container ?? (format === 'opus' ? 'ogg' : 'none');
+  if (container !== (format === 'opus' ? 'ogg' : 'none')) {
+    throw bad('container', container, format === 'opus' ? 'container for opus is ogg.' : 'aac takes no container (leave container out or send none).', [format === 'opus' ? 'ogg' : 'none']);
+  }
+  const rate = sampleRate(q.sample_rate, [d.rate], d.rate, format);
+  let bitRate = d.bitRate;
+  if (q.bit_rate !== undefined && q.bit_rate !== '') {
+    const { max } = ffmpegBitRateRange(format, rate);
+    bitRate = /^[0-9]{1,7}$/.test(q.bit_rate) ? Number(q.bit_rate) : NaN;
+    if (!(bitRate >= d.minBitRate && bitRate <= max)) {
+      const beyond = bitRate > max && bitRate <= d.deepgramMax ? ` (Deepgram takes up to ${d.deepgramMax}; this server's encoder makes at most ${max})` : '';
+      throw bad('bit_rate', q.bit_rate, `bit_rate for ${format} is ${d.minBitRate} to ${max}${beyond}.`, [String(d.bitRate)]);
+    }
+  }
+  return {
+    spec: { encoding: 'linear16', container: 'none', sampleRate: rate },
+    ffmpeg: { format, bitRate },
+    // Deepgram's Audio Format Outputs.
+    contentType: format === 'opus' ? 'audio/ogg;codecs=opus' : 'audio/aac',
+  };
 }
 
 /** POST /v1/speak's query. Deepgram's REST default is MP3 (its encoding reference: "Default: mp3"). */
@@ -116,6 +163,7 @@ export function restSpeakParams(q: Record<string, string | undefined>): RestSpea
   if (q.callback !== undefined) throw bad('callback', q.callback, 'callback is not supported here: the audio is sent in the answer. Leave callback out.');
   const encoding = q.encoding ?? 'mp3';
   if (!(ALL as readonly string[]).includes(encoding)) throw refusedEncoding(encoding, 'rest');
+  if (encoding === 'opus' || encoding === 'aac') return { ...ffmpegParams(encoding, q), speed: speed(q.speed) };
   const enc = encoding as SpeakEncoding;
   const raw = (RAW as readonly string[]).includes(enc);
   const container = q.container ?? (raw ? 'wav' : 'none');
@@ -126,10 +174,11 @@ export function restSpeakParams(q: Record<string, string | undefined>): RestSpea
   let bitRate: number | undefined;
   if (q.bit_rate !== undefined && q.bit_rate !== '') {
     bitRate = /^[0-9]{1,7}$/.test(q.bit_rate) ? Number(q.bit_rate) : NaN;
-    if (enc !== 'mp3') throw bad('bit_rate', q.bit_rate, `bit_rate applies to mp3 only, not ${enc}.`);
+    if (enc !== 'mp3') throw bad('bit_rate', q.bit_rate, `bit_rate applies to mp3, opus and aac only, not ${enc}.`);
     if (!MP3_BIT_RATES.includes(bitRate)) throw bad('bit_rate', q.bit_rate, `bit_rate for mp3 is ${MP3_BIT_RATES.join(' or ')}.`, MP3_BIT_RATES.map(String));
   }
-  return { spec: { encoding: enc, container: container as 'wav' | 'none', sampleRate: rate, ...(enc === 'mp3' ? { bitRate: bitRate ?? 48000 } : {}) }, speed: speed(q.speed) };
+  const spec: SpeakEncodeSpec = { encoding: enc, container: container as 'wav' | 'none', sampleRate: rate, ...(enc === 'mp3' ? { bitRate: bitRate ?? 48000 } : {}) };
+  return { spec, contentType: speakContentType(spec), speed: speed(q.speed) };
 }
 
 export interface SocketSpeakParams {
