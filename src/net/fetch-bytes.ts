@@ -4,23 +4,13 @@
 // (an announced larger Content-Length fails before a byte is read) and a total time a synchronous
 // request can wait, far below the job queue's 30 minutes.
 
-import { FileTooLargeError, safeRequest, UrlFetchFailedError, type FetchPolicy, type Limits } from './safe-fetch.js';
+import { FileTooLargeError, openDownload, UrlFetchFailedError, type FetchPolicy, type Limits } from './safe-fetch.js';
 
 /** Connect, idle and total timeouts for a download the client waits for. */
 export const SYNC_DOWNLOAD_LIMITS: Limits = { connectTimeoutMs: 10_000, idleTimeoutMs: 20_000, totalTimeoutMs: 120_000 };
 
 export async function fetchBytes(rawUrl: string, opts: { policy: FetchPolicy; maxBytes: number; limits?: Limits; signal?: AbortSignal }): Promise<Buffer> {
-  const ex = await safeRequest(rawUrl, { policy: opts.policy, limits: opts.limits ?? SYNC_DOWNLOAD_LIMITS, followRedirects: true, ...(opts.signal ? { signal: opts.signal } : {}) });
-  const status = ex.res.statusCode ?? 0;
-  if (status < 200 || status > 299) {
-    ex.finish();
-    throw new UrlFetchFailedError(`the server answered HTTP ${status}`, status);
-  }
-  const announced = Number(ex.res.headers['content-length']);
-  if (Number.isFinite(announced) && announced > opts.maxBytes) {
-    ex.finish();
-    throw new FileTooLargeError(opts.maxBytes);
-  }
+  const ex = await openDownload(rawUrl, { ...opts, limits: opts.limits ?? SYNC_DOWNLOAD_LIMITS });
   const chunks: Buffer[] = [];
   let bytes = 0;
   try {

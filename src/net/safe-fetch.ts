@@ -245,6 +245,25 @@ export async function safeRequest(rawUrl: string, o: SafeRequestOptions): Promis
   }
 }
 
+/**
+ * The GET of a download, past the checks every download makes before reading the body: a 2xx
+ * answer, and no announced Content-Length over maxBytes (refused before a byte is read).
+ */
+export async function openDownload(rawUrl: string, opts: { policy: FetchPolicy; maxBytes: number; limits: Limits; signal?: AbortSignal }): Promise<Exchange> {
+  const ex = await safeRequest(rawUrl, { policy: opts.policy, limits: opts.limits, followRedirects: true, ...(opts.signal ? { signal: opts.signal } : {}) });
+  const status = ex.res.statusCode ?? 0;
+  if (status < 200 || status > 299) {
+    ex.finish();
+    throw new UrlFetchFailedError(`the server answered HTTP ${status}`, status);
+  }
+  const announced = Number(ex.res.headers['content-length']);
+  if (Number.isFinite(announced) && announced > opts.maxBytes) {
+    ex.finish();
+    throw new FileTooLargeError(opts.maxBytes);
+  }
+  return ex;
+}
+
 export interface Download {
   path: string;
   bytes: number;
@@ -258,17 +277,7 @@ export interface Download {
  * announced Content-Length over it fails before a byte is read, a longer body when it passes.
  */
 export async function safeDownload(rawUrl: string, opts: { policy: FetchPolicy; maxBytes: number; dir: string; limits?: Limits; signal?: AbortSignal }): Promise<Download> {
-  const ex = await safeRequest(rawUrl, { policy: opts.policy, limits: opts.limits ?? DOWNLOAD_LIMITS, followRedirects: true, ...(opts.signal ? { signal: opts.signal } : {}) });
-  const status = ex.res.statusCode ?? 0;
-  if (status < 200 || status > 299) {
-    ex.finish();
-    throw new UrlFetchFailedError(`the server answered HTTP ${status}`, status);
-  }
-  const announced = Number(ex.res.headers['content-length']);
-  if (Number.isFinite(announced) && announced > opts.maxBytes) {
-    ex.finish();
-    throw new FileTooLargeError(opts.maxBytes);
-  }
+  const ex = await openDownload(rawUrl, { ...opts, limits: opts.limits ?? DOWNLOAD_LIMITS });
   const file = path.join(opts.dir, `download-${randomBytes(12).toString('hex')}`);
   const out = createWriteStream(file, { flags: 'wx', mode: 0o600 });
   let bytes = 0;
