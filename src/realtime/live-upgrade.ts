@@ -98,3 +98,15 @@ export async function acceptLiveStream(u: LiveUpgrade): Promise<void> {
     void session.start();
   });
 }
+
+/** A session's way out over a `ws` socket (both live protocols: native and Deepgram's). */
+export function transportOf(ws: WebSocket) {
+  return {
+    send: (m: Record<string, unknown>) => {
+      if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(m));
+    },
+    close: (code: number, reason: string) => ws.close(code, reason),
+    pause: () => ws.pause(),
+    resume: () => ws.resume(),
+  };
+}

@@ -9,7 +9,7 @@ import https from 'node:https';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { AddressInfo } from 'node:net';
-import { WebSocketServer, type WebSocket } from 'ws';
+import { WebSocketServer } from 'ws';
 import type { Services } from '../services.js';
 import { ApiError, errorBody } from '../errors.js';
 import { refuseUpgrade as refuse } from '../edge/ws-routes.js';
@@ -18,7 +18,7 @@ import { toApiError } from '../edge/errors.js';
 import { parseRealtimeParams } from './params.js';
 import type { RealtimeSession } from './session.js';
 import { NativeOutput } from './native-output.js';
-import { acceptLiveStream } from './live-upgrade.js';
+import { acceptLiveStream, transportOf } from './live-upgrade.js';
 import { loadTls } from './tls.js';
 import { opusSupported } from './opus-decoder.js';
 
@@ -131,17 +131,6 @@ export class RealtimeServer {
     await new Promise<void>((resolve) => this.https.close(() => resolve()));
     this.https.closeAllConnections?.();
   }
-}
-
-function transportOf(ws: WebSocket) {
-  return {
-    send: (m: Record<string, unknown>) => {
-      if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(m));
-    },
-    close: (code: number, reason: string) => ws.close(code, reason),
-    pause: () => ws.pause(),
-    resume: () => ws.resume(),
-  };
 }
 
 const WS_KEY = /^[+/0-9A-Za-z]{22}==$/;

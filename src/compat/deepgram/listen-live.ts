@@ -14,7 +14,7 @@ import type { UpgradeContext, UpgradeHandler } from '../../edge/ws-routes.js';
 import { ApiError } from '../../errors.js';
 import { toApiError } from '../../edge/errors.js';
 import { handshakeProblem } from '../../realtime/server.js';
-import { acceptLiveStream } from '../../realtime/live-upgrade.js';
+import { acceptLiveStream, transportOf } from '../../realtime/live-upgrade.js';
 import type { RealtimeSession } from '../../realtime/session.js';
 import { opusSupported } from '../../realtime/opus-decoder.js';
 import { handshakeKey } from './ws-auth.js';
@@ -106,15 +106,4 @@ export function listenLive(services: Services, opts: ListenLiveOptions = {}): { 
 export function registerListenLive(services: Services, opts: ListenLiveOptions = {}): void {
   const live = listenLive(services, opts);
   services.wsRoutes.add(LISTEN_PATH, live.handler, live.shutdown);
-}
-
-function transportOf(ws: WebSocket) {
-  return {
-    send: (m: Record<string, unknown>) => {
-      if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(m));
-    },
-    close: (code: number, reason: string) => ws.close(code, reason),
-    pause: () => ws.pause(),
-    resume: () => ws.resume(),
-  };
 }
