@@ -75,5 +75,8 @@ Malformed input at the edge (every answer has the body above and \`X-Request-ID\
   header, a lying \`Content-Length\`): 400 \`INVALID_REQUEST\`; headers over Node's limit (16 KB):
   413 \`REQUEST_TOO_LARGE\`; \`CONNECT\`: 404 \`NOT_FOUND\`. These close the connection, since
   what follows on it cannot be framed.
+- An \`Expect\` header other than \`100-continue\`: 400 \`INVALID_REQUEST\` (\`details.field\` \`Expect\`),
+  where Node would answer a bare 417 (not a status of the table above: the fault is a header the
+  service does not take). The body, if sent anyway, is read and dropped; the connection stays open.
 `;
 writeFileSync(new URL('../docs/errors.md', import.meta.url), doc);
