@@ -4,7 +4,7 @@
 // X-CSRF-Token.
 // Contract and security model: docs/dashboard.md.
 
-import { rm } from 'node:fs/promises';
+import { cancelJob } from '../jobs/cancel.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Services } from '../services.js';
@@ -158,8 +158,6 @@ export const dashboardApiRoutes: FastifyPluginAsyncTypebox<{ services: Services;
     const job = /^job_[A-Za-z0-9]{20}$/.test(request.params.id) ? await queue.get(account.id, request.params.id) : null;
     if (!job) throw notFound();
     if (FINISHED.has(job.status)) return { job: jobView(job) };
-    const after = (await queue.cancel(account.id, job.id)) ?? job;
-    if (job.status === 'queued' && after.status === 'canceled' && job.source.type === 'upload') await rm(job.source.path, { force: true });
-    return { job: jobView(after) };
+    return { job: jobView(await cancelJob(queue, account.id, job)) };
   });
 };

@@ -5,6 +5,7 @@
 
 import { mkdirSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
+import { cancelJob } from '../../jobs/cancel.js';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import multipart from '@fastify/multipart';
 import { Type } from 'typebox';
@@ -240,10 +241,7 @@ export const jobRoutes: FastifyPluginAsync<{ services: Services }> = async (app,
       const job = await ownJob(request);
       const accountId = request.auth.account.id;
       if (FINISHED.has(job.status)) return { success: true, job: jobJson((await queue.deleteResult(accountId, job.id)) ?? job) };
-      const after = (await queue.cancel(accountId, job.id)) ?? job;
-      // A queued job's upload has no runner to delete it; a running job's runner does when it notices.
-      if (job.status === 'queued' && after.status === 'canceled' && job.source.type === 'upload') await rm(job.source.path, { force: true });
-      return { success: true, job: jobJson(after) };
+      return { success: true, job: jobJson(await cancelJob(queue, accountId, job)) };
     },
   );
 };
