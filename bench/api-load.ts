@@ -4,9 +4,10 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
+import { startBenchServer } from './lib.js';
 
 export interface Load {
   rps: number;
@@ -36,12 +37,19 @@ export function redisPid(): number | null {
 /** A config file whose enterprise plan no request reaches: the point is the cost of the accounting itself. */
 export function highLimitsConfig(): string {
   const file = path.join(mkdtempSync(path.join(tmpdir(), 'bench-api-')), 'parla.json');
-  writeFileSync(file, JSON.stringify({ plans: { enterprise: { requestsPerMinute: 100_000_000, requestsPerHour: 100_000_000, concurrent: 1000 } } }));
+  writeFileSync(
+    file,
+    JSON.stringify({ plans: { enterprise: { requestsPerMinute: 100_000_000, requestsPerHour: 100_000_000, concurrent: 1000 } } }),
+  );
   return file;
 }
 
 /** One autocannon run against `url`, with the CPU per request of the server (`pid`), Redis and this process (the load generator). */
-export async function load(url: string, pid: number, opts: { connections: number; seconds: number; headers?: Record<string, string>; redis?: number | null }): Promise<Load> {
+export async function load(
+  url: string,
+  pid: number,
+  opts: { connections: number; seconds: number; headers?: Record<string, string>; redis?: number | null },
+): Promise<Load> {
   const before = cpuMs(pid);
   const redisBefore = opts.redis ? cpuMs(opts.redis) : 0;
   const mine = process.cpuUsage();
@@ -79,4 +87,43 @@ export async function startBare(body: string): Promise<{ url: string; pid: numbe
       await once(proc, 'close');
     },
   };
+}
+
+/**
+ * GET /api/v1/models on a fresh Parla server (the memory or the Redis limiter, limits no request
+ * reaches) against the bare route answering the same JSON, side by side: `runs` alternating runs
+ * of `seconds` each (bare first, then Parla), both warmed up first. The load average before each run in `loads`.
+ */
+export async function overheadSideBySide(
+  limiter: 'memory' | 'redis',
+  opts: { runs: number; seconds: number; connections: number; loads?: number[] },
+): Promise<{ parla: Load[]; bare: Load[] }> {
+  const server = await startBenchServer({
+    PARLA_CONFIG: highLimitsConfig(),
+    ...(limiter === 'redis' ? { REDIS_URL: 'redis://127.0.0.1:6379' } : {}),
+  });
+  const headers = { 'x-api-key': server.apiKey };
+  const url = `${server.url}/api/v1/models`;
+  const parla: Load[] = [];
+  const base: Load[] = [];
+  try {
+    const res = await fetch(url, { headers });
+    if (res.status !== 200) throw new Error(`GET /api/v1/models answered ${res.status}`);
+    const bare = await startBare(await res.text());
+    try {
+      await warmUp(bare.url, opts.connections);
+      await warmUp(url, opts.connections, headers);
+      for (let i = 0; i < opts.runs; i++) {
+        opts.loads?.push(loadavg()[0]!);
+        base.push(await load(bare.url, bare.pid, { connections: opts.connections, seconds: opts.seconds }));
+        const redis = limiter === 'redis' ? redisPid() : null;
+        parla.push(await load(url, server.proc.pid!, { connections: opts.connections, seconds: opts.seconds, headers, redis }));
+      }
+    } finally {
+      await bare.stop();
+    }
+  } finally {
+    await server.stop();
+  }
+  return { parla, bare: base };
 }

@@ -64,5 +64,7 @@ const row = (name: 'base' | 'head') => ({
   loadgen_cpu_us_per_req: Math.round(m(results[name], 'loadGenUsPerRequest')),
   not_200: results[name].reduce((a, x) => a + x.non2xx, 0),
 });
-console.log(`API overhead A/B, ${LIMITER} limiter, ${new Date().toISOString()}, ${RUNS} runs of ${SECONDS} s, ${CONNECTIONS} connections, bare route ${Math.round(m(results.bare, 'rps'))} req/s (${Math.round(m(results.bare, 'cpuUsPerRequest'))} µs CPU per request), load average ${Math.min(...loads).toFixed(2)}-${Math.max(...loads).toFixed(2)} on ${cpus().length} cores\n`);
+console.log(
+  `API overhead A/B, ${LIMITER} limiter, ${new Date().toISOString()}, ${RUNS} runs of ${SECONDS} s, ${CONNECTIONS} connections, bare route ${Math.round(m(results.bare, 'rps'))} req/s (${Math.round(m(results.bare, 'cpuUsPerRequest'))} µs CPU per request), load average ${Math.min(...loads).toFixed(2)}-${Math.max(...loads).toFixed(2)} on ${cpus().length} cores\n`,
+);
 console.log(table([row('base'), row('head')]));

@@ -36,7 +36,9 @@ function freePort(): Promise<number> {
 
 async function loadCases(): Promise<CompatCase[]> {
   const out: CompatCase[] = [];
-  for (const f of readdirSync(dir).filter((n) => n.endsWith('.ts') && n !== 'types.ts').sort()) {
+  for (const f of readdirSync(dir)
+    .filter((n) => n.endsWith('.ts') && n !== 'types.ts')
+    .sort()) {
     const mod = (await import(pathToFileURL(path.join(dir, f)).href)) as { cases?: CompatCase[] };
     if (!Array.isArray(mod.cases)) throw new Error(`bench/compat/${f} exports no cases`);
     out.push(...mod.cases);
@@ -128,7 +130,9 @@ try {
     console.error(`${c.name}: native ${n.toFixed(1)} ms, dialect ${d.toFixed(1)} ms`);
   }
   const loadAfter = loadavg();
-  console.log(`${new Date().toISOString()}  RUNS=${RUNS}, medians; load average (1, 5, 15 min) before ${loadBefore.map((x) => x.toFixed(2)).join(' ')}, after ${loadAfter.map((x) => x.toFixed(2)).join(' ')}`);
+  console.log(
+    `${new Date().toISOString()}  RUNS=${RUNS}, medians; load average (1, 5, 15 min) before ${loadBefore.map((x) => x.toFixed(2)).join(' ')}, after ${loadAfter.map((x) => x.toFixed(2)).join(' ')}`,
+  );
   console.log(table(rows));
 } finally {
   await server.stop();

@@ -105,18 +105,35 @@ let total = 0;
 for (const [a, b] of PAIRS) {
   for (const turns of [4, 8]) {
     const d = dialogue([a, b], turns);
-    for (const [how, spans] of [['exact', d.spans], ['trimmed', d.spans.map((s) => ({ start: s.start + 0.3, end: s.end - 0.3 }))]] as const) {
+    for (const [how, spans] of [
+      ['exact', d.spans],
+      ['trimmed', d.spans.map((s) => ({ start: s.start + 0.3, end: s.end - 0.3 }))],
+    ] as const) {
       const labels = diarizeSegments(d.pcm, [...spans]);
       const ok = correctTurns(labels, d.who);
       right += ok;
       total += turns;
-      rows.push({ voices: `${a.name} / ${b.name}`, turns: String(turns), spans: how, 'turns right': `${ok}/${turns}`, 'speakers found': String(new Set(labels).size) });
+      rows.push({
+        voices: `${a.name} / ${b.name}`,
+        turns: String(turns),
+        spans: how,
+        'turns right': `${ok}/${turns}`,
+        'speakers found': String(new Set(labels).size),
+      });
     }
   }
 }
 const single: Array<Record<string, string>> = [];
 let singleOk = 0;
-const VOICES = [fliteVoice('slt'), fliteVoice('rms'), fliteVoice('awb'), fliteVoice('kal16'), espeakVoice('en-us'), espeakVoice('en-us+f3'), espeakVoice('en-gb')];
+const VOICES = [
+  fliteVoice('slt'),
+  fliteVoice('rms'),
+  fliteVoice('awb'),
+  fliteVoice('kal16'),
+  espeakVoice('en-us'),
+  espeakVoice('en-us+f3'),
+  espeakVoice('en-gb'),
+];
 for (const v of VOICES) {
   const d = dialogue([v], 6);
   const n = new Set(diarizeSegments(d.pcm, d.spans)).size;
@@ -125,7 +142,12 @@ for (const v of VOICES) {
 }
 // Real recorded speech: the five LibriVox files (one reader, one chapter) in a row, cut into 2.5 s pieces.
 {
-  const pcm = pcmOf(soxConcat(librivox().map((f) => f.file), 0.5));
+  const pcm = pcmOf(
+    soxConcat(
+      librivox().map((f) => f.file),
+      0.5,
+    ),
+  );
   const spans: Array<{ start: number; end: number }> = [];
   for (let t = 0; t + 2.5 <= pcm.length / 16000; t += 2.5) spans.push({ start: t, end: t + 2.5 });
   const n = new Set(diarizeSegments(pcm, spans)).size;
@@ -137,4 +159,6 @@ console.log(table(rows));
 console.log(`\ntwo-voice dialogues: ${right}/${total} turns right (${((100 * right) / total).toFixed(1)}%)\n`);
 console.log(table(single));
 console.log(`\none-voice recordings kept as one speaker: ${singleOk}/${voicesTried}`);
-console.log(`diarization time: ${(diarizeMs / 1000).toFixed(1)} s for ${audioSeconds.toFixed(0)} s of audio (${(diarizeMs / 1000 / audioSeconds).toFixed(3)}x real time, one thread)`);
+console.log(
+  `diarization time: ${(diarizeMs / 1000).toFixed(1)} s for ${audioSeconds.toFixed(0)} s of audio (${(diarizeMs / 1000 / audioSeconds).toFixed(3)}x real time, one thread)`,
+);

@@ -49,8 +49,15 @@ async function healthLatencies(port: number): Promise<number[]> {
 }
 
 function asRequest(c: HostileCase, key: string): RawRequest {
-  const auth: Array<[string, string]> = c.who === 'rich' || c.who === 'broke' ? [['X-API-Key', key]] : c.who === 'bad-key' ? [['X-API-Key', 'svc_live_' + '0'.repeat(40)]] : [];
-  return { method: c.method, path: c.path, headers: [...auth, ...(c.headers ?? [])], body: c.body ?? Buffer.alloc(0), contentLength: c.contentLength };
+  const auth: Array<[string, string]> =
+    c.who === 'rich' || c.who === 'broke' ? [['X-API-Key', key]] : c.who === 'bad-key' ? [['X-API-Key', 'svc_live_' + '0'.repeat(40)]] : [];
+  return {
+    method: c.method,
+    path: c.path,
+    headers: [...auth, ...(c.headers ?? [])],
+    body: c.body ?? Buffer.alloc(0),
+    contentLength: c.contentLength,
+  };
 }
 
 async function main(): Promise<void> {
@@ -60,11 +67,24 @@ async function main(): Promise<void> {
   // A fixed shuffle, and one cursor across runs: every loaded phase meets a mix of all groups.
   const requests = shuffled(corpus.map((c) => asRequest(c, server.apiKey)));
   let cursor = 0;
-  const rows: Array<{ idleP50: number; idleP99: number; loadP50: number; loadP99: number; sent: number; statuses: Map<string, number> }> = [];
+  const rows: Array<{ idleP50: number; idleP99: number; loadP50: number; loadP99: number; sent: number; statuses: Map<string, number> }> =
+    [];
   try {
     // Warm the engines, codecs and recognizer once.
     for (const c of ['{"text":"Hi.","voice":"Aria"}', '{"text":"Hi.","voice":"Aria","model":"aura-lite"}']) {
-      await sendRaw(port, { method: 'POST', path: '/api/v1/tts/generate', headers: [['X-API-Key', server.apiKey], ['Content-Type', 'application/json']], body: Buffer.from(c) }, 120_000);
+      await sendRaw(
+        port,
+        {
+          method: 'POST',
+          path: '/api/v1/tts/generate',
+          headers: [
+            ['X-API-Key', server.apiKey],
+            ['Content-Type', 'application/json'],
+          ],
+          body: Buffer.from(c),
+        },
+        120_000,
+      );
     }
     for (let run = 0; run < RUNS; run++) {
       const idle = await healthLatencies(port);
@@ -82,19 +102,40 @@ async function main(): Promise<void> {
       const loaded = await healthLatencies(port);
       stop = true;
       await Promise.all(attackers);
-      rows.push({ idleP50: percentile(idle, 50), idleP99: percentile(idle, 99), loadP50: percentile(loaded, 50), loadP99: percentile(loaded, 99), sent, statuses });
-      console.error(`run ${run + 1}: idle p50 ${rows.at(-1)!.idleP50.toFixed(1)} p99 ${rows.at(-1)!.idleP99.toFixed(1)} ms; under the corpus p50 ${rows.at(-1)!.loadP50.toFixed(1)} p99 ${rows.at(-1)!.loadP99.toFixed(1)} ms; ${sent} hostile requests ${JSON.stringify(Object.fromEntries(statuses))}`);
+      rows.push({
+        idleP50: percentile(idle, 50),
+        idleP99: percentile(idle, 99),
+        loadP50: percentile(loaded, 50),
+        loadP99: percentile(loaded, 99),
+        sent,
+        statuses,
+      });
+      console.error(
+        `run ${run + 1}: idle p50 ${rows.at(-1)!.idleP50.toFixed(1)} p99 ${rows.at(-1)!.idleP99.toFixed(1)} ms; under the corpus p50 ${rows.at(-1)!.loadP50.toFixed(1)} p99 ${rows.at(-1)!.loadP99.toFixed(1)} ms; ${sent} hostile requests ${JSON.stringify(Object.fromEntries(statuses))}`,
+      );
     }
   } finally {
     await server.stop();
   }
   const m = (f: (r: (typeof rows)[number]) => number) => median(rows.map(f));
-  console.log(`\n/health latency, ${SAMPLES} requests per phase, ${ATTACKERS} corpus senders (${corpus.length} cases), median of ${RUNS} runs${ALL ? '' : '; the largest superlinear-markup inputs left out (BENCH_ALL=1 sends them)'}\n`);
+  console.log(
+    `\n/health latency, ${SAMPLES} requests per phase, ${ATTACKERS} corpus senders (${corpus.length} cases), median of ${RUNS} runs${ALL ? '' : '; the largest superlinear-markup inputs left out (BENCH_ALL=1 sends them)'}\n`,
+  );
   console.log(
     table([
       { phase: 'idle', 'p50 ms': m((r) => r.idleP50), 'p99 ms': m((r) => r.idleP99), 'hostile requests': '-' },
-      { phase: 'hostile corpus running', 'p50 ms': m((r) => r.loadP50), 'p99 ms': m((r) => r.loadP99), 'hostile requests': Math.round(m((r) => r.sent)) },
-      { phase: 'ratio (hostile / idle)', 'p50 ms': m((r) => r.loadP50 / r.idleP50), 'p99 ms': m((r) => r.loadP99 / r.idleP99), 'hostile requests': '' },
+      {
+        phase: 'hostile corpus running',
+        'p50 ms': m((r) => r.loadP50),
+        'p99 ms': m((r) => r.loadP99),
+        'hostile requests': Math.round(m((r) => r.sent)),
+      },
+      {
+        phase: 'ratio (hostile / idle)',
+        'p50 ms': m((r) => r.loadP50 / r.idleP50),
+        'p99 ms': m((r) => r.loadP99 / r.idleP99),
+        'hostile requests': '',
+      },
     ]),
   );
 }

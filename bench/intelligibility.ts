@@ -50,12 +50,16 @@ async function getJson<T>(path: string): Promise<T> {
 
 async function englishVoices(model: string): Promise<Voice[]> {
   if (model === 'rapid-flash') {
-    const r = await getJson<{ voices_by_language: Record<string, Array<{ name: string; gender: 'female' | 'male' }>> }>(`/api/v1/voices?model=rapid-flash`);
+    const r = await getJson<{ voices_by_language: Record<string, Array<{ name: string; gender: 'female' | 'male' }>> }>(
+      `/api/v1/voices?model=rapid-flash`,
+    );
     return Object.entries(r.voices_by_language)
       .filter(([code]) => code.startsWith('en'))
       .flatMap(([language, vs]) => vs.map((v) => ({ model, name: v.name, id: v.name, language, gender: v.gender })));
   }
-  const r = await getJson<{ voices: Array<{ id: string; name: string; gender: 'female' | 'male' }> }>(`/api/v1/voices?model=${model}&language=en-US`);
+  const r = await getJson<{ voices: Array<{ id: string; name: string; gender: 'female' | 'male' }> }>(
+    `/api/v1/voices?model=${model}&language=en-US`,
+  );
   return r.voices.map((v) => ({ model, name: v.name, id: v.id, language: 'en-US', gender: v.gender }));
 }
 
@@ -63,16 +67,20 @@ async function synthesize(v: Voice, text: string): Promise<Uint8Array> {
   const body = Buffer.from(JSON.stringify({ text, voice: v.name, model: v.model, language: v.language, format: 'wav' }));
   return new Promise((resolve, reject) => {
     // A connection of its own, like postFresh (the answer is binary).
-    const req = http.request(`${server.url}/api/v1/tts/generate`, { method: 'POST', agent: false, headers: { ...headers, 'content-type': 'application/json', 'content-length': String(body.length) } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const all = Buffer.concat(chunks);
-        if (res.statusCode !== 200) reject(new Error(`generate ${v.model} ${v.name}: ${res.statusCode} ${all.toString()}`));
-        else resolve(new Uint8Array(all.buffer, all.byteOffset, all.byteLength));
-      });
-      res.on('error', reject);
-    });
+    const req = http.request(
+      `${server.url}/api/v1/tts/generate`,
+      { method: 'POST', agent: false, headers: { ...headers, 'content-type': 'application/json', 'content-length': String(body.length) } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const all = Buffer.concat(chunks);
+          if (res.statusCode !== 200) reject(new Error(`generate ${v.model} ${v.name}: ${res.statusCode} ${all.toString()}`));
+          else resolve(new Uint8Array(all.buffer, all.byteOffset, all.byteLength));
+        });
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -86,11 +94,13 @@ function transcribe(wav: Uint8Array): Promise<string> {
   let t = transcripts.get(key);
   if (!t) {
     sent++;
-    t = multipart(wav, { model: STT_MODEL, smart_format: 'false', punctuate: 'false' }, 'speech.wav').then(async ({ body, contentType }) => {
-      const res = await postFresh(`${server.url}/api/v1/stt/transcribe`, { ...headers, 'content-type': contentType }, body);
-      if (res.status !== 200) throw new Error(`transcribe: ${res.status} ${res.body}`);
-      return (JSON.parse(res.body) as { text: string }).text;
-    });
+    t = multipart(wav, { model: STT_MODEL, smart_format: 'false', punctuate: 'false' }, 'speech.wav').then(
+      async ({ body, contentType }) => {
+        const res = await postFresh(`${server.url}/api/v1/stt/transcribe`, { ...headers, 'content-type': contentType }, body);
+        if (res.status !== 200) throw new Error(`transcribe: ${res.status} ${res.body}`);
+        return (JSON.parse(res.body) as { text: string }).text;
+      },
+    );
     transcripts.set(key, t);
   }
   return t;
@@ -129,8 +139,12 @@ try {
   }
   const bestMale = ['flite kal16', 'flite rms', 'flite awb'].reduce((a, b) => (native.get(a)! <= native.get(b)! ? a : b));
   const baseline = { female: { name: 'flite slt', wer: native.get('flite slt')! }, male: { name: bestMale, wer: native.get(bestMale)! } };
-  console.log(`Native baselines (CLI, same sentences and recognizer): ${[...native].map(([n, w]) => `${n} ${w.toFixed(1)}%`).join(', ')}; female: ${baseline.female.name}, male: ${baseline.male.name}`);
-  console.log(`${voices.length} English voices on ${MODELS.length} models, ${SENTENCES.length} sentences each, transcribed with ${STT_MODEL}, ${CONCURRENCY} voices at a time`);
+  console.log(
+    `Native baselines (CLI, same sentences and recognizer): ${[...native].map(([n, w]) => `${n} ${w.toFixed(1)}%`).join(', ')}; female: ${baseline.female.name}, male: ${baseline.male.name}`,
+  );
+  console.log(
+    `${voices.length} English voices on ${MODELS.length} models, ${SENTENCES.length} sentences each, transcribed with ${STT_MODEL}, ${CONCURRENCY} voices at a time`,
+  );
   const started = performance.now();
   const loads: number[] = [];
   const results: VoiceResult[] = [];
@@ -143,7 +157,9 @@ try {
         const r = await measure(v);
         results.push(r);
         const s = ((performance.now() - started) / 1000).toFixed(0);
-        console.log(`[${results.length}/${voices.length}] ${v.model} ${v.name} (${v.id}, ${v.language}, ${v.gender}): WER ${((100 * r.errors) / r.words).toFixed(1)}%, native ${baseline[v.gender].wer.toFixed(1)}%  (${s} s, ${sent} recordings transcribed, load ${loadavg()[0]!.toFixed(2)})`);
+        console.log(
+          `[${results.length}/${voices.length}] ${v.model} ${v.name} (${v.id}, ${v.language}, ${v.gender}): WER ${((100 * r.errors) / r.words).toFixed(1)}%, native ${baseline[v.gender].wer.toFixed(1)}%  (${s} s, ${sent} recordings transcribed, load ${loadavg()[0]!.toFixed(2)})`,
+        );
       }
     }),
   );

@@ -55,7 +55,12 @@ for (const workers of [1, 4]) {
   const r = await measure([q], workers);
   await q.close();
   rmSync(dir, { recursive: true, force: true });
-  rows.push({ queue: 'SQLite', workers, 'enqueue ms/job': r.enqueueMs.toFixed(3), 'claim+heartbeat+complete ms/job (wall)': r.cycleMs.toFixed(3) });
+  rows.push({
+    queue: 'SQLite',
+    workers,
+    'enqueue ms/job': r.enqueueMs.toFixed(3),
+    'claim+heartbeat+complete ms/job (wall)': r.cycleMs.toFixed(3),
+  });
 }
 for (const workers of [1, 4]) {
   const schema = `bench_${randomBytes(4).toString('hex')}`;
@@ -70,7 +75,12 @@ for (const workers of [1, 4]) {
   await admin.query(`DROP SCHEMA ${schema} CASCADE`);
   await admin.query(`DROP SCHEMA ${schema}_boss CASCADE`);
   await admin.end();
-  rows.push({ queue: 'PostgreSQL + pg-boss', workers, 'enqueue ms/job': r.enqueueMs.toFixed(3), 'claim+heartbeat+complete ms/job (wall)': r.cycleMs.toFixed(3) });
+  rows.push({
+    queue: 'PostgreSQL + pg-boss',
+    workers,
+    'enqueue ms/job': r.enqueueMs.toFixed(3),
+    'claim+heartbeat+complete ms/job (wall)': r.cycleMs.toFixed(3),
+  });
 }
 console.log(`${JOBS} jobs per run`);
 console.log(table(rows));

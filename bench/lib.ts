@@ -54,9 +54,21 @@ function compiledCli(root: string): string {
  * exits or does not answer /health within START_TIMEOUT_MS: a benchmark must never measure (or
  * wait forever for) a server that is not there.
  */
-export async function startBenchServer(env: Record<string, string> = {}, root = process.cwd(), serveEnv: (apiKey: string) => Record<string, string> = () => ({})): Promise<BenchServer> {
+export async function startBenchServer(
+  env: Record<string, string> = {},
+  root = process.cwd(),
+  serveEnv: (apiKey: string) => Record<string, string> = () => ({}),
+): Promise<BenchServer> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'parla-bench-'));
-  const baseEnv = { ...process.env, PARLA_DATA_DIR: dataDir, LOG_LEVEL: 'warn', PARLA_SEED_DEMO: 'false', PORT: env.PORT ?? '0', REALTIME_PORT: env.REALTIME_PORT ?? '0', ...env };
+  const baseEnv = {
+    ...process.env,
+    PARLA_DATA_DIR: dataDir,
+    LOG_LEVEL: 'warn',
+    PARLA_SEED_DEMO: 'false',
+    PORT: env.PORT ?? '0',
+    REALTIME_PORT: env.REALTIME_PORT ?? '0',
+    ...env,
+  };
   const cli = (args: string[]) =>
     new Promise<string>((resolve, reject) => {
       const p = spawn(process.execPath, [compiledCli(root), ...args], { cwd: root, env: baseEnv, stdio: ['ignore', 'pipe', 'inherit'] });
@@ -67,7 +79,9 @@ export async function startBenchServer(env: Record<string, string> = {}, root = 
     });
   let created: { key: { api_key: string } };
   try {
-    created = JSON.parse(await cli(['accounts', 'create', '--name', 'bench', '--plan', 'enterprise', '--credits', '1000000000', '--json'])) as typeof created;
+    created = JSON.parse(
+      await cli(['accounts', 'create', '--name', 'bench', '--plan', 'enterprise', '--credits', '1000000000', '--json']),
+    ) as typeof created;
   } catch (err) {
     rmSync(dataDir, { recursive: true, force: true });
     throw err;
@@ -77,7 +91,11 @@ export async function startBenchServer(env: Record<string, string> = {}, root = 
   // (not allowed in NODE_OPTIONS).
   const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
   // serveEnv: settings of `serve` alone that need the account's key (WYOMING_API_KEY).
-  const proc = spawn(process.execPath, [...nodeArgs, compiledCli(root), 'serve'], { cwd: root, env: { ...baseEnv, PORT: port, ...serveEnv(created.key.api_key) }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const proc = spawn(process.execPath, [...nodeArgs, compiledCli(root), 'serve'], {
+    cwd: root,
+    env: { ...baseEnv, PORT: port, ...serveEnv(created.key.api_key) },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   // Kept as a promise from the start: an exit before anyone waits for it must not be missed.
   const exited = new Promise<string>((resolve) => {
     proc.once('error', (err) => resolve(`could not be started: ${err.message}`));
@@ -97,7 +115,9 @@ export async function startBenchServer(env: Record<string, string> = {}, root = 
       proc.kill('SIGKILL');
       await exited;
       rmSync(dataDir, { recursive: true, force: true });
-      throw new Error(`bench server on port ${port} not healthy after ${START_TIMEOUT_MS / 1000} s (last: ${last}); set BENCH_START_TIMEOUT_MS to wait longer`);
+      throw new Error(
+        `bench server on port ${port} not healthy after ${START_TIMEOUT_MS / 1000} s (last: ${last}); set BENCH_START_TIMEOUT_MS to wait longer`,
+      );
     }
     try {
       const r = await fetch(`${url}/health`, { signal: AbortSignal.timeout(5000) });
@@ -125,7 +145,11 @@ export function table(rows: Array<Record<string, string | number>>): string {
   if (rows.length === 0) return '';
   const cols = Object.keys(rows[0]!);
   const fmt = (v: string | number) => (typeof v === 'number' ? (Number.isInteger(v) ? String(v) : v.toFixed(2)) : v);
-  return [`| ${cols.join(' | ')} |`, `|${cols.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${cols.map((c) => fmt(r[c] ?? '')).join(' | ')} |`)].join('\n');
+  return [
+    `| ${cols.join(' | ')} |`,
+    `|${cols.map(() => '---').join('|')}|`,
+    ...rows.map((r) => `| ${cols.map((c) => fmt(r[c] ?? '')).join(' | ')} |`),
+  ].join('\n');
 }
 
 /**
@@ -136,12 +160,16 @@ export function table(rows: Array<Record<string, string | number>>): string {
  */
 export function postFresh(url: string, headers: Record<string, string>, body: Uint8Array): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = http.request(url, { method: 'POST', agent: false, headers: { ...headers, 'content-length': String(body.byteLength), connection: 'close' } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
-      res.on('error', reject);
-    });
+    const req = http.request(
+      url,
+      { method: 'POST', agent: false, headers: { ...headers, 'content-length': String(body.byteLength), connection: 'close' } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -159,22 +187,38 @@ export async function postDrain(url: string, headers: Record<string, string>, js
 }
 
 /** postDrain, also timing the first byte of the body and the whole answer (ms from the call). */
-export function postTimed(url: string, headers: Record<string, string>, json: object): Promise<{ bytes: number; firstByteMs: number; totalMs: number }> {
+export function postTimed(
+  url: string,
+  headers: Record<string, string>,
+  json: object,
+): Promise<{ bytes: number; firstByteMs: number; totalMs: number }> {
   const start = performance.now();
   const body = Buffer.from(JSON.stringify(json));
   return new Promise((resolve, reject) => {
-    const req = http.request(url, { method: 'POST', agent: keepAlive, headers: { ...headers, 'content-type': 'application/json', 'content-length': String(body.byteLength) } }, (res) => {
-      let bytes = 0;
-      let firstByteMs = 0;
-      let error = '';
-      res.on('data', (c: Buffer) => {
-        if (bytes === 0) firstByteMs = performance.now() - start;
-        bytes += c.length;
-        if (res.statusCode !== 200 && error.length < 2000) error += c.toString('utf8');
-      });
-      res.on('end', () => (res.statusCode === 200 ? resolve({ bytes, firstByteMs, totalMs: performance.now() - start }) : reject(new Error(`${res.statusCode}: ${error}`))));
-      res.on('error', reject);
-    });
+    const req = http.request(
+      url,
+      {
+        method: 'POST',
+        agent: keepAlive,
+        headers: { ...headers, 'content-type': 'application/json', 'content-length': String(body.byteLength) },
+      },
+      (res) => {
+        let bytes = 0;
+        let firstByteMs = 0;
+        let error = '';
+        res.on('data', (c: Buffer) => {
+          if (bytes === 0) firstByteMs = performance.now() - start;
+          bytes += c.length;
+          if (res.statusCode !== 200 && error.length < 2000) error += c.toString('utf8');
+        });
+        res.on('end', () =>
+          res.statusCode === 200
+            ? resolve({ bytes, firstByteMs, totalMs: performance.now() - start })
+            : reject(new Error(`${res.statusCode}: ${error}`)),
+        );
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });

@@ -13,7 +13,10 @@ import { median, table } from './lib.js';
 
 const REQUESTS = Number(process.env.REQUESTS ?? 5000);
 const RUNS = Number(process.env.RUNS ?? 3);
-const windows = [{ windowSeconds: 60, limit: 100_000_000 }, { windowSeconds: 3600, limit: 100_000_000 }];
+const windows = [
+  { windowSeconds: 60, limit: 100_000_000 },
+  { windowSeconds: 3600, limit: 100_000_000 },
+];
 
 type Way = 'admit + release' | 'hit + acquire + release';
 
@@ -37,7 +40,11 @@ async function usPerRequest(l: Limiter, inFlight: number, way: Way): Promise<num
   const acct = `acc_${randomUUID()}`;
   let next = 0;
   const started = performance.now();
-  await Promise.all(Array.from({ length: inFlight }, async () => { while (next++ < REQUESTS) await request(l, acct, way); }));
+  await Promise.all(
+    Array.from({ length: inFlight }, async () => {
+      while (next++ < REQUESTS) await request(l, acct, way);
+    }),
+  );
   return ((performance.now() - started) * 1000) / REQUESTS;
 }
 
@@ -50,7 +57,13 @@ for (const kind of ['memory', 'redis'] as const) {
     for (const inFlight of [1, 20]) {
       const xs: number[] = [];
       for (let i = 0; i < RUNS; i++) xs.push(await usPerRequest(l, inFlight, way));
-      rows.push({ limiter: kind, calls: way, in_flight: inFlight, us_per_request: median(xs), requests_per_s: Math.round(1e6 / median(xs)) });
+      rows.push({
+        limiter: kind,
+        calls: way,
+        in_flight: inFlight,
+        us_per_request: median(xs),
+        requests_per_s: Math.round(1e6 / median(xs)),
+      });
     }
   }
   await l.close();
@@ -60,5 +73,7 @@ const keys: string[] = [];
 for await (const batch of redis.scanStream({ match: `${prefix}*` })) keys.push(...(batch as string[]));
 if (keys.length) await redis.del(...keys);
 await redis.quit();
-console.log(`Limit accounting per request (2 windows and a slot), ${new Date().toISOString()}, ${REQUESTS} requests x ${RUNS} runs, medians, load average ${loadavg()[0]!.toFixed(2)}\n`);
+console.log(
+  `Limit accounting per request (2 windows and a slot), ${new Date().toISOString()}, ${REQUESTS} requests x ${RUNS} runs, medians, load average ${loadavg()[0]!.toFixed(2)}\n`,
+);
 console.log(table(rows));

@@ -30,7 +30,8 @@ function rssMb(pid: number): number {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 // As `npm start` runs it (scripts/start.sh); MALLOC_DEFAULT=1 leaves glibc's dynamic threshold.
-const mallocEnv: Record<string, string> = process.env.MALLOC_DEFAULT === '1' ? {} : { MALLOC_MMAP_THRESHOLD_: process.env.MALLOC_MMAP_THRESHOLD_ ?? '131072' };
+const mallocEnv: Record<string, string> =
+  process.env.MALLOC_DEFAULT === '1' ? {} : { MALLOC_MMAP_THRESHOLD_: process.env.MALLOC_MMAP_THRESHOLD_ ?? '131072' };
 const server = await startBenchServer({ PARLA_WORKERS: process.env.PARLA_WORKERS ?? '2', ...mallocEnv });
 const pid = server.proc.pid!;
 const headers = { 'x-api-key': server.apiKey };
@@ -49,7 +50,11 @@ const requests: Array<{ name: string; body: object }> = [
 try {
   // Warm: every worker, both engines, every encoder once, small.
   for (const format of ['wav', 'mp3', 'ogg', 'flac']) {
-    await Promise.all(['aura-lite', 'aura-prime'].map((model) => postDrain(url, headers, { text: 'Warming up the engines.', voice: 'Aria', model, format })));
+    await Promise.all(
+      ['aura-lite', 'aura-prime'].map((model) =>
+        postDrain(url, headers, { text: 'Warming up the engines.', voice: 'Aria', model, format }),
+      ),
+    );
   }
   await sleep(3000);
   const rows: Array<Record<string, string | number>> = [];
@@ -86,7 +91,11 @@ try {
     rows.push(row);
     console.log(table([row]));
   }
-  console.log(`\nload average ${loadavg().map((x) => x.toFixed(2)).join(' ')}; PARLA_WORKERS ${process.env.PARLA_WORKERS ?? '2'}; ${JSON.stringify(mallocEnv)}\n`);
+  console.log(
+    `\nload average ${loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ')}; PARLA_WORKERS ${process.env.PARLA_WORKERS ?? '2'}; ${JSON.stringify(mallocEnv)}\n`,
+  );
   console.log(table(rows));
 } finally {
   await server.stop();

@@ -52,7 +52,15 @@ for (const e of engines) {
   while (lc.resident().length > 0) await sleep(50);
   global.gc?.();
   await sleep(300);
-  rows.push({ model: e.id, format: e.model.format, 'load ms': Math.round(loadMs), '5 s audio ms': Math.round(recognizeMs), 'RSS before MB': before, 'loaded MB': loaded, 'after unload MB': mb() });
+  rows.push({
+    model: e.id,
+    format: e.model.format,
+    'load ms': Math.round(loadMs),
+    '5 s audio ms': Math.round(recognizeMs),
+    'RSS before MB': before,
+    'loaded MB': loaded,
+    'after unload MB': mb(),
+  });
 }
 console.log(`node ${process.version}, process RSS at start ${start} MB; TTL ${TTL_MS} ms; models in ${modelsDir}`);
 console.log(table(rows));

@@ -20,9 +20,16 @@ const SENTENCES = ALL_SENTENCES.slice(0, Number(process.env.SENTENCES ?? ALL_SEN
 /** A candidate writes the sentence in `txt` as a WAV at `wav` (any rate: the service resamples). */
 type Candidate = (txt: string, wav: string) => void;
 
-const flite = (...args: string[]): Candidate => (txt, wav) => void execFileSync('flite', [...args, '-f', txt, '-o', wav]);
-const espeak = (...args: string[]): Candidate => (txt, wav) => void execFileSync('espeak-ng', [...args, '-w', wav, '-f', txt]);
-const kal16F0 = (mean: number, stddev: number, ...extra: string[]) => flite('-voice', 'kal16', '--setf', `int_f0_target_mean=${mean}`, '--setf', `int_f0_target_stddev=${stddev}`, ...extra);
+const flite =
+  (...args: string[]): Candidate =>
+  (txt, wav) =>
+    void execFileSync('flite', [...args, '-f', txt, '-o', wav]);
+const espeak =
+  (...args: string[]): Candidate =>
+  (txt, wav) =>
+    void execFileSync('espeak-ng', [...args, '-w', wav, '-f', txt]);
+const kal16F0 = (mean: number, stddev: number, ...extra: string[]) =>
+  flite('-voice', 'kal16', '--setf', `int_f0_target_mean=${mean}`, '--setf', `int_f0_target_stddev=${stddev}`, ...extra);
 
 export const CANDIDATES: Record<string, Candidate> = {
   'flite slt': flite('-voice', 'slt'),
@@ -37,9 +44,25 @@ export const CANDIDATES: Record<string, Candidate> = {
   'kal16 F0 210/30': kal16F0(210, 30),
   // awb as the service runs it for a voice with a base pitch (st) and rate: Flite's own F0 shift.
   ...Object.fromEntries(
-    [[-4, 0.88], [-4, 0.95], [-4, 1.0], [2, 1.05], [2, 0.95], [1, 1.05]].map(([st, rate]) => [
+    [
+      [-4, 0.88],
+      [-4, 0.95],
+      [-4, 1.0],
+      [2, 1.05],
+      [2, 0.95],
+      [1, 1.05],
+    ].map(([st, rate]) => [
       `awb ${st! > 0 ? '+' : ''}${st} st x${rate}`,
-      flite('-voice', 'awb', '--setf', `duration_stretch=${(1 / rate!).toFixed(4)}`, '--setf', `f0_shift=${(2 ** (st! / 12)).toFixed(5)}`, '--setf', `int_f0_target_stddev=${(25 * 2 ** (st! / 12)).toFixed(3)}`),
+      flite(
+        '-voice',
+        'awb',
+        '--setf',
+        `duration_stretch=${(1 / rate!).toFixed(4)}`,
+        '--setf',
+        `f0_shift=${(2 ** (st! / 12)).toFixed(5)}`,
+        '--setf',
+        `int_f0_target_stddev=${(25 * 2 ** (st! / 12)).toFixed(3)}`,
+      ),
     ]),
   ),
   'festival hts slt': (txt, wav) => void execFileSync('text2wave', ['-eval', '(voice_cmu_us_slt_arctic_hts)', txt, '-o', wav]),
@@ -48,7 +71,12 @@ export const CANDIDATES: Record<string, Candidate> = {
 export const BASELINES = ['flite slt', 'flite kal16', 'flite rms', 'flite awb'];
 
 /** Word error rate of one candidate over the sentences, and its summed CLI wall time. */
-export async function measureCandidate(url: string, apiKey: string, name: string, sentences: readonly string[] = SENTENCES): Promise<{ errors: number; words: number; ms: number }> {
+export async function measureCandidate(
+  url: string,
+  apiKey: string,
+  name: string,
+  sentences: readonly string[] = SENTENCES,
+): Promise<{ errors: number; words: number; ms: number }> {
   const run = CANDIDATES[name];
   if (!run) throw new Error(`unknown candidate ${name}: ${Object.keys(CANDIDATES).join(', ')}`);
   const dir = mkdtempSync(path.join(tmpdir(), 'parla-native-'));
@@ -63,7 +91,11 @@ export async function measureCandidate(url: string, apiKey: string, name: string
       const t0 = performance.now();
       run(txt, wav);
       ms += performance.now() - t0;
-      const { body, contentType } = await multipart(new Uint8Array(readFileSync(wav)), { model: process.env.STT_MODEL ?? 'cipher-fast', smart_format: 'false', punctuate: 'false' }, 'speech.wav');
+      const { body, contentType } = await multipart(
+        new Uint8Array(readFileSync(wav)),
+        { model: process.env.STT_MODEL ?? 'cipher-fast', smart_format: 'false', punctuate: 'false' },
+        'speech.wav',
+      );
       const res = await postFresh(`${url}/api/v1/stt/transcribe`, { 'x-api-key': apiKey, 'content-type': contentType }, body);
       if (res.status !== 200) throw new Error(`transcribe: ${res.status} ${res.body}`);
       const heard = (JSON.parse(res.body) as { text: string }).text;
@@ -84,7 +116,12 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     const rows = [];
     for (const name of names) {
       const r = await measureCandidate(server.url, server.apiKey, name);
-      const row = { candidate: name, 'WER (%)': (100 * r.errors) / r.words, errors: `${r.errors}/${r.words}`, 'CLI ms, all sentences': Math.round(r.ms) };
+      const row = {
+        candidate: name,
+        'WER (%)': (100 * r.errors) / r.words,
+        errors: `${r.errors}/${r.words}`,
+        'CLI ms, all sentences': Math.round(r.ms),
+      };
       console.log(JSON.stringify(row));
       rows.push(row);
     }

@@ -16,9 +16,15 @@ await t.app.listen({ port: 0, host: '127.0.0.1' });
 const port = (t.app.server.address() as AddressInfo).port;
 const { apiKey } = await createTestAccount(t.services, { plan: 'enterprise', credits: 1_000_000_000 });
 await t.services.registry.whenReady();
-const texts = ['Thanks for calling, how can I help you today?', 'Your order has shipped and should arrive on Tuesday.', 'I can help you with that right away.'];
+const texts = [
+  'Thanks for calling, how can I help you today?',
+  'Your order has shipped and should arrive on Tuesday.',
+  'I can help you with that right away.',
+];
 
-const ws = new WebSocket(`ws://127.0.0.1:${port}/v1/speak?model=aura-2-thalia-en&encoding=linear16&sample_rate=24000`, { headers: { authorization: `Token ${apiKey}` } });
+const ws = new WebSocket(`ws://127.0.0.1:${port}/v1/speak?model=aura-2-thalia-en&encoding=linear16&sample_rate=24000`, {
+  headers: { authorization: `Token ${apiKey}` },
+});
 await new Promise((resolve, reject) => {
   ws.once('open', resolve);
   ws.once('error', reject);
@@ -44,7 +50,11 @@ async function socketFirstAudio(text: string): Promise<number> {
 }
 
 async function streamFirstByte(text: string): Promise<number> {
-  const r = await postTimed(`http://127.0.0.1:${port}/api/v1/tts/stream`, { 'x-api-key': apiKey }, { text, voice: 'Aria', model: 'aura-prime', sample_rate: 24000 });
+  const r = await postTimed(
+    `http://127.0.0.1:${port}/api/v1/tts/stream`,
+    { 'x-api-key': apiKey },
+    { text, voice: 'Aria', model: 'aura-prime', sample_rate: 24000 },
+  );
   return r.firstByteMs;
 }
 
@@ -69,8 +79,20 @@ ws.close();
 const f = (x: number) => x.toFixed(1);
 console.log(
   table([
-    { path: 'WS /v1/speak: Flush -> first audio frame', 'median ms': f(median(sock)), 'min ms': f(Math.min(...sock)), 'max ms': f(Math.max(...sock)), runs: RUNS },
-    { path: 'POST /api/v1/tts/stream: request -> first byte', 'median ms': f(median(native)), 'min ms': f(Math.min(...native)), 'max ms': f(Math.max(...native)), runs: RUNS },
+    {
+      path: 'WS /v1/speak: Flush -> first audio frame',
+      'median ms': f(median(sock)),
+      'min ms': f(Math.min(...sock)),
+      'max ms': f(Math.max(...sock)),
+      runs: RUNS,
+    },
+    {
+      path: 'POST /api/v1/tts/stream: request -> first byte',
+      'median ms': f(median(native)),
+      'min ms': f(Math.min(...native)),
+      'max ms': f(Math.max(...native)),
+      runs: RUNS,
+    },
   ]),
 );
 await t.close();

@@ -21,27 +21,54 @@ const PERIOD_START = new Date(Date.now() - 86_400_000);
 async function cycle(s: Store, accountId: string, quota: boolean): Promise<void> {
   const holdId = randomUUID();
   const r = await s.holdCredits({
-    holdId, accountId, mode: 'live', credits: 10, characters: 10,
-    characterLimit: quota ? 1_000_000_000 : null, periodStart: PERIOD_START, expiresAt: new Date(Date.now() + 60_000),
+    holdId,
+    accountId,
+    mode: 'live',
+    credits: 10,
+    characters: 10,
+    characterLimit: quota ? 1_000_000_000 : null,
+    periodStart: PERIOD_START,
+    expiresAt: new Date(Date.now() + 60_000),
   });
   if (!r.ok) throw new Error('refused');
-  await s.settleHold(holdId, { requestId: randomUUID(), accountId, keyId: 'key_bench', mode: 'live', kind: 'tts', model: 'bench', units: 10, characters: 10, credits: 8, createdAt: new Date() });
+  await s.settleHold(holdId, {
+    requestId: randomUUID(),
+    accountId,
+    keyId: 'key_bench',
+    mode: 'live',
+    kind: 'tts',
+    model: 'bench',
+    units: 10,
+    characters: 10,
+    credits: 8,
+    createdAt: new Date(),
+  });
 }
 
 async function usPerRequest(s: Store, accounts: string[], inFlight: number, quota: boolean): Promise<number> {
   let next = 0;
   const started = performance.now();
-  await Promise.all(Array.from({ length: inFlight }, async (_, w) => { while (next++ < REQUESTS) await cycle(s, accounts[w % accounts.length]!, quota); }));
+  await Promise.all(
+    Array.from({ length: inFlight }, async (_, w) => {
+      while (next++ < REQUESTS) await cycle(s, accounts[w % accounts.length]!, quota);
+    }),
+  );
   return ((performance.now() - started) * 1000) / REQUESTS;
 }
 
 async function measure(name: string, s: Store): Promise<Array<Record<string, string | number>>> {
   await s.migrate();
   const one = [(await s.createAccount({ name: 'bench', plan: 'enterprise', credits: 1e12 })).id];
-  const many = await Promise.all(Array.from({ length: 20 }, async () => (await s.createAccount({ name: 'bench', plan: 'enterprise', credits: 1e12 })).id));
+  const many = await Promise.all(
+    Array.from({ length: 20 }, async () => (await s.createAccount({ name: 'bench', plan: 'enterprise', credits: 1e12 })).id),
+  );
   const rows: Array<Record<string, string | number>> = [];
   for (const quota of [false, true]) {
-    for (const [label, accounts, inFlight] of [['1 account, 1 in flight', one, 1], ['1 account, 20 in flight', one, 20], ['20 accounts, 20 in flight', many, 20]] as const) {
+    for (const [label, accounts, inFlight] of [
+      ['1 account, 1 in flight', one, 1],
+      ['1 account, 20 in flight', one, 20],
+      ['20 accounts, 20 in flight', many, 20],
+    ] as const) {
       await usPerRequest(s, accounts as string[], inFlight, quota); // warm-up
       const runs: number[] = [];
       for (let i = 0; i < RUNS; i++) runs.push(await usPerRequest(s, accounts as string[], inFlight, quota));

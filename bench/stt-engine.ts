@@ -35,24 +35,44 @@ for (const profile of ['fast', 'accurate']) {
         await timeIt(async () => {
           for (const f of files) {
             const r = await engine.recognize(f.pcm, { language: 'en', profile });
-            e += wordErrorRate(f.reference, r.utterances.flatMap((u) => u.words.map((w) => w.word)).join(' ')) * f.reference.split(/\s+/).length;
+            e +=
+              wordErrorRate(f.reference, r.utterances.flatMap((u) => u.words.map((w) => w.word)).join(' ')) *
+              f.reference.split(/\s+/).length;
           }
         })
       ).ms,
     );
     errors = e;
   }
-  rows.push({ recognizer: `engine, ${profile} profile`, 'time (ms)': median(times), RTF: median(times) / 1000 / audioSeconds, 'WER (%)': (100 * errors) / words });
+  rows.push({
+    recognizer: `engine, ${profile} profile`,
+    'time (ms)': median(times),
+    RTF: median(times) / 1000 / audioSeconds,
+    'WER (%)': (100 * errors) / words,
+  });
 }
 {
   const times: number[] = [];
   let errors = 0;
   for (let i = 0; i < RUNS; i++) {
     let e = 0;
-    times.push((await timeIt(async () => { for (const f of files) e += wordErrorRate(f.reference, cli(f.file)) * f.reference.split(/\s+/).length; })).ms);
+    times.push(
+      (
+        await timeIt(async () => {
+          for (const f of files) e += wordErrorRate(f.reference, cli(f.file)) * f.reference.split(/\s+/).length;
+        })
+      ).ms,
+    );
     errors = e;
   }
-  rows.push({ recognizer: 'pocketsphinx_continuous -infile', 'time (ms)': median(times), RTF: median(times) / 1000 / audioSeconds, 'WER (%)': (100 * errors) / words });
+  rows.push({
+    recognizer: 'pocketsphinx_continuous -infile',
+    'time (ms)': median(times),
+    RTF: median(times) / 1000 / audioSeconds,
+    'WER (%)': (100 * errors) / words,
+  });
 }
-console.log(`PocketSphinx engine vs CLI, LibriVox (${files.length} files, ${audioSeconds.toFixed(1)} s, ${words} words), ${new Date().toISOString()}, medians of ${RUNS} runs\n`);
+console.log(
+  `PocketSphinx engine vs CLI, LibriVox (${files.length} files, ${audioSeconds.toFixed(1)} s, ${words} words), ${new Date().toISOString()}, medians of ${RUNS} runs\n`,
+);
 console.log(table(rows));

@@ -21,10 +21,20 @@ import { librivox, wordErrorRate } from '../test/helpers/speech.js';
 import { table } from './lib.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'parla-stt-models-'));
-const config = loadConfig({ ...process.env, PARLA_DATA_DIR: dir, PARLA_MODEL_TTL: '1', PARLA_MODEL_MEMORY_MB: '100000', PARLA_STT_PRELOAD: 'false', PARLA_SEED_DEMO: 'false', LOG_LEVEL: 'silent' });
+const config = loadConfig({
+  ...process.env,
+  PARLA_DATA_DIR: dir,
+  PARLA_MODEL_TTL: '1',
+  PARLA_MODEL_MEMORY_MB: '100000',
+  PARLA_STT_PRELOAD: 'false',
+  PARLA_SEED_DEMO: 'false',
+  LOG_LEVEL: 'silent',
+});
 const installed = verifiedModels(config.modelsDir).filter((m) => m.kind === 'stt');
 if (installed.length === 0) {
-  console.log(`No verified speech recognition model is installed in ${config.modelsDir} (parla models catalog; parla models pull NAME; or set PARLA_MODELS_DIR): nothing to compare with PocketSphinx.`);
+  console.log(
+    `No verified speech recognition model is installed in ${config.modelsDir} (parla models catalog; parla models pull NAME; or set PARLA_MODELS_DIR): nothing to compare with PocketSphinx.`,
+  );
   rmSync(dir, { recursive: true, force: true });
   process.exit(0);
 }
@@ -65,7 +75,13 @@ async function measure(label: string, engine: SttEngine, profile: string): Promi
     words += n;
   }
   const rtf = (performance.now() - started) / 1000 / audioSeconds;
-  return { engine: label, 'WER %': (100 * errors) / words, RTF: rtf, 'added RSS MB': mb() - before, 'first request ms (load)': Math.round(firstMs) };
+  return {
+    engine: label,
+    'WER %': (100 * errors) / words,
+    RTF: rtf,
+    'added RSS MB': mb() - before,
+    'first request ms (load)': Math.round(firstMs),
+  };
 }
 
 try {
@@ -78,16 +94,30 @@ try {
   for (const m of installed) {
     const engine = engines.find((e) => e.id === `sherpa:${m.name}`);
     if (!engine?.status().available) {
-      rows.push({ engine: `sherpa:${m.name}`, 'WER %': '-', RTF: '-', 'added RSS MB': '-', 'first request ms (load)': engine?.status().reason ?? 'not loaded' });
+      rows.push({
+        engine: `sherpa:${m.name}`,
+        'WER %': '-',
+        RTF: '-',
+        'added RSS MB': '-',
+        'first request ms (load)': engine?.status().reason ?? 'not loaded',
+      });
       continue;
     }
     if (!engine.languages().some((l) => l === 'en' || l.startsWith('en-'))) {
-      rows.push({ engine: `sherpa:${m.name}`, 'WER %': '-', RTF: '-', 'added RSS MB': '-', 'first request ms (load)': `not English (${engine.languages().join(',')})` });
+      rows.push({
+        engine: `sherpa:${m.name}`,
+        'WER %': '-',
+        RTF: '-',
+        'added RSS MB': '-',
+        'first request ms (load)': `not English (${engine.languages().join(',')})`,
+      });
       continue;
     }
     rows.push(await measure(`sherpa:${m.name} (${m.format})`, engine, 'default'));
   }
-  console.log(`LibriVox: ${files.length} recordings, ${audioSeconds.toFixed(1)} s; ${cpus().length} CPUs, load ${loadavg()[0]!.toFixed(2)}; node ${process.version}; models from ${config.modelsDir}`);
+  console.log(
+    `LibriVox: ${files.length} recordings, ${audioSeconds.toFixed(1)} s; ${cpus().length} CPUs, load ${loadavg()[0]!.toFixed(2)}; node ${process.version}; models from ${config.modelsDir}`,
+  );
   console.log(table(rows));
 } finally {
   await services.close();

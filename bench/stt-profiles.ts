@@ -32,7 +32,14 @@ const CANDIDATES: Record<string, Record<string, string>> = {
   'fast lw 5.5': { ...PROFILES.fast, '-lw': '5.5' },
   'fast wip 0.2': { ...PROFILES.fast, '-wip': '0.2' },
   'no fwdflat wip 0.1': { '-fwdflat': 'no', '-wip': '0.1' },
-  'no fwdflat wide beams wip 0.2': { '-fwdflat': 'no', '-beam': '1e-60', '-wbeam': '1e-40', '-pbeam': '1e-60', '-maxhmmpf': '-1', '-wip': '0.2' },
+  'no fwdflat wide beams wip 0.2': {
+    '-fwdflat': 'no',
+    '-beam': '1e-60',
+    '-wbeam': '1e-40',
+    '-pbeam': '1e-60',
+    '-maxhmmpf': '-1',
+    '-wip': '0.2',
+  },
 };
 const names = process.argv.slice(2).length ? process.argv.slice(2) : Object.keys(CANDIDATES);
 for (const n of names) {
@@ -56,17 +63,28 @@ for (const profile of names) {
         await timeIt(async () => {
           for (const f of files) {
             const r = await engine.recognize(f.pcm, { language: 'en', profile });
-            e += wordErrorRate(f.reference, r.utterances.flatMap((u) => u.words.map((w) => w.word)).join(' ')) * f.reference.split(/\s+/).length;
+            e +=
+              wordErrorRate(f.reference, r.utterances.flatMap((u) => u.words.map((w) => w.word)).join(' ')) *
+              f.reference.split(/\s+/).length;
           }
         })
       ).ms,
     );
     errors = Math.round(e);
   }
-  const row = { profile, settings: JSON.stringify(CANDIDATES[profile]), 'WER (%)': (100 * errors) / words, errors: `${errors}/${words}`, 'time (ms)': median(times), RTF: median(times) / 1000 / audioSeconds };
+  const row = {
+    profile,
+    settings: JSON.stringify(CANDIDATES[profile]),
+    'WER (%)': (100 * errors) / words,
+    errors: `${errors}/${words}`,
+    'time (ms)': median(times),
+    RTF: median(times) / 1000 / audioSeconds,
+  };
   console.log(JSON.stringify(row));
   rows.push(row);
 }
-console.log(`\nLibriVox (${files.length} files, ${audioSeconds.toFixed(1)} s, ${words} words), ${new Date().toISOString()}, medians of ${RUNS} runs\n`);
+console.log(
+  `\nLibriVox (${files.length} files, ${audioSeconds.toFixed(1)} s, ${words} words), ${new Date().toISOString()}, medians of ${RUNS} runs\n`,
+);
 console.log(table(rows));
 process.exit(0);

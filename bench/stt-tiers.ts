@@ -27,7 +27,11 @@ try {
       const { ms } = await timeIt(async () => {
         for (const f of files) {
           const { body, contentType } = await multipart(readFileSync(f.file), { model, smart_format: 'false', punctuate: 'false' });
-          const res = await postFresh(`${server.url}/api/v1/stt/transcribe`, { 'x-api-key': server.apiKey, 'content-type': contentType }, body);
+          const res = await postFresh(
+            `${server.url}/api/v1/stt/transcribe`,
+            { 'x-api-key': server.apiKey, 'content-type': contentType },
+            body,
+          );
           if (res.status !== 200) throw new Error(`${model}: ${res.status} ${res.body}`);
           e += wordErrorRate(f.reference, (JSON.parse(res.body) as { text: string }).text) * f.reference.split(/\s+/).length;
         }
@@ -35,11 +39,20 @@ try {
       times.push(ms);
       errors = Math.round(e);
     }
-    const row = { model, runs: bindings[model]!.map((b) => `${b.engine} ${b.profile}`).join(', '), 'WER (%)': (100 * errors) / words, errors: `${errors}/${words}`, 'time, 5 files (ms)': median(times), RTF: median(times) / 1000 / audioSeconds };
+    const row = {
+      model,
+      runs: bindings[model]!.map((b) => `${b.engine} ${b.profile}`).join(', '),
+      'WER (%)': (100 * errors) / words,
+      errors: `${errors}/${words}`,
+      'time, 5 files (ms)': median(times),
+      RTF: median(times) / 1000 / audioSeconds,
+    };
     console.log(JSON.stringify(row));
     rows.push(row);
   }
-  console.log(`\nSTT models on LibriVox (${files.length} files, ${audioSeconds.toFixed(1)} s, ${words} words), ${new Date().toISOString()}, medians of ${RUNS}, load ${Math.min(...loads).toFixed(1)}-${Math.max(...loads).toFixed(1)} on ${cpus().length} cores\n`);
+  console.log(
+    `\nSTT models on LibriVox (${files.length} files, ${audioSeconds.toFixed(1)} s, ${words} words), ${new Date().toISOString()}, medians of ${RUNS}, load ${Math.min(...loads).toFixed(1)}-${Math.max(...loads).toFixed(1)} on ${cpus().length} cores\n`,
+  );
   console.log(table(rows));
 } finally {
   await server.stop();

@@ -6,29 +6,15 @@
 //  2. two concurrent uploads vs one: throughput
 // Run: node --import tsx bench/stt.ts   (RUNS, default 3)
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
-import { median, postFresh, startBenchServer, table, timeIt } from './lib.js';
+import { median, startBenchServer, table, timeIt } from './lib.js';
+import { pocketsphinxCli as cli, seconds, transcribe as transcribeOn } from './measure/stt.js';
 import { librivox, soxConcat, wordErrorRate } from '../test/helpers/speech.js';
-import { multipart } from '../test/helpers/multipart.js';
 
 const RUNS = Number(process.env.RUNS ?? 3);
 const server = await startBenchServer({ PARLA_STT_DECODERS: '2' });
-
-async function transcribe(file: string, model = 'cipher-max'): Promise<string> {
-  const { body, contentType } = await multipart(readFileSync(file), { model, smart_format: 'false', punctuate: 'false' });
-  const res = await postFresh(`${server.url}/api/v1/stt/transcribe`, { 'x-api-key': server.apiKey, 'content-type': contentType }, body);
-  if (res.status !== 200) throw new Error(`transcribe: ${res.status} ${res.body}`);
-  return (JSON.parse(res.body) as { text: string }).text;
-}
-
-function cli(file: string): string {
-  const out = execFileSync('pocketsphinx_continuous', ['-infile', file], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
-  return out.trim().split('\n').join(' ');
-}
-
-const seconds = (file: string) => Number(execFileSync('soxi', ['-D', file], { encoding: 'utf8' }));
+const transcribe = (file: string) => transcribeOn(server, file);
 
 /** Exactly 60 s of the LibriVox reader: the recordings one after another (0.3 s apart), cut at 60 s. */
 function sixtySeconds(files: string[]): string {
@@ -46,16 +32,38 @@ try {
   await transcribe(files[0]!.file);
   const loads: number[] = [];
   const rows: Array<Record<string, string | number>> = [];
-  for (const [name, set] of [[`LibriVox (${files.length} files, ${libriSeconds.toFixed(1)} s)`, files.map((f) => f.file)], [`${seconds(sixty).toFixed(1)} s file`, [sixty]]] as const) {
+  for (const [name, set] of [
+    [`LibriVox (${files.length} files, ${libriSeconds.toFixed(1)} s)`, files.map((f) => f.file)],
+    [`${seconds(sixty).toFixed(1)} s file`, [sixty]],
+  ] as const) {
     const parla: number[] = [];
     const base: number[] = [];
     for (let i = 0; i < RUNS; i++) {
       loads.push(loadavg()[0]!);
-      parla.push((await timeIt(async () => { for (const f of set) await transcribe(f); })).ms);
-      base.push((await timeIt(async () => { for (const f of set) cli(f); })).ms);
+      parla.push(
+        (
+          await timeIt(async () => {
+            for (const f of set) await transcribe(f);
+          })
+        ).ms,
+      );
+      base.push(
+        (
+          await timeIt(async () => {
+            for (const f of set) cli(f);
+          })
+        ).ms,
+      );
     }
     const ratio = median(parla) / median(base);
-    rows.push({ benchmark: `${name}: /stt/transcribe vs pocketsphinx_continuous (ms)`, parla: median(parla), baseline: median(base), ratio, goal: '<= 1.0', met: ratio <= 1 ? 'met' : 'not met' });
+    rows.push({
+      benchmark: `${name}: /stt/transcribe vs pocketsphinx_continuous (ms)`,
+      parla: median(parla),
+      baseline: median(base),
+      ratio,
+      goal: '<= 1.0',
+      met: ratio <= 1 ? 'met' : 'not met',
+    });
   }
   let pe = 0;
   let ce = 0;
@@ -66,7 +74,14 @@ try {
     ce += wordErrorRate(f.reference, cli(f.file)) * words;
     n += words;
   }
-  rows.push({ benchmark: 'LibriVox word error rate (%)', parla: (100 * pe) / n, baseline: (100 * ce) / n, ratio: pe / Math.max(ce, 1e-9), goal: '<= 1.0', met: pe <= ce ? 'met' : 'not met' });
+  rows.push({
+    benchmark: 'LibriVox word error rate (%)',
+    parla: (100 * pe) / n,
+    baseline: (100 * ce) / n,
+    ratio: pe / Math.max(ce, 1e-9),
+    goal: '<= 1.0',
+    met: pe <= ce ? 'met' : 'not met',
+  });
 
   const one: number[] = [];
   const two: number[] = [];
@@ -77,8 +92,17 @@ try {
     two.push(2000 / (await timeIt(() => Promise.all([transcribe(f), transcribe(f)]))).ms);
   }
   const gain = median(two) / median(one);
-  rows.push({ benchmark: `two concurrent uploads vs one (files/s, ${seconds(f).toFixed(1)} s file)`, parla: median(two), baseline: median(one), ratio: gain, goal: '>= 1.6', met: gain >= 1.6 ? 'met' : 'not met' });
-  console.log(`STT benchmarks, ${new Date().toISOString()}, ${RUNS} runs each, medians, load average ${Math.min(...loads).toFixed(2)}-${Math.max(...loads).toFixed(2)} on ${cpus().length} cores\n`);
+  rows.push({
+    benchmark: `two concurrent uploads vs one (files/s, ${seconds(f).toFixed(1)} s file)`,
+    parla: median(two),
+    baseline: median(one),
+    ratio: gain,
+    goal: '>= 1.6',
+    met: gain >= 1.6 ? 'met' : 'not met',
+  });
+  console.log(
+    `STT benchmarks, ${new Date().toISOString()}, ${RUNS} runs each, medians, load average ${Math.min(...loads).toFixed(2)}-${Math.max(...loads).toFixed(2)} on ${cpus().length} cores\n`,
+  );
   console.log(table(rows));
 } finally {
   await server.stop();

@@ -6,7 +6,7 @@
 import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { EnginePool } from '../src/workers/pool.js';
+import { createWorkerPool } from '../src/tasks/table.js';
 import { EspeakEngine } from '../src/engines/espeak/espeak-engine.js';
 import { FliteEngine } from '../src/engines/flite/flite-engine.js';
 import { FestivalEngine } from '../src/engines/festival/festival-engine.js';
@@ -26,18 +26,29 @@ function text(chars: number): string {
   return t.slice(0, chars).replace(/\s+\S*$/, '.');
 }
 
-const pool = new EnginePool({ threads: 1, maxQueue: 16 });
+const pool = createWorkerPool({ threads: 1, maxQueue: 16 });
 const festival = new FestivalEngine(pool);
 const engines: Array<[TtsEngine, string, boolean]> = [
   [new EspeakEngine(pool), '', false],
   [new EspeakEngine(pool), '', true],
+  // Flite through its addon (the default) and through the program (the fallback, decision #88).
   [new FliteEngine(pool), 'slt', false],
+  [new FliteEngine(pool, { id: 'flite (program)', native: false }), 'slt', false],
   [new FliteEngine(pool), 'kal16', false],
+  [new FliteEngine(pool, { id: 'flite (program)', native: false }), 'kal16', false],
   // aura-lite's women (issue 20: within 3x the espeak-ng CLI).
   [new FliteEngine(pool, { id: 'flite-lite', voices: ['kal16'] }), 'kal16@185', false],
   [festival, 'cmu_us_slt_arctic_hts', false],
 ];
-const req = (t: string, engineVoice: string, pitch = 0, wordTimings = false): SynthesisRequest => ({ text: t, engineVoice, language: 'en-US', speed: 1, pitch, style: 'normal', ...(wordTimings ? { wordTimings } : {}) });
+const req = (t: string, engineVoice: string, pitch = 0, wordTimings = false): SynthesisRequest => ({
+  text: t,
+  engineVoice,
+  language: 'en-US',
+  speed: 1,
+  pitch,
+  style: 'normal',
+  ...(wordTimings ? { wordTimings } : {}),
+});
 
 const first = await timeIt(() => engines[0]![0].synthesize(req('Hello.', '')));
 console.log(`eSpeak first call on a fresh worker (module init + synthesis): ${first.ms.toFixed(0)} ms`);
@@ -47,13 +58,18 @@ console.log('|---|---|---|---|---|---|---|');
 for (const [chars] of [[330], [3000]] as const) {
   const t = text(chars);
   const runs: number[] = [];
-  for (let i = 0; i < 5; i++) runs.push((await timeIt(async () => execFileSync('espeak-ng', ['-w', path.join(tmpdir(), 'parla-bench-cli.wav'), t]))).ms);
+  for (let i = 0; i < 5; i++)
+    runs.push((await timeIt(async () => execFileSync('espeak-ng', ['-w', path.join(tmpdir(), 'parla-bench-cli.wav'), t]))).ms);
   console.log(`| espeak-ng CLI (native) | en-us | ${t.length} | 0 | ${median(runs).toFixed(0)} | - | - |`);
 }
 for (const [engine, voice, wordTimings] of engines) {
   // Festival's first call starts its process and loads the voice: not part of the figures.
   if (engine === festival) await engine.synthesize(req('Hello.', voice));
-  for (const [chars, pitch] of [[330, 0], [3000, 0], [330, 12]] as const) {
+  for (const [chars, pitch] of [
+    [330, 0],
+    [3000, 0],
+    [330, 12],
+  ] as const) {
     // The service hands Festival ~300-character chunks (TtsEngine.chunkChars); one 3,000-character
     // call is not something it is ever asked.
     if (engine === festival && chars > 1000) continue;
@@ -66,7 +82,9 @@ for (const [engine, voice, wordTimings] of engines) {
       audio = r.value.samples.length / r.value.sampleRate;
     }
     const ms = median(runs);
-    console.log(`| ${engine.id}${engine.id === 'espeak' ? (wordTimings ? ' (library, word timings)' : ' (program)') : ''} | ${voice || 'en-us'} | ${t.length} | ${pitch} | ${ms.toFixed(0)} | ${audio.toFixed(1)} | ${(ms / 1000 / audio).toFixed(3)} |`);
+    console.log(
+      `| ${engine.id}${engine.id === 'espeak' ? (wordTimings ? ' (library, word timings)' : ' (program)') : ''} | ${voice || 'en-us'} | ${t.length} | ${pitch} | ${ms.toFixed(0)} | ${audio.toFixed(1)} | ${(ms / 1000 / audio).toFixed(3)} |`,
+    );
   }
 }
 festival.close();

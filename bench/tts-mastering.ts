@@ -29,7 +29,11 @@ try {
     for (const model of MODELS) {
       const body = { text: TEXT, voice: c.voice, model, language: c.language, format: 'wav' };
       const timed = await postTimed(`${server.url}/api/v1/tts/generate`, { 'x-api-key': server.apiKey }, body);
-      const res = await fetch(`${server.url}/api/v1/tts/generate`, { method: 'POST', headers: { 'x-api-key': server.apiKey, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const res = await fetch(`${server.url}/api/v1/tts/generate`, {
+        method: 'POST',
+        headers: { 'x-api-key': server.apiKey, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
       if (!res.ok) throw new Error(`${model} ${c.voice}: ${res.status} ${await res.text()}`);
       const bytes = Buffer.from(await res.arrayBuffer());
       const file = path.join(dir, `${model}-${c.voice}.wav`);
@@ -38,7 +42,8 @@ try {
       const x = wav.channels[0]!;
       const peak = x.reduce((a, b) => Math.max(a, Math.abs(b)), 0);
       const dc = x.reduce((a, b) => a + b, 0) / x.length;
-      const rmsOf = (args: string[]) => Number(/RMS\s+amplitude:\s+([\d.]+)/.exec(spawnSync('sox', [file, '-n', ...args, 'stat'], { encoding: 'utf8' }).stderr)![1]);
+      const rmsOf = (args: string[]) =>
+        Number(/RMS\s+amplitude:\s+([\d.]+)/.exec(spawnSync('sox', [file, '-n', ...args, 'stat'], { encoding: 'utf8' }).stderr)![1]);
       const full = rmsOf([]);
       const above = (hz: number) => (hz < wav.sampleRate / 2 ? db(rmsOf(['sinc', String(hz)]) / full).toFixed(1) : 'none');
       rows.push({

@@ -5,9 +5,9 @@
 // the DSP steps other requests use (resampling for /tts/stream, pitch shift, whisper).
 // Medians of RUNS (default 5). Run: node --import tsx bench/tts-stages.ts
 import { loadavg } from 'node:os';
-import { EnginePool } from '../src/workers/pool.js';
+import { createWorkerPool } from '../src/tasks/table.js';
 import { EspeakEngine } from '../src/engines/espeak/espeak-engine.js';
-import { renderItems, type VoiceParams } from '../src/tts/render.js';
+import { renderItems, type VoiceParams } from '../src/tts/speak-items.js';
 import { finishDocument } from '../src/tts/finish.js';
 import { resampleInt16 } from '../src/audio/resample.js';
 import { pitchShift } from '../src/audio/dsp/time-pitch.js';
@@ -21,7 +21,7 @@ const THREADS = Number(process.env.PARLA_WORKERS ?? 2);
 const SENTENCE = 'The committee reviewed the proposal carefully and agreed to continue the project next quarter. ';
 const TEXT = SENTENCE.repeat(40).slice(0, 3000);
 
-const pool = new EnginePool({ threads: THREADS, maxQueue: 64 });
+const pool = createWorkerPool({ threads: THREADS, maxQueue: 64 });
 const engine = new EspeakEngine(pool);
 const voice: VoiceParams = { engine, engineVoice: 'f3:55', language: 'en-US', speed: 1, pitch: 0 };
 const items = [{ type: 'text' as const, text: TEXT, whisper: false, emphasis: false }];
@@ -40,9 +40,19 @@ try {
   const audio = (await renderItems(pool, voice, items))!;
   const seconds = audio.samples.length / audio.sampleRate;
 
-  const single = await medianMs(() => synthesizeEspeak({ text: TEXT, voice: 'en-us+f3', wpm: 175, basePitch: 55, semitones: 0, emphasis: false }));
-  rows.push({ stage: 'eSpeak synthesis, whole text, one call on the main thread (no pool)', ms: single, note: `${seconds.toFixed(1)} s of audio` });
-  rows.push({ stage: `synthesis in sentence chunks on ${THREADS} workers (renderItems: pool, PCM moved back, joined)`, ms: await medianMs(() => renderItems(pool, voice, items)), note: '' });
+  const single = await medianMs(() =>
+    synthesizeEspeak({ text: TEXT, voice: 'en-us+f3', wpm: 175, basePitch: 55, semitones: 0, emphasis: false }),
+  );
+  rows.push({
+    stage: 'eSpeak synthesis, whole text, one call on the main thread (no pool)',
+    ms: single,
+    note: `${seconds.toFixed(1)} s of audio`,
+  });
+  rows.push({
+    stage: `synthesis in sentence chunks on ${THREADS} workers (renderItems: pool, PCM moved back, joined)`,
+    ms: await medianMs(() => renderItems(pool, voice, items)),
+    note: '',
+  });
 
   rows.push({
     stage: 'WAV file streamed on the main thread (header + views of the PCM renderItems joined, no copy; what /tts/generate does for wav)',
@@ -53,20 +63,44 @@ try {
   });
   for (const format of ['mp3', 'ogg', 'flac'] as const) {
     // finishDocument moves the PCM to the worker, so each run gets its own copy.
-    rows.push({ stage: `finish task: join + encode ${format}`, ms: await medianMs(() => finishDocument(pool, [{ samples: audio.samples.slice(), sampleRate: audio.sampleRate }], [], audio.sampleRate, format)), note: '' });
+    rows.push({
+      stage: `finish task: join + encode ${format}`,
+      ms: await medianMs(() =>
+        finishDocument(pool, [{ samples: audio.samples.slice(), sampleRate: audio.sampleRate }], [], audio.sampleRate, format),
+      ),
+      note: '',
+    });
   }
 
   const copy = await medianMs(async () => structuredClone(audio.samples));
-  rows.push({ stage: 'copying the PCM once between threads (structured clone; now moved instead)', ms: copy, note: `${(audio.samples.byteLength / 1e6).toFixed(1)} MB` });
+  rows.push({
+    stage: 'copying the PCM once between threads (structured clone; now moved instead)',
+    ms: copy,
+    note: `${(audio.samples.byteLength / 1e6).toFixed(1)} MB`,
+  });
   rows.push({ stage: 'pool round trip of an empty task', ms: await medianMs(() => pool.run('pool.echo', { value: 1 })), note: '' });
 
   const oneSecond = audio.samples.subarray(0, audio.sampleRate * 10);
   const perSecond = async (fn: () => unknown) => (await medianMs(async () => fn())) / 10;
-  rows.push({ stage: 'resample 22,050 -> 24,000 Hz, per audio second', ms: await perSecond(() => resampleInt16(oneSecond, audio.sampleRate, 24000)), note: '(main thread here; a worker in the service)' });
-  rows.push({ stage: 'pitch shift +2 st (WSOLA + resample), per audio second', ms: await perSecond(() => pitchShift(oneSecond, audio.sampleRate, 2)), note: '' });
-  rows.push({ stage: 'whisper transform (LPC + noise), per audio second', ms: await perSecond(() => whisperize(oneSecond, audio.sampleRate)), note: '' });
+  rows.push({
+    stage: 'resample 22,050 -> 24,000 Hz, per audio second',
+    ms: await perSecond(() => resampleInt16(oneSecond, audio.sampleRate, 24000)),
+    note: '(main thread here; a worker in the service)',
+  });
+  rows.push({
+    stage: 'pitch shift +2 st (WSOLA + resample), per audio second',
+    ms: await perSecond(() => pitchShift(oneSecond, audio.sampleRate, 2)),
+    note: '',
+  });
+  rows.push({
+    stage: 'whisper transform (LPC + noise), per audio second',
+    ms: await perSecond(() => whisperize(oneSecond, audio.sampleRate)),
+    note: '',
+  });
 
-  console.log(`TTS stages, ${new Date().toISOString()}, ${THREADS} workers, ${RUNS} runs each, medians; load average ${loadStart.toFixed(2)} at start, ${loadavg()[0]!.toFixed(2)} at end\n`);
+  console.log(
+    `TTS stages, ${new Date().toISOString()}, ${THREADS} workers, ${RUNS} runs each, medians; load average ${loadStart.toFixed(2)} at start, ${loadavg()[0]!.toFixed(2)} at end\n`,
+  );
   console.log(table(rows));
 } finally {
   await pool.close();

@@ -11,11 +11,12 @@
 // Run: node --import tsx bench/tts.ts   (PARLA_WORKERS=2 by default; RUNS=5; ONLY=2,4 runs some)
 // The load average is sampled during every benchmark: ratios that need both cores are only
 // meaningful when the machine is otherwise idle (load < ~1.5 on 2 cores).
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
-import { median, postDrain, postTimed, startBenchServer, table, timeIt } from './lib.js';
+import { median, postTimed, startBenchServer, table, timeIt } from './lib.js';
+import { childrenCpuMs, cpuWithChildrenMs } from './measure/proc.js';
+import { espeakCliMs, fliteCliMs, generate as generateOn, prose, SENTENCE, VOICE } from './measure/tts.js';
 
 const RUNS = Math.max(5, Number(process.env.RUNS ?? 5));
 const ONLY = process.env.ONLY ? new Set(process.env.ONLY.split(',').map(Number)) : null;
@@ -23,19 +24,11 @@ const want = (n: number) => ONLY === null || ONLY.has(n);
 // Before anything of ours runs: the load other work puts on the machine (the benchmark itself
 // adds up to ~2 on a 2-core machine while it runs).
 const LOAD_BEFORE = loadavg();
-const SENTENCE = 'The committee reviewed the proposal carefully and agreed to continue the project next quarter. ';
-const TEXT = SENTENCE.repeat(40).slice(0, 3000);
+const TEXT = prose(3000);
 const SEGMENTS = [0, 1, 2, 3].map((i) => SENTENCE.repeat(3).slice(0, 250 + i));
-const VOICE = 'Aria';
-// Aria is Aura voice aura-01: eSpeak variant f3 with eSpeak pitch 55 on aura-lite, Flite slt on
-// aura-prime (src/catalog/data/aura-voices.json). The CLI baselines use the same engine voices.
-const ESPEAK_CLI_ARGS = ['-v', 'en-us+f3', '-p', '55'];
-const FLITE_CLI_VOICE = 'slt';
 
 const server = await startBenchServer({ PARLA_WORKERS: process.env.PARLA_WORKERS ?? '2' });
-const generate = async (text: string, model = 'aura-lite') => {
-  await postDrain(`${server.url}/api/v1/tts/generate`, { 'x-api-key': server.apiKey }, { text, voice: VOICE, model, format: 'wav' });
-};
+const generate = (text: string, model = 'aura-lite') => generateOn(server, text, model);
 
 /** Load average samples (1-minute) taken while a benchmark runs. */
 const loads: number[] = [];
@@ -46,23 +39,10 @@ function loadSince(from: number): string {
   return `${Math.min(...xs).toFixed(2)}-${Math.max(...xs).toFixed(2)}`;
 }
 
-/**
- * CPU seconds (user + system, every thread, and its finished child processes such as Flite) the
- * server process has used so far.
- */
-function serverCpuSeconds(): number {
-  const stat = readFileSync(`/proc/${server.proc.pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  // utime, stime, cutime, cstime are fields 14-17 of /proc/pid/stat (11-14 after the command name).
-  return (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) / 100;
-}
-
+/** CPU seconds the server process has used so far (every thread, and its finished children such as Flite). */
+const serverCpuSeconds = () => cpuWithChildrenMs(server.proc.pid!) / 1000;
 /** CPU time of this process's finished children (the CLIs), ms. */
-function childCpuMs(): number {
-  const stat = readFileSync('/proc/self/stat', 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return ((Number(fields[13]) + Number(fields[14])) / 100) * 1000;
-}
+const childCpuMs = () => childrenCpuMs('self');
 const cpuNotes: string[] = [];
 
 try {
@@ -89,21 +69,34 @@ try {
       const before = serverCpuSeconds();
       parla.push((await timeIt(() => generate(TEXT, model))).ms);
       cpu.push((serverCpuSeconds() - before) * 1000);
-      let t = performance.now();
       const c0 = childCpuMs();
-      execFileSync('espeak-ng', [...ESPEAK_CLI_ARGS, '-w', path.join(dir, 'cli.wav'), TEXT]);
-      cli.push(performance.now() - t);
+      cli.push(espeakCliMs(TEXT, dir));
       cliCpu.push(childCpuMs() - c0);
-      if (model === 'aura-prime') {
-        t = performance.now();
-        execFileSync('flite', ['-voice', FLITE_CLI_VOICE, '-t', TEXT, '-o', path.join(dir, 'flite.wav')]);
-        flite.push(performance.now() - t);
-      }
+      if (model === 'aura-prime') flite.push(fliteCliMs(TEXT, dir));
     }
     const load = loadSince(mark);
-    row(`generate 3,000 chars (${model}) vs espeak-ng CLI`, median(parla), median(cli), median(parla) / median(cli), '<= 3x', median(parla) / median(cli) <= 3, load);
-    cpuNotes.push(`${model}: server CPU per 3,000-char request ${median(cpu).toFixed(0)} ms (all threads and child processes), espeak-ng CLI CPU ${median(cliCpu).toFixed(0)} ms`);
-    if (flite.length) row(`generate 3,000 chars (${model}) vs flite CLI (${FLITE_CLI_VOICE}), for context`, median(parla), median(flite), median(parla) / median(flite), '-', null, load);
+    row(
+      `generate 3,000 chars (${model}) vs espeak-ng CLI`,
+      median(parla),
+      median(cli),
+      median(parla) / median(cli),
+      '<= 3x',
+      median(parla) / median(cli) <= 3,
+      load,
+    );
+    cpuNotes.push(
+      `${model}: server CPU per 3,000-char request ${median(cpu).toFixed(0)} ms (all threads and child processes), espeak-ng CLI CPU ${median(cliCpu).toFixed(0)} ms`,
+    );
+    if (flite.length)
+      row(
+        `generate 3,000 chars (${model}) vs flite CLI (slt), for context`,
+        median(parla),
+        median(flite),
+        median(parla) / median(flite),
+        '-',
+        null,
+        load,
+      );
   }
 
   if (want(2)) {
@@ -111,7 +104,11 @@ try {
     const ttfb: number[] = [];
     const full: number[] = [];
     for (let i = 0; i < RUNS; i++) {
-      const streamed = await postTimed(`${server.url}/api/v1/tts/stream`, { 'x-api-key': server.apiKey }, { text: TEXT, voice: VOICE, model: 'aura-lite', sample_rate: 24000 });
+      const streamed = await postTimed(
+        `${server.url}/api/v1/tts/stream`,
+        { 'x-api-key': server.apiKey },
+        { text: TEXT, voice: VOICE, model: 'aura-lite', sample_rate: 24000 },
+      );
       ttfb.push(streamed.firstByteMs);
       full.push((await timeIt(() => generate(TEXT))).ms);
     }
@@ -127,7 +124,13 @@ try {
     // Three pairs per run: each side is only ~0.1 s, so one pair per run is mostly noise.
     for (let i = 0; i < RUNS * 3; i++) {
       par.push((await timeIt(() => generate(withBreaks))).ms);
-      seq.push((await timeIt(async () => { for (const s of SEGMENTS) await generate(s); })).ms);
+      seq.push(
+        (
+          await timeIt(async () => {
+            for (const s of SEGMENTS) await generate(s);
+          })
+        ).ms,
+      );
     }
     const r = median(par) / median(seq);
     row('4 segments with break tags vs one after another (aura-lite)', median(par), median(seq), r, '<= 0.65', r <= 0.65, loadSince(mark));
@@ -159,7 +162,15 @@ try {
     }
     const ratio = median(two) / median(one);
     const main = chars === 1000;
-    rows.push({ benchmark: `two concurrent clients vs one, ${chars.toLocaleString('en')} chars each (aura-lite): chars/s${main ? '' : ', for context'}`, parla_ms: median(two), baseline_ms: median(one), ratio, goal: main ? '>= 1.6' : '-', met: main ? (ratio >= 1.6 ? 'met' : 'not met') : '-', load: loadSince(mark) });
+    rows.push({
+      benchmark: `two concurrent clients vs one, ${chars.toLocaleString('en')} chars each (aura-lite): chars/s${main ? '' : ', for context'}`,
+      parla_ms: median(two),
+      baseline_ms: median(one),
+      ratio,
+      goal: main ? '>= 1.6' : '-',
+      met: main ? (ratio >= 1.6 ? 'met' : 'not met') : '-',
+      load: loadSince(mark),
+    });
   }
 
   if (want(5)) {
@@ -173,16 +184,29 @@ try {
       busy.push((await timeIt(() => generate(SENTENCE))).ms);
       await long;
     }
-    row('one sentence while a 3,000-char request runs vs alone (aura-lite)', median(busy), median(alone), median(busy) / median(alone), '-', null, loadSince(mark));
+    row(
+      'one sentence while a 3,000-char request runs vs alone (aura-lite)',
+      median(busy),
+      median(alone),
+      median(busy) / median(alone),
+      '-',
+      null,
+      loadSince(mark),
+    );
   }
 
   clearInterval(sampler);
-  console.log(`TTS benchmarks, ${new Date().toISOString()}, PARLA_WORKERS=${process.env.PARLA_WORKERS ?? '2'}, ${RUNS} runs each, medians; load = 1-minute load average (min-max) during the benchmark`);
+  console.log(
+    `TTS benchmarks, ${new Date().toISOString()}, PARLA_WORKERS=${process.env.PARLA_WORKERS ?? '2'}, ${RUNS} runs each, medians; load = 1-minute load average (min-max) during the benchmark`,
+  );
   console.log(`Load average before the run (1, 5, 15 min): ${LOAD_BEFORE.map((l) => l.toFixed(2)).join(', ')}`);
   console.log('(the "ms" columns of the two-clients rows are characters per second)\n');
   console.log(table(rows));
   for (const note of cpuNotes) console.log(note);
-  for (const [chars, c] of Object.entries(cores)) console.log(`Server CPU cores used (median), ${chars} chars: one client ${median(c.one).toFixed(2)}, two clients ${median(c.two).toFixed(2)}`);
+  for (const [chars, c] of Object.entries(cores))
+    console.log(
+      `Server CPU cores used (median), ${chars} chars: one client ${median(c.one).toFixed(2)}, two clients ${median(c.two).toFixed(2)}`,
+    );
 } finally {
   clearInterval(sampler);
   await server.stop();

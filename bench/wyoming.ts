@@ -26,13 +26,27 @@ const RUNS = Number(process.env.RUNS ?? 7);
 const TEXT = 'Good morning. The weather today is sunny with a light breeze, and the meeting starts at nine.';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'parla-bench-wy-'));
-const config = loadConfig({ ...process.env, PARLA_DATA_DIR: dir, LOG_LEVEL: 'warn', PARLA_SEED_DEMO: 'false', PORT: '0', PARLA_STT_PRELOAD: 'true' });
+const config = loadConfig({
+  ...process.env,
+  PARLA_DATA_DIR: dir,
+  LOG_LEVEL: 'warn',
+  PARLA_SEED_DEMO: 'false',
+  PORT: '0',
+  PARLA_STT_PRELOAD: 'true',
+});
 const services = await createServices(config, pino({ level: 'warn' }) as never);
 const app = await buildApp(services, { logger: false });
 await app.listen({ port: 0, host: '127.0.0.1' });
 const addr = app.server.address();
 const base = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`;
-const { rawKey } = await createAccountWithKey(services.store, config, { name: 'bench', plan: 'enterprise', keyName: 'bench', credits: 1_000_000_000, testCredits: 0, mode: 'live' });
+const { rawKey } = await createAccountWithKey(services.store, config, {
+  name: 'bench',
+  plan: 'enterprise',
+  keyName: 'bench',
+  credits: 1_000_000_000,
+  testCredits: 0,
+  mode: 'live',
+});
 const wy = new WyomingServer(services, { apiKey: rawKey });
 const port = await wy.listen(0, '127.0.0.1');
 
@@ -54,7 +68,11 @@ async function wySynth(): Promise<{ first: number; total: number }> {
 
 async function nativeSynth(): Promise<{ first: number; total: number }> {
   const t0 = performance.now();
-  const res = await fetch(`${base}/api/v1/tts/stream`, { method: 'POST', headers: { 'x-api-key': rawKey, 'content-type': 'application/json' }, body: JSON.stringify({ text: TEXT, voice: 'Aria', model: 'aura-prime', sample_rate: 22050 }) });
+  const res = await fetch(`${base}/api/v1/tts/stream`, {
+    method: 'POST',
+    headers: { 'x-api-key': rawKey, 'content-type': 'application/json' },
+    body: JSON.stringify({ text: TEXT, voice: 'Aria', model: 'aura-prime', sample_rate: 22050 }),
+  });
   const reader = res.body!.getReader();
   let first = 0;
   for (;;) {
@@ -78,7 +96,11 @@ async function wyTranscribe(): Promise<number> {
 async function nativeTranscribe(): Promise<number> {
   const t0 = performance.now();
   const { body, contentType } = await multipart(wav, {});
-  const res = await fetch(`${base}/api/v1/stt/transcribe`, { method: 'POST', headers: { 'x-api-key': rawKey, 'content-type': contentType }, body });
+  const res = await fetch(`${base}/api/v1/stt/transcribe`, {
+    method: 'POST',
+    headers: { 'x-api-key': rawKey, 'content-type': contentType },
+    body,
+  });
   await res.arrayBuffer();
   return performance.now() - t0;
 }
@@ -89,14 +111,21 @@ await nativeSynth();
 await wyTranscribe();
 await nativeTranscribe();
 
-const r = { wyFirst: [] as number[], wyTotal: [] as number[], nFirst: [] as number[], nTotal: [] as number[], wyStt: [] as number[], nStt: [] as number[] };
+const r = {
+  wyFirst: [] as number[],
+  wyTotal: [] as number[],
+  nFirst: [] as number[],
+  nTotal: [] as number[],
+  wyStt: [] as number[],
+  nStt: [] as number[],
+};
 for (let i = 0; i < RUNS; i++) {
   // Alternating order, so neither side always runs on a cooler machine.
   const pair = i % 2 === 0 ? [wySynth, nativeSynth] : [nativeSynth, wySynth];
   for (const f of pair) {
     const x = await f();
-    if (f === wySynth) (r.wyFirst.push(x.first), r.wyTotal.push(x.total));
-    else (r.nFirst.push(x.first), r.nTotal.push(x.total));
+    if (f === wySynth) r.wyFirst.push(x.first), r.wyTotal.push(x.total);
+    else r.nFirst.push(x.first), r.nTotal.push(x.total);
   }
   const pair2 = i % 2 === 0 ? [wyTranscribe, nativeTranscribe] : [nativeTranscribe, wyTranscribe];
   for (const f of pair2) (f === wyTranscribe ? r.wyStt : r.nStt).push(await f());
@@ -106,9 +135,24 @@ const pct = (a: number, b: number) => `${(((a - b) / b) * 100).toFixed(1)}%`;
 console.log(`RUNS=${RUNS}, PARLA_WORKERS=${config.workerThreads}, medians in ms`);
 console.log(
   table([
-    { work: 'TTS first audio', wyoming: median(r.wyFirst).toFixed(1), native: median(r.nFirst).toFixed(1), difference: pct(median(r.wyFirst), median(r.nFirst)) },
-    { work: 'TTS whole text', wyoming: median(r.wyTotal).toFixed(1), native: median(r.nTotal).toFixed(1), difference: pct(median(r.wyTotal), median(r.nTotal)) },
-    { work: 'STT transcript', wyoming: median(r.wyStt).toFixed(1), native: median(r.nStt).toFixed(1), difference: pct(median(r.wyStt), median(r.nStt)) },
+    {
+      work: 'TTS first audio',
+      wyoming: median(r.wyFirst).toFixed(1),
+      native: median(r.nFirst).toFixed(1),
+      difference: pct(median(r.wyFirst), median(r.nFirst)),
+    },
+    {
+      work: 'TTS whole text',
+      wyoming: median(r.wyTotal).toFixed(1),
+      native: median(r.nTotal).toFixed(1),
+      difference: pct(median(r.wyTotal), median(r.nTotal)),
+    },
+    {
+      work: 'STT transcript',
+      wyoming: median(r.wyStt).toFixed(1),
+      native: median(r.nStt).toFixed(1),
+      difference: pct(median(r.wyStt), median(r.nStt)),
+    },
   ]),
 );
 

@@ -9,9 +9,10 @@ import { createServices, type Services } from './services.js';
 import { seedDemoAccount } from './accounts/demo.js';
 import { RealtimeServer } from './realtime/server.js';
 import { WyomingServer } from './wyoming/server.js';
+import { wyomingKey } from './accounts/wyoming-key.js';
 import type { RealtimeEndpoint } from './routes/v1/realtime-info.js';
 import { EspeakEngine, warmUpEspeak } from './engines/espeak/espeak-engine.js';
-import { startJobWork } from './jobs/background.js';
+import { startJobWork } from './background-jobs.js';
 
 export interface RunningServer {
   app: FastifyInstance;
@@ -26,7 +27,10 @@ export interface RunningServer {
 
 const HOLD_SWEEP_MS = 60_000;
 
-export async function startServer(config: Config = loadConfig(), opts: { announce?: (text: string) => void; warmUpEngines?: boolean } = {}): Promise<RunningServer> {
+export async function startServer(
+  config: Config = loadConfig(),
+  opts: { announce?: (text: string) => void; warmUpEngines?: boolean } = {},
+): Promise<RunningServer> {
   const log = pino(loggerOptions(config.logLevel)) as unknown as FastifyBaseLogger;
   const services = await createServices(config, log);
   let app: FastifyInstance | undefined;
@@ -34,7 +38,7 @@ export async function startServer(config: Config = loadConfig(), opts: { announc
   let wyoming: WyomingServer | undefined;
   try {
     if (opts.warmUpEngines) await warmUpTts(services, log);
-    const demo = config.seedDemo ? await seedDemoAccount(services) : null;
+    const demo = config.seedDemo ? await seedDemoAccount(services.store, services.config) : null;
     const endpoint: RealtimeEndpoint = { port: null, host: config.realtimeHost };
     app = await buildApp(services, { logger: log, realtime: endpoint });
     await app.listen({ port: config.port, host: config.host });
@@ -46,7 +50,9 @@ export async function startServer(config: Config = loadConfig(), opts: { announc
     const realtimeUrl = `wss://${config.realtimeHost}:${endpoint.port}/api/v1/stt/realtime/stream`;
     let wyomingPort: number | null = null;
     if (config.wyoming) {
-      wyoming = new WyomingServer(services, { apiKey: config.wyoming.apiKey });
+      const apiKey =
+        config.wyoming.apiKey ?? (await wyomingKey({ config, store: services.store, log, demoAccountId: demo?.accountId ?? null }));
+      wyoming = new WyomingServer(services, { apiKey });
       // A key that does not authenticate is logged; the server still listens and answers error events.
       await wyoming.checkKey();
       wyomingPort = await wyoming.listen(config.wyoming.port, config.wyoming.host);
@@ -101,10 +107,15 @@ export async function startServer(config: Config = loadConfig(), opts: { announc
   }
 }
 
-/** eSpeak in every worker before the first request; a failure only costs the first requests time. */
+/**
+ * eSpeak in every worker before the first request; a failure only costs the first requests time.
+ * Not when no TTS chain names eSpeak: an operator who binds it out (docs/licensing.md) never loads it.
+ */
 async function warmUpTts(services: Services, log: FastifyBaseLogger): Promise<void> {
   const espeak = services.registry.ttsEngine('espeak');
   if (!(espeak instanceof EspeakEngine) || !espeak.status().available) return;
+  const bound = Object.values(services.config.product.ttsBindings).flat();
+  if (!bound.includes('espeak') && !bound.includes('studio-espeak')) return;
   const started = performance.now();
   try {
     await warmUpEspeak(espeak, services.config.workerThreads);
@@ -117,7 +128,16 @@ async function warmUpTts(services: Services, log: FastifyBaseLogger): Promise<vo
 /** Runs until SIGTERM/SIGINT, then drains and exits. */
 export async function serveForever(config: Config): Promise<void> {
   const server = await startServer(config, { warmUpEngines: true });
-  server.services.log.info({ url: server.url, realtime: server.realtimeUrl, store: server.services.store.kind, limiter: server.services.limiter.kind, wyoming: server.wyoming?.port ?? null }, 'Parla is listening');
+  server.services.log.info(
+    {
+      url: server.url,
+      realtime: server.realtimeUrl,
+      store: server.services.store.kind,
+      limiter: server.services.limiter.kind,
+      wyoming: server.wyoming?.port ?? null,
+    },
+    'Parla is listening',
+  );
   const shutdown = (signal: string) => {
     server.services.log.info({ signal }, 'shutting down: finishing in-flight requests');
     const force = setTimeout(() => process.exit(1), 30_000);

@@ -26,10 +26,17 @@ export const cases: CompatCase[] = [
       form.set('model', 'cipher-max');
       form.set('punctuate', 'true');
       form.set('smart_format', 'true');
-      await expectOk(await fetch(`${ctx.baseUrl}/api/v1/stt/transcribe`, { method: 'POST', headers: { 'x-api-key': ctx.apiKey }, body: form }), 'native');
+      await expectOk(
+        await fetch(`${ctx.baseUrl}/api/v1/stt/transcribe`, { method: 'POST', headers: { 'x-api-key': ctx.apiKey }, body: form }),
+        'native',
+      );
     },
     async dialect(ctx: CompatContext) {
-      const res = await fetch(`${ctx.baseUrl}/v1/listen?model=nova-3&punctuate=true&smart_format=true`, { method: 'POST', headers: { authorization: `Token ${ctx.apiKey}`, 'content-type': 'audio/wav' }, body: audio() });
+      const res = await fetch(`${ctx.baseUrl}/v1/listen?model=nova-3&punctuate=true&smart_format=true`, {
+        method: 'POST',
+        headers: { authorization: `Token ${ctx.apiKey}`, 'content-type': 'audio/wav' },
+        body: audio(),
+      });
       await expectOk(res, 'deepgram');
     },
   },

@@ -20,7 +20,9 @@ import { float32ToInt16 } from '../../src/audio/pcm.js';
 const FRAME_SAMPLES = 1600;
 
 function recording(): Buffer[] {
-  const wav = decodeWav(readFileSync(soxConcat([flite('Good morning, the meeting starts at nine.'), flite('Please bring the quarterly report.')], 1.0)));
+  const wav = decodeWav(
+    readFileSync(soxConcat([flite('Good morning, the meeting starts at nine.'), flite('Please bring the quarterly report.')], 1.0)),
+  );
   const speech = float32ToInt16(wav.channels[0]!);
   const pcm = new Int16Array(speech.length + 16000);
   pcm.set(speech);
@@ -63,7 +65,15 @@ async function native(ctx: CompatContext): Promise<void> {
 
 async function dialect(ctx: CompatContext): Promise<void> {
   const client = new DeepgramClient({ apiKey: ctx.apiKey, baseUrl: new URL(ctx.realtimeUrl).origin });
-  const socket = await client.listen.v1.connect({ model: 'base', encoding: 'linear16', sample_rate: 16000, interim_results: 'false', endpointing: 300, reconnectAttempts: 0, agent: new https.Agent({ ca: ctx.ca }) });
+  const socket = await client.listen.v1.connect({
+    model: 'base',
+    encoding: 'linear16',
+    sample_rate: 16000,
+    interim_results: 'false',
+    endpointing: 300,
+    reconnectAttempts: 0,
+    agent: new https.Agent({ ca: ctx.ca }),
+  });
   const finals: string[] = [];
   socket.on('message', (m) => {
     if (m.type === 'Results' && m.is_final && m.channel.alternatives[0]!.transcript) finals.push(m.channel.alternatives[0]!.transcript);
@@ -91,7 +101,12 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   const rtPort = await rt.listen(0, '127.0.0.1');
   const { apiKey } = await createTestAccount(t.services, { plan: 'enterprise', credits: 1_000_000_000 });
   await t.services.registry.whenReady();
-  const ctx: CompatContext = { baseUrl: `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`, apiKey, realtimeUrl: `wss://127.0.0.1:${rtPort}/api/v1/stt/realtime/stream`, ca: rt.cert };
+  const ctx: CompatContext = {
+    baseUrl: `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`,
+    apiKey,
+    realtimeUrl: `wss://127.0.0.1:${rtPort}/api/v1/stt/realtime/stream`,
+    ca: rt.cert,
+  };
   const rows: Array<Record<string, string | number>> = [];
   for (const c of cases) {
     // Warm-up: the recognizer, the VAD module, the TLS session.
@@ -101,7 +116,15 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
     const d: number[] = [];
     for (let i = 0; i < RUNS; i++) {
       // Alternating which goes first cancels any order effect.
-      for (const [fn, into] of i % 2 ? ([[c.native, n], [c.dialect, d]] as const) : ([[c.dialect, d], [c.native, n]] as const)) {
+      for (const [fn, into] of i % 2
+        ? ([
+            [c.native, n],
+            [c.dialect, d],
+          ] as const)
+        : ([
+            [c.dialect, d],
+            [c.native, n],
+          ] as const)) {
         const start = performance.now();
         await fn(ctx);
         into.push(performance.now() - start);
@@ -109,9 +132,14 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
     }
     const nm = median(n);
     const dm = median(d);
-    rows.push({ case: c.name, 'native median ms': nm.toFixed(0), '/v1/listen median ms': dm.toFixed(0), 'dialect adds': `${(((dm - nm) / nm) * 100).toFixed(1)}%` });
+    rows.push({
+      case: c.name,
+      'native median ms': nm.toFixed(0),
+      '/v1/listen median ms': dm.toFixed(0),
+      'dialect adds': `${(((dm - nm) / nm) * 100).toFixed(1)}%`,
+    });
   }
-  console.log(`RUNS=${RUNS}, audio ${(audio().length * FRAME_SAMPLES / 16000).toFixed(1)} s`);
+  console.log(`RUNS=${RUNS}, audio ${((audio().length * FRAME_SAMPLES) / 16000).toFixed(1)} s`);
   console.log(table(rows));
   await rt.close();
   await t.close();

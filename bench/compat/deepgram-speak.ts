@@ -14,12 +14,32 @@ async function drain(res: Response): Promise<void> {
 }
 
 const native = (path: string, extra: Record<string, unknown>) => async (ctx: CompatContext) =>
-  drain(await fetch(`${ctx.baseUrl}/api/v1/tts/${path}`, { method: 'POST', headers: { 'x-api-key': ctx.apiKey, 'content-type': 'application/json' }, body: JSON.stringify({ text: TEXT, voice: 'Aria', model: 'aura-prime', ...extra }) }));
+  drain(
+    await fetch(`${ctx.baseUrl}/api/v1/tts/${path}`, {
+      method: 'POST',
+      headers: { 'x-api-key': ctx.apiKey, 'content-type': 'application/json' },
+      body: JSON.stringify({ text: TEXT, voice: 'Aria', model: 'aura-prime', ...extra }),
+    }),
+  );
 
 const dialect = (query: string) => async (ctx: CompatContext) =>
-  drain(await fetch(`${ctx.baseUrl}/v1/speak?model=aura-2-thalia-en&${query}`, { method: 'POST', headers: { authorization: `Token ${ctx.apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ text: TEXT }) }));
+  drain(
+    await fetch(`${ctx.baseUrl}/v1/speak?model=aura-2-thalia-en&${query}`, {
+      method: 'POST',
+      headers: { authorization: `Token ${ctx.apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ text: TEXT }),
+    }),
+  );
 
 export const cases: CompatCase[] = [
-  { name: 'speak linear16 WAV, 16 kHz (= /tts/generate wav)', native: native('generate', { format: 'wav' }), dialect: dialect('encoding=linear16&container=wav&sample_rate=16000') },
-  { name: 'speak linear16 raw, 24 kHz (= /tts/stream 24 kHz)', native: native('stream', { sample_rate: 24000 }), dialect: dialect('encoding=linear16&container=none&sample_rate=24000') },
+  {
+    name: 'speak linear16 WAV, 16 kHz (= /tts/generate wav)',
+    native: native('generate', { format: 'wav' }),
+    dialect: dialect('encoding=linear16&container=wav&sample_rate=16000'),
+  },
+  {
+    name: 'speak linear16 raw, 24 kHz (= /tts/stream 24 kHz)',
+    native: native('stream', { sample_rate: 24000 }),
+    dialect: dialect('encoding=linear16&container=none&sample_rate=24000'),
+  },
 ];

@@ -15,7 +15,8 @@ async function drain(res: Promise<Response>): Promise<void> {
   if (r.status !== 200) throw new Error(`${r.url}: ${r.status} ${Buffer.from(body).toString('utf8').slice(0, 200)}`);
 }
 
-const json = (url: string, headers: Record<string, string>, body: object) => drain(fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) }));
+const json = (url: string, headers: Record<string, string>, body: object) =>
+  drain(fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) }));
 
 function upload(ctx: CompatContext, path: string, headers: Record<string, string>, fields: Record<string, string>): Promise<void> {
   const form = new FormData();
@@ -30,13 +31,17 @@ const native = (ctx: CompatContext) => ({ 'x-api-key': ctx.apiKey });
 export const cases: CompatCase[] = [
   {
     name: 'openai speech mp3 (tts-1 alloy = aura-prime Aria)',
-    native: (ctx) => json(`${ctx.baseUrl}/api/v1/tts/generate`, native(ctx), { text: TEXT, voice: 'Aria', model: 'aura-prime', format: 'mp3' }),
-    dialect: (ctx) => json(`${ctx.baseUrl}/v1/audio/speech`, bearer(ctx), { input: TEXT, voice: 'alloy', model: 'tts-1', response_format: 'mp3' }),
+    native: (ctx) =>
+      json(`${ctx.baseUrl}/api/v1/tts/generate`, native(ctx), { text: TEXT, voice: 'Aria', model: 'aura-prime', format: 'mp3' }),
+    dialect: (ctx) =>
+      json(`${ctx.baseUrl}/v1/audio/speech`, bearer(ctx), { input: TEXT, voice: 'alloy', model: 'tts-1', response_format: 'mp3' }),
   },
   {
     name: 'openai speech pcm, streamed (= /tts/stream 24 kHz)',
-    native: (ctx) => json(`${ctx.baseUrl}/api/v1/tts/stream`, native(ctx), { text: TEXT, voice: 'Aria', model: 'aura-prime', sample_rate: 24000 }),
-    dialect: (ctx) => json(`${ctx.baseUrl}/v1/audio/speech`, bearer(ctx), { input: TEXT, voice: 'alloy', model: 'tts-1', response_format: 'pcm' }),
+    native: (ctx) =>
+      json(`${ctx.baseUrl}/api/v1/tts/stream`, native(ctx), { text: TEXT, voice: 'Aria', model: 'aura-prime', sample_rate: 24000 }),
+    dialect: (ctx) =>
+      json(`${ctx.baseUrl}/v1/audio/speech`, bearer(ctx), { input: TEXT, voice: 'alloy', model: 'tts-1', response_format: 'pcm' }),
   },
   {
     name: 'openai transcription json (whisper-1 = cipher-max)',

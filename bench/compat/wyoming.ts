@@ -34,7 +34,13 @@ export const cases: CompatCase[] = [
   {
     name: 'wyoming synthesize (aura-prime:aria, 22,050 Hz = /tts/stream)',
     native: (ctx: CompatContext) =>
-      drain(fetch(`${ctx.baseUrl}/api/v1/tts/stream`, { method: 'POST', headers: { 'x-api-key': ctx.apiKey, 'content-type': 'application/json' }, body: JSON.stringify({ text: TEXT, voice: 'Aria', model: 'aura-prime', sample_rate: 22050 }) })),
+      drain(
+        fetch(`${ctx.baseUrl}/api/v1/tts/stream`, {
+          method: 'POST',
+          headers: { 'x-api-key': ctx.apiKey, 'content-type': 'application/json' },
+          body: JSON.stringify({ text: TEXT, voice: 'Aria', model: 'aura-prime', sample_rate: 22050 }),
+        }),
+      ),
     dialect: async () => {
       const c = await WyomingTestClient.connect(wyomingPort());
       try {

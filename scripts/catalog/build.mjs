@@ -26,7 +26,8 @@ for (const l of languages) if (!names[l.nameSet]) throw new Error(`no names for 
 // Every Aura voice needs its own name in every language: 15 names per gender, none repeated
 // (case-insensitively) across both genders of a set.
 for (const [set, { female, male }] of Object.entries(names)) {
-  if (female.length !== 15 || male.length !== 15) throw new Error(`${set}: ${female.length} female and ${male.length} male names, need 15 each`);
+  if (female.length !== 15 || male.length !== 15)
+    throw new Error(`${set}: ${female.length} female and ${male.length} male names, need 15 each`);
   const all = [...female, ...male].map((n) => n.toLowerCase());
   if (new Set(all).size !== 30) throw new Error(`${set}: repeated name ${all.find((n, i) => all.indexOf(n) !== i)}`);
 }
@@ -56,10 +57,50 @@ const FLASH_LANGUAGES = {
   'vi-VN': { name: 'Vietnamese', region: 'Vietnam', espeak: 'vi' },
 };
 const PER_LANGUAGE = { 'en-US': 10, 'en-GB': 4, 'en-AU': 3, 'en-IN': 3 };
-const FEMALE = 'Amelia Charlotte Evelyn Harper Madison Beatrice Florence Matilda Isla Diana Abigail Bella Cora Daisy Eleanor Fiona Gemma Holly Iris Jade Kate Lily Mia Naomi Paige Quinn Rose Sadie Tessa Violet Willow'.split(' ');
-const MALE = 'Benjamin Daniel Gabriel Isaac Nathan Edward George Lachlan Arthur Blake Connor Dominic Elliot Finn Graham Harvey Ian Jack Kevin Liam Mason Noah Peter Reid Samuel Tyler Victor Wesley Xavier Zachary Ryan'.split(' ');
-const FEMALE_ESPEAK = ['f2:55', 'f3:60', 'f4:50', 'Alicia:52', 'Andrea:58', 'Annie:50', 'belinda:54', 'linda:48', 'steph:56', 'anika:60', 'f1:62', 'f5:46', 'aunty:50', 'steph3:52', 'steph2:50', 'grandma:44'];
-const MALE_ESPEAK = ['m1:50', 'm2:45', 'm3:48', 'm4:42', 'm5:50', 'm6:55', 'm7:44', 'Alex:52', 'benjamin:47', 'caleb:53', 'david:46', 'Michael:50', 'edward:45', 'boris:40', 'max:50', 'norbert:46'];
+const FEMALE =
+  'Amelia Charlotte Evelyn Harper Madison Beatrice Florence Matilda Isla Diana Abigail Bella Cora Daisy Eleanor Fiona Gemma Holly Iris Jade Kate Lily Mia Naomi Paige Quinn Rose Sadie Tessa Violet Willow'.split(
+    ' ',
+  );
+const MALE =
+  'Benjamin Daniel Gabriel Isaac Nathan Edward George Lachlan Arthur Blake Connor Dominic Elliot Finn Graham Harvey Ian Jack Kevin Liam Mason Noah Peter Reid Samuel Tyler Victor Wesley Xavier Zachary Ryan'.split(
+    ' ',
+  );
+const FEMALE_ESPEAK = [
+  'f2:55',
+  'f3:60',
+  'f4:50',
+  'Alicia:52',
+  'Andrea:58',
+  'Annie:50',
+  'belinda:54',
+  'linda:48',
+  'steph:56',
+  'anika:60',
+  'f1:62',
+  'f5:46',
+  'aunty:50',
+  'steph3:52',
+  'steph2:50',
+  'grandma:44',
+];
+const MALE_ESPEAK = [
+  'm1:50',
+  'm2:45',
+  'm3:48',
+  'm4:42',
+  'm5:50',
+  'm6:55',
+  'm7:44',
+  'Alex:52',
+  'benjamin:47',
+  'caleb:53',
+  'david:46',
+  'Michael:50',
+  'edward:45',
+  'boris:40',
+  'max:50',
+  'norbert:46',
+];
 
 const flash = [];
 let f = 0;
@@ -73,7 +114,12 @@ const RATES = [1.0, 0.92, 1.08, 0.96, 1.04];
 // be the same speaker at the same pitch and rate (and en-US's first woman the Aura voice Aria):
 // each English language moves its voices' pitch and rate a little, so no two differently named
 // voices sound the same (a test compares the audio of every pair).
-const ENGLISH_SHIFT = { 'en-US': { pitch: 1, rate: 1.0 }, 'en-GB': { pitch: -1, rate: 0.97 }, 'en-AU': { pitch: 2, rate: 1.03 }, 'en-IN': { pitch: -2, rate: 0.98 } };
+const ENGLISH_SHIFT = {
+  'en-US': { pitch: 1, rate: 1.0 },
+  'en-GB': { pitch: -1, rate: 0.97 },
+  'en-AU': { pitch: 2, rate: 1.03 },
+  'en-IN': { pitch: -2, rate: 0.98 },
+};
 // Flite's rms ignores Flite's F0 settings, so it only gets voices within a semitone of its own
 // pitch (a larger shift of its audio cost the recognizer 10-30 points); kal16 and awb take any
 // pitch natively, but awb slowed below x0.95 is heard much worse (awb +2 st x0.89: 16.7%).
@@ -94,7 +140,10 @@ for (const [code] of Object.entries(FLASH_LANGUAGES)) {
       language: code,
       gender,
       engines: english
-        ? { flite: gender === 'female' ? 'slt' : fliteMale(basePitch, baseRate, m), espeak: gender === 'female' ? FEMALE_ESPEAK[i % 16] : MALE_ESPEAK[i % 16] }
+        ? {
+            flite: gender === 'female' ? 'slt' : fliteMale(basePitch, baseRate, m),
+            espeak: gender === 'female' ? FEMALE_ESPEAK[i % 16] : MALE_ESPEAK[i % 16],
+          }
         : { espeak: gender === 'female' ? FEMALE_ESPEAK[i % 16] : MALE_ESPEAK[i % 16] },
       basePitch,
       baseRate,
@@ -102,7 +151,8 @@ for (const [code] of Object.entries(FLASH_LANGUAGES)) {
   }
 }
 if (flash.length !== 62) throw new Error(`expected 62 Flash voices, built ${flash.length}`);
-if (flash.some((v) => !v.name) || new Set(flash.map((v) => v.name)).size !== 62) throw new Error('Flash voice names must be 62 distinct names');
+if (flash.some((v) => !v.name) || new Set(flash.map((v) => v.name)).size !== 62)
+  throw new Error('Flash voice names must be 62 distinct names');
 
 const files = {
   'languages.json': `${JSON.stringify({ aura: languages, flash: Object.entries(FLASH_LANGUAGES).map(([code, v]) => ({ code, ...v })) }, null, 1)}\n`,

@@ -25,7 +25,16 @@ export async function createApiKey(
 export async function createAccountWithKey(
   store: Store,
   config: Config,
-  input: { name: string; plan: Plan; keyName: string; credits?: number; testCredits?: number; mode?: KeyMode; email?: string | null; passwordHash?: string | null },
+  input: {
+    name: string;
+    plan: Plan;
+    keyName: string;
+    credits?: number;
+    testCredits?: number;
+    mode?: KeyMode;
+    email?: string | null;
+    passwordHash?: string | null;
+  },
 ): Promise<{ account: Account; key: ApiKeyRecord; rawKey: string }> {
   const account = await store.createAccount({
     name: input.name,

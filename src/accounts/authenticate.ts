@@ -8,6 +8,7 @@ import { hashApiKey, keyMode } from './api-keys.js';
 import type { AuthContext } from './auth-context.js';
 import type { Account, ApiKeyRecord } from '../domain/accounts.js';
 import { KeyTouch } from './key-touch.js';
+import { isLiveToken, LiveTokens } from './live-tokens.js';
 
 const CACHE_TTL_MS = 500;
 const CACHE_MAX = 10_000;
@@ -21,12 +22,28 @@ export class KeyAuthenticator {
   private readonly cache = new Map<string, CacheEntry>();
   private readonly keyTouch: KeyTouch;
   private lastSweep = 0;
+  /** Browser tokens (live-tokens.ts): signed with a key derived from the same secret. */
+  readonly tokens: LiveTokens;
 
   constructor(
     private readonly store: Store,
     private readonly secret: string,
   ) {
     this.keyTouch = new KeyTouch(store);
+    this.tokens = new LiveTokens(secret);
+  }
+
+  /**
+   * For live sockets only (native, Deepgram's, OpenAI Realtime): a key, or a browser token made by
+   * one. A token stands for its key: the same account, plan, limits and billing, and the key's state
+   * now (revoked, disabled, expired) decides as it would for the key itself.
+   */
+  async authenticateLive(raw: string | undefined | null): Promise<AuthContext> {
+    if (typeof raw !== 'string' || !isLiveToken(raw.trim())) return this.authenticate(raw);
+    const claims = this.tokens.verify(raw.trim());
+    const key = await this.store.getKey(claims.keyId);
+    const account = key ? await this.store.getAccount(key.accountId) : null;
+    return this.accept(key && account ? { key, account } : null);
   }
 
   /**

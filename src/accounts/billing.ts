@@ -58,7 +58,14 @@ export class CreditHold {
     const { store, config } = this.billing;
     const limit = config.product.plans[this.auth.account.plan].monthlyCharacters;
     const period = currentPeriod(this.auth.account.periodAnchor);
-    const res = await store.extendHold(this.holdId, extraCredits, extraCharacters, extraCharacters > 0 ? limit : null, period.start, new Date(Date.now() + HOLD_LEASE_MS));
+    const res = await store.extendHold(
+      this.holdId,
+      extraCredits,
+      extraCharacters,
+      extraCharacters > 0 ? limit : null,
+      period.start,
+      new Date(Date.now() + HOLD_LEASE_MS),
+    );
     this.billing.check(res, this.auth, extraCredits);
     this.credits += extraCredits;
     this.characters += extraCharacters;
@@ -158,15 +165,21 @@ export class Billing {
   /**
    * Runs one billable piece of work: holds `spec`, runs `work`, settles exactly once with the usage
    * it resolves with, and releases the hold when it fails (the client's abort included: the work
-   * rejects on its signal). Returns the work's result and the balance after settling.
+   * rejects on its signal), unless `delivered` says what of it the client already got (a stream's
+   * parts that went out), which is then billed. Returns the work's result and the balance after settling.
    */
-  async run<T>(auth: AuthContext, spec: HoldSpec, work: () => Promise<{ result: T; used: SettleSpec }>): Promise<{ result: T; balance: number | null }> {
+  async run<T>(
+    auth: AuthContext,
+    spec: HoldSpec,
+    work: () => Promise<{ result: T; used: SettleSpec }>,
+    delivered?: () => SettleSpec | null,
+  ): Promise<{ result: T; balance: number | null }> {
     const billed = await this.begin(auth, spec);
     let done: { result: T; used: SettleSpec };
     try {
       done = await work();
     } catch (err) {
-      await billed.fail();
+      await billed.fail(delivered?.() ?? null);
       throw err;
     }
     return { result: done.result, balance: await billed.finish(done.used) };
@@ -192,6 +205,21 @@ export class Billing {
       retryAfter: Math.max(1, Math.ceil((period.end.getTime() - Date.now()) / 1000)),
       details: { characters_limit: limit, characters_used: res.charactersUsed },
     });
+  }
+
+  /**
+   * Keeps a named hold alive while its work runs (a job run's `<job id>:<attempt>`, renewed at each
+   * heartbeat): its expiry moves a lease ahead, nothing else changes. A store failure is not
+   * thrown: the next renewal tries again, and a hold past its lease is released by the sweep.
+   */
+  async renewHold(auth: AuthContext, holdId: string): Promise<void> {
+    const period = currentPeriod(auth.account.periodAnchor);
+    await this.store.extendHold(holdId, 0, 0, null, period.start, new Date(Date.now() + HOLD_LEASE_MS)).catch(() => undefined);
+  }
+
+  /** Gives a named hold back whole (a canceled or stopped job run's, or a dead run's); nothing when it is settled or gone. */
+  releaseHold(holdId: string): Promise<void> {
+    return this.store.releaseHold(holdId);
   }
 
   /** Periodic clean-up of holds left by crashed nodes. */

@@ -1,6 +1,7 @@
 // First start with an empty database: one demo account (plan pro) and one live key, printed once.
 
-import type { Services } from '../services.js';
+import type { Config } from '../config.js';
+import type { Store } from '../storage/store.js';
 import { createAccountWithKey } from './admin.js';
 
 export interface DemoSeed {
@@ -9,9 +10,9 @@ export interface DemoSeed {
   announcement(baseUrl: string): string;
 }
 
-export async function seedDemoAccount(services: Services): Promise<DemoSeed | null> {
-  if ((await services.store.countAccounts()) > 0) return null;
-  const { account, rawKey } = await createAccountWithKey(services.store, services.config, { name: 'Demo', plan: 'pro', keyName: 'demo key' });
+export async function seedDemoAccount(store: Store, config: Config): Promise<DemoSeed | null> {
+  if ((await store.countAccounts()) > 0) return null;
+  const { account, rawKey } = await createAccountWithKey(store, config, { name: 'Demo', plan: 'pro', keyName: 'demo key' });
   return {
     accountId: account.id,
     apiKey: rawKey,

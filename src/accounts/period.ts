@@ -8,7 +8,9 @@ export interface Period {
 
 function anniversary(year: number, month: number, anchor: Date): Date {
   const lastDay = new Date(Date.UTC(year, month + 1, 0)).getUTCDate();
-  return new Date(Date.UTC(year, month, Math.min(anchor.getUTCDate(), lastDay), anchor.getUTCHours(), anchor.getUTCMinutes(), anchor.getUTCSeconds()));
+  return new Date(
+    Date.UTC(year, month, Math.min(anchor.getUTCDate(), lastDay), anchor.getUTCHours(), anchor.getUTCMinutes(), anchor.getUTCSeconds()),
+  );
 }
 
 export function currentPeriod(anchor: Date, now: Date = new Date()): Period {
@@ -17,7 +19,10 @@ export function currentPeriod(anchor: Date, now: Date = new Date()): Period {
   let start = anniversary(y, m, anchor);
   if (start > now) {
     m -= 1;
-    if (m < 0) { m = 11; y -= 1; }
+    if (m < 0) {
+      m = 11;
+      y -= 1;
+    }
     start = anniversary(y, m, anchor);
   }
   const nm = m === 11 ? 0 : m + 1;

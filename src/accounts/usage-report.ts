@@ -15,7 +15,13 @@ export interface UsageReport {
   charactersRemaining: number;
 }
 
-export async function usageReport(store: Store, config: Config, account: Account, mode: KeyMode, now: Date = new Date()): Promise<UsageReport> {
+export async function usageReport(
+  store: Store,
+  config: Config,
+  account: Account,
+  mode: KeyMode,
+  now: Date = new Date(),
+): Promise<UsageReport> {
   const plan = config.product.plans[account.plan];
   const period = currentPeriod(account.periodAnchor, now);
   const summary = await store.usageSummary(account.id, mode, period.start, startOfUtcDay(now));

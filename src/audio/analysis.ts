@@ -9,7 +9,11 @@ export function rms(x: Int16Array | Float32Array, start = 0, end = x.length): nu
 }
 
 /** Spans (seconds) of at least `minSeconds` where 10 ms windows stay below `threshold` RMS. */
-export function silentSpans(x: Int16Array, sampleRate: number, opts: { threshold?: number; minSeconds?: number } = {}): Array<{ start: number; end: number }> {
+export function silentSpans(
+  x: Int16Array,
+  sampleRate: number,
+  opts: { threshold?: number; minSeconds?: number } = {},
+): Array<{ start: number; end: number }> {
   const threshold = opts.threshold ?? 0.01;
   const minSeconds = opts.minSeconds ?? 0.2;
   const win = Math.round(sampleRate * 0.01);
@@ -23,7 +27,8 @@ export function silentSpans(x: Int16Array, sampleRate: number, opts: { threshold
       runStart = -1;
     }
   }
-  if (runStart >= 0 && (x.length - runStart) / sampleRate >= minSeconds) spans.push({ start: runStart / sampleRate, end: x.length / sampleRate });
+  if (runStart >= 0 && (x.length - runStart) / sampleRate >= minSeconds)
+    spans.push({ start: runStart / sampleRate, end: x.length / sampleRate });
   return spans;
 }
 

@@ -10,7 +10,7 @@
 import type { Readable } from 'node:stream';
 import { Readable as ReadableStream } from 'node:stream';
 import type { ExitStatus, ProcessSpawner } from '../process/spawner.js';
-import { PoolOverloadedError } from '../workers/pool.js';
+import { PoolOverloadedError } from '../domain/overload.js';
 
 export const FFMPEG_FORMATS = ['opus', 'aac'] as const;
 export type FfmpegFormat = (typeof FFMPEG_FORMATS)[number];
@@ -37,7 +37,7 @@ export function ffmpegBitRateRange(format: FfmpegFormat, sampleRate: number): { 
   return format === 'opus' ? { min: 500, max: 256_000 } : { min: 4000, max: Math.floor((6144 * sampleRate) / 1024) };
 }
 
-/** ffmpeg failed (or could not be started): the edges answer 500 ENGINE_ERROR (src/edge/errors.ts). */
+/** ffmpeg failed (or could not be started): the edges answer 500 ENGINE_ERROR (src/faults/translate.ts). */
 export class EncoderError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
@@ -47,10 +47,34 @@ export class EncoderError extends Error {
 
 export function ffmpegArgs(format: FfmpegFormat, sampleRate: number, bitRate = FFMPEG_DEFAULT_BIT_RATES[format]): string[] {
   const { min, max } = ffmpegBitRateRange(format, sampleRate);
-  if (!Number.isInteger(bitRate) || bitRate < min || bitRate > max) throw new RangeError(`bit rate ${bitRate} is outside ${min}-${max} for ${format} at ${sampleRate} Hz`);
+  if (!Number.isInteger(bitRate) || bitRate < min || bitRate > max)
+    throw new RangeError(`bit rate ${bitRate} is outside ${min}-${max} for ${format} at ${sampleRate} Hz`);
   // Raw PCM has nothing to probe: without a tiny probe size ffmpeg reads ~2 s of input before
   // its first output, and a short sentence would wait for the next.
-  return ['-hide_banner', '-loglevel', 'error', '-nostdin', '-probesize', '32', '-analyzeduration', '0', '-f', 's16le', '-ar', String(sampleRate), '-ac', '1', '-i', 'pipe:0', ...OUTPUT_ARGS[format], '-b:a', String(bitRate), '-flush_packets', '1', 'pipe:1'];
+  return [
+    '-hide_banner',
+    '-loglevel',
+    'error',
+    '-nostdin',
+    '-probesize',
+    '32',
+    '-analyzeduration',
+    '0',
+    '-f',
+    's16le',
+    '-ar',
+    String(sampleRate),
+    '-ac',
+    '1',
+    '-i',
+    'pipe:0',
+    ...OUTPUT_ARGS[format],
+    '-b:a',
+    String(bitRate),
+    '-flush_packets',
+    '1',
+    'pipe:1',
+  ];
 }
 
 /** A place for one encoder process (FfmpegEncoders.reserve). */
@@ -90,7 +114,23 @@ export class FfmpegEncoders {
   supports(format: FfmpegFormat): Promise<boolean> {
     let probe = this.probes.get(format);
     if (!probe) {
-      const args = ['-hide_banner', '-loglevel', 'error', '-nostdin', '-f', 'lavfi', '-i', 'anullsrc=r=24000:cl=mono', '-t', '0.05', ...OUTPUT_ARGS[format], '-b:a', String(FFMPEG_DEFAULT_BIT_RATES[format]), '-y', '/dev/null'];
+      const args = [
+        '-hide_banner',
+        '-loglevel',
+        'error',
+        '-nostdin',
+        '-f',
+        'lavfi',
+        '-i',
+        'anullsrc=r=24000:cl=mono',
+        '-t',
+        '0.05',
+        ...OUTPUT_ARGS[format],
+        '-b:a',
+        String(FFMPEG_DEFAULT_BIT_RATES[format]),
+        '-y',
+        '/dev/null',
+      ];
       probe = this.spawner.run(this.binary, args, AbortSignal.timeout(10_000)).then(
         (s) => s.code === 0,
         () => false,
@@ -103,7 +143,8 @@ export class FfmpegEncoders {
   /** Waits for a place (or throws PoolOverloadedError when `queue` are waiting already). */
   async reserve(format: FfmpegFormat, signal: AbortSignal): Promise<EncoderSlot> {
     if (this.running >= this.limits.concurrent) {
-      if (this.waiting.length >= this.limits.queue) throw new PoolOverloadedError(1, { encoders_running: this.running, encoders_waiting: this.waiting.length });
+      if (this.waiting.length >= this.limits.queue)
+        throw new PoolOverloadedError(1, { encoders_running: this.running, encoders_waiting: this.waiting.length });
       await new Promise<void>((resolve, reject) => {
         const turn = () => {
           signal.removeEventListener('abort', onAbort);
@@ -132,7 +173,14 @@ export class FfmpegEncoders {
     return { encode: (pcm, rate, sig, bitRate) => this.encode(format, pcm, rate, sig, release, bitRate), release };
   }
 
-  private async encode(format: FfmpegFormat, pcm: Readable, sampleRate: number, signal: AbortSignal, release: () => void, bitRate?: number): Promise<Readable> {
+  private async encode(
+    format: FfmpegFormat,
+    pcm: Readable,
+    sampleRate: number,
+    signal: AbortSignal,
+    release: () => void,
+    bitRate?: number,
+  ): Promise<Readable> {
     let args: string[];
     try {
       args = ffmpegArgs(format, sampleRate, bitRate);
@@ -157,7 +205,9 @@ export class FfmpegEncoders {
       signal.removeEventListener('abort', onAbort);
       pcm.off('error', pcmFailed);
       release();
-      throw stop.signal.aborted ? err : new EncoderError(`ffmpeg (${format}) could not be started: ${(err as Error).message}`, { cause: err });
+      throw stop.signal.aborted
+        ? err
+        : new EncoderError(`ffmpeg (${format}) could not be started: ${(err as Error).message}`, { cause: err });
     }
     const status = exit.then(
       (s) => {
@@ -170,11 +220,13 @@ export class FfmpegEncoders {
       },
     );
     status.catch(() => undefined);
-    void exit.finally(() => {
-      signal.removeEventListener('abort', onAbort);
-      pcm.off('error', pcmFailed);
-      release();
-    }).catch(() => undefined);
+    void exit
+      .finally(() => {
+        signal.removeEventListener('abort', onAbort);
+        pcm.off('error', pcmFailed);
+        release();
+      })
+      .catch(() => undefined);
     // PCM in, with backpressure; its end is the encoder's end of input.
     pcm.pipe(io);
     io.on('error', () => undefined);
@@ -208,8 +260,19 @@ export class FfmpegEncoders {
  * A whole clip of PCM (s16le mono at `sampleRate`) through `slot`, collected: for an answer sent
  * with its length once it is all made (the Deepgram dialect's POST /v1/speak).
  */
-export async function encodeWhole(slot: EncoderSlot, pcm: Uint8Array, sampleRate: number, signal: AbortSignal, bitRate?: number): Promise<Buffer> {
-  const out = await slot.encode(ReadableStream.from([Buffer.from(pcm.buffer, pcm.byteOffset, pcm.byteLength)]), sampleRate, signal, bitRate);
+export async function encodeWhole(
+  slot: EncoderSlot,
+  pcm: Uint8Array,
+  sampleRate: number,
+  signal: AbortSignal,
+  bitRate?: number,
+): Promise<Buffer> {
+  const out = await slot.encode(
+    ReadableStream.from([Buffer.from(pcm.buffer, pcm.byteOffset, pcm.byteLength)]),
+    sampleRate,
+    signal,
+    bitRate,
+  );
   const chunks: Buffer[] = [];
   for await (const c of out) chunks.push(c as Buffer);
   return Buffer.concat(chunks);

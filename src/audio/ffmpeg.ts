@@ -2,16 +2,18 @@
 // files the WASM decoders refuse, and real-time Opus needs it; without it those paths are
 // refused or not offered. Probed once per process (one `ffmpeg -version`), shared by both.
 
-import { spawn } from 'node:child_process';
+import { sharedSpawner } from '../process/spawner.js';
 
 let probe: Promise<boolean> | null = null;
 
 /** True when `ffmpeg -version` runs and exits 0; the first call probes, later ones share its answer. */
 export function ffmpegAvailable(): Promise<boolean> {
-  probe ??= new Promise<boolean>((resolve) => {
-    const p = spawn('ffmpeg', ['-version'], { stdio: 'ignore' });
-    p.on('error', () => resolve(false));
-    p.on('close', (code) => resolve(code === 0));
-  });
+  // Through the spawner like every program the service starts (src/process/spawner.ts).
+  probe ??= sharedSpawner()
+    .run('ffmpeg', ['-version'], AbortSignal.timeout(10_000))
+    .then(
+      (s) => s.code === 0,
+      () => false,
+    );
   return probe;
 }

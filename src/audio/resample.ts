@@ -81,14 +81,20 @@ export class StreamResampler {
 
   private produce(limit: number): Float32Array {
     const { half, taps, coeffs } = this.table;
-    const end = this.base + this.buf.length;
-    const possible = Math.max(0, Math.ceil((end - half) / this.ratio) - this.n + 1);
-    const out = new Float32Array(Math.min(possible, Number.isFinite(limit) ? Math.max(0, limit - this.n) : possible));
+    // The loop reads locals, not fields: V8 reloads a field on every tap (the buffer could have
+    // been replaced), which made this loop most of the studio finishing's time. Same sums, same order.
+    const buf = this.buf;
+    const base = this.base;
+    const ratio = this.ratio;
+    const end = base + buf.length;
+    let n = this.n;
+    const possible = Math.max(0, Math.ceil((end - half) / ratio) - n + 1);
+    const out = new Float32Array(Math.min(possible, Number.isFinite(limit) ? Math.max(0, limit - n) : possible));
     let produced = 0;
     for (;;) {
       if (produced >= out.length) break;
-      if (this.n >= limit) break;
-      const c = this.n * this.ratio;
+      if (n >= limit) break;
+      const c = n * ratio;
       let i = Math.floor(c);
       let p = Math.round((c - i) * PHASES);
       if (p === PHASES) {
@@ -96,13 +102,14 @@ export class StreamResampler {
         i += 1;
       }
       if (i + half >= end) break;
-      const start = i - half + 1 - this.base;
+      const start = i - half + 1 - base;
       const off = p * taps;
       let acc = 0;
-      for (let k = 0; k < taps; k++) acc += this.buf[start + k]! * coeffs[off + k]!;
+      for (let k = 0; k < taps; k++) acc += buf[start + k]! * coeffs[off + k]!;
       out[produced++] = acc;
-      this.n++;
+      n++;
     }
+    this.n = n;
     // Keep only what future outputs can still need.
     const keepFrom = Math.floor(this.n * this.ratio) - half;
     const drop = Math.max(0, Math.min(this.buf.length, keepFrom - this.base));

@@ -1,6 +1,6 @@
 // The encodings of Deepgram's speak API that Parla makes with a real encoder (docs/compatibility.md,
 // "Speak"): linear16 and the G.711 laws (mulaw, alaw), raw or in a WAV container, MP3 (LAME at the
-// requested bit rate) and FLAC (libFLAC). Whole clips, encoded in a worker (src/workers/encode-task.ts).
+// requested bit rate) and FLAC (libFLAC). Whole clips, encoded in a worker (src/tts/encode-task.ts).
 
 import { createMp3Encoder } from 'wasm-media-encoders';
 import { encodeAll } from './encoders.js';

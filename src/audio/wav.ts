@@ -58,7 +58,11 @@ export function wavStream(parts: Array<Int16Array | number>, sampleRate: number)
 }
 
 export function isWav(bytes: Uint8Array): boolean {
-  return bytes.length >= 12 && Buffer.from(bytes.subarray(0, 4)).toString('ascii') === 'RIFF' && Buffer.from(bytes.subarray(8, 12)).toString('ascii') === 'WAVE';
+  return (
+    bytes.length >= 12 &&
+    Buffer.from(bytes.subarray(0, 4)).toString('ascii') === 'RIFF' &&
+    Buffer.from(bytes.subarray(8, 12)).toString('ascii') === 'WAVE'
+  );
 }
 
 /**
@@ -106,13 +110,24 @@ export function decodeWav(bytes: Uint8Array): { sampleRate: number; channels: Fl
       let format = b.readUInt16LE(body);
       // WAVE_FORMAT_EXTENSIBLE keeps the real format in the sub-format GUID's first two bytes.
       if (format === 0xfffe && size >= 40) format = b.readUInt16LE(body + 24);
-      fmt = { format, channels: b.readUInt16LE(body + 2), rate: b.readUInt32LE(body + 4), bits: b.readUInt16LE(body + 14), align: b.readUInt16LE(body + 12) };
+      fmt = {
+        format,
+        channels: b.readUInt16LE(body + 2),
+        rate: b.readUInt32LE(body + 4),
+        bits: b.readUInt16LE(body + 14),
+        align: b.readUInt16LE(body + 12),
+      };
     } else if (id === 'data') {
       if (!fmt) throw new WavFormatError('data chunk before fmt chunk');
       const { format, channels, rate, bits } = fmt;
       if (channels < 1 || channels > 32 || rate < 1000 || rate > 768000) throw new WavFormatError('implausible WAV format');
       const bytesPer = bits / 8;
-      if (![1, 3].includes(format) || !Number.isInteger(bytesPer) || (format === 1 && ![1, 2, 3, 4].includes(bytesPer)) || (format === 3 && ![4, 8].includes(bytesPer))) {
+      if (
+        ![1, 3].includes(format) ||
+        !Number.isInteger(bytesPer) ||
+        (format === 1 && ![1, 2, 3, 4].includes(bytesPer)) ||
+        (format === 3 && ![4, 8].includes(bytesPer))
+      ) {
         throw new WavFormatError(`unsupported WAV encoding (format ${format}, ${bits} bits)`);
       }
       // A streamed WAV may declare 0 or 0xFFFFFFFF bytes: read to the end of the file.

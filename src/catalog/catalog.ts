@@ -6,10 +6,10 @@ import type { Plan } from '../domain/accounts.js';
 import type { Config } from '../config.js';
 import type { ModelRegistry } from '../registry/model-registry.js';
 import { ApiError } from '../errors.js';
-import type { TtsCatalogPort, VoiceRequest, VoiceSelection } from '../tts/ports.js';
+import type { VoiceRequest, VoiceSelection } from './voice-selection.js';
 import { loadCatalogData, type AuraLanguage, type AuraVoice, type CatalogData, type FlashVoice, type LanguageInfo } from './data.js';
 import { neuralVoiceKey } from '../engines/sherpa/speakers.js';
-import { baseOf, isRealLanguage, normalizeCode, PREFERRED_VARIANT } from './language-codes.js';
+import { baseOf, isRealLanguage, normalizeCode, PREFERRED_VARIANT } from '../domain/language-codes.js';
 
 // The product's TTS models are the registry's list; re-exported for the catalogue's readers.
 export { TTS_MODELS, type TtsModel as TtsModelId } from '../registry/model-registry.js';
@@ -24,7 +24,8 @@ export function isFlashModel(model: string): boolean {
   return model === 'rapid-flash';
 }
 
-export class Catalog implements TtsCatalogPort {
+/** The voice and language catalogue; the TTS service reaches it through TtsCatalogPort (src/tts/ports.ts). */
+export class Catalog {
   readonly data: CatalogData;
   private readonly auraByCode: Map<string, AuraLanguage>;
   private readonly flashByCode: Map<string, LanguageInfo>;
@@ -90,7 +91,7 @@ export class Catalog implements TtsCatalogPort {
     let found = pick(code) ?? (code.includes('-') ? pick(baseOf(code)) : null);
     if (!found && !code.includes('-')) {
       const variants = [...served].filter((c) => baseOf(c) === code);
-      found = variants.length === 1 ? variants[0]! : pick(PREFERRED_VARIANT[code]) ?? null;
+      found = variants.length === 1 ? variants[0]! : (pick(PREFERRED_VARIANT[code]) ?? null);
     }
     if (found) return found;
     const known = isRealLanguage(code) || this.auraByCode.has(code) || this.flashByCode.has(code);
@@ -102,7 +103,11 @@ export class Catalog implements TtsCatalogPort {
     }
     throw new ApiError('LANGUAGE_NOT_SUPPORTED', {
       message: `${model} does not serve ${requested} in this installation.`,
-      details: { field: 'language', provided: requested, suggestions: [...new Set([...served].filter((c) => baseOf(c) === baseOf(code)).concat([...served].slice(0, 5)))].slice(0, 8) },
+      details: {
+        field: 'language',
+        provided: requested,
+        suggestions: [...new Set([...served].filter((c) => baseOf(c) === baseOf(code)).concat([...served].slice(0, 5)))].slice(0, 8),
+      },
     });
   }
 
@@ -148,12 +153,22 @@ export class Catalog implements TtsCatalogPort {
     if (language !== voice.language) {
       throw new ApiError('INVALID_VOICE', {
         message: `The Flash voice ${voice.name} speaks ${voice.language}, not ${language}.`,
-        details: { field: 'voice', provided: req.voice, suggestions: this.data.flashVoices.filter((v) => v.language === language).map((v) => v.name) },
+        details: {
+          field: 'voice',
+          provided: req.voice,
+          suggestions: this.data.flashVoices.filter((v) => v.language === language).map((v) => v.name),
+        },
       });
     }
     return {
       language,
-      voice: { id: `flash-${voice.name.toLowerCase()}`, name: voice.name, engineVoices: voice.engines, basePitch: voice.basePitch, baseRate: voice.baseRate },
+      voice: {
+        id: `flash-${voice.name.toLowerCase()}`,
+        name: voice.name,
+        engineVoices: voice.engines,
+        basePitch: voice.basePitch,
+        baseRate: voice.baseRate,
+      },
     };
   }
 
@@ -166,7 +181,11 @@ export class Catalog implements TtsCatalogPort {
       if (flash) {
         throw new ApiError('INVALID_VOICE', {
           message: `"${flash.name}" is a Flash voice, usable with rapid-flash only; ${req.model} uses the Aura voices.`,
-          details: { field: 'voice', provided: req.voice, suggestions: this.data.auraVoices.slice(0, 5).map((v) => this.auraName(v, language)) },
+          details: {
+            field: 'voice',
+            provided: req.voice,
+            suggestions: this.data.auraVoices.slice(0, 5).map((v) => this.auraName(v, language)),
+          },
         });
       }
       const elsewhere = this.auraMatches(req.voice);
@@ -180,18 +199,34 @@ export class Catalog implements TtsCatalogPort {
       }
       throw new ApiError('INVALID_VOICE', {
         message: `No Aura voice is named "${req.voice}" in ${language}.`,
-        details: { field: 'voice', provided: req.voice, suggestions: this.data.auraVoices.slice(0, 5).map((v) => this.auraName(v, language)) },
+        details: {
+          field: 'voice',
+          provided: req.voice,
+          suggestions: this.data.auraVoices.slice(0, 5).map((v) => this.auraName(v, language)),
+        },
       });
     }
     if (voice.premium && !this.premiumAllowed(req.plan)) {
       throw new ApiError('VOICE_ACCESS_DENIED', {
         message: `${this.auraName(voice, language)} is a premium voice, included in the pro and enterprise plans.`,
-        details: { provided: req.voice, suggestions: this.data.auraVoices.filter((v) => !v.premium).slice(0, 5).map((v) => this.auraName(v, language)) },
+        details: {
+          provided: req.voice,
+          suggestions: this.data.auraVoices
+            .filter((v) => !v.premium)
+            .slice(0, 5)
+            .map((v) => this.auraName(v, language)),
+        },
       });
     }
     return {
       language,
-      voice: { id: voice.id, name: this.auraName(voice, language), engineVoices: auraEngineVoices(voice), basePitch: voice.basePitch, baseRate: voice.baseRate },
+      voice: {
+        id: voice.id,
+        name: this.auraName(voice, language),
+        engineVoices: auraEngineVoices(voice),
+        basePitch: voice.basePitch,
+        baseRate: voice.baseRate,
+      },
     };
   }
 }
@@ -202,5 +237,11 @@ export class Catalog implements TtsCatalogPort {
  * gender (src/engines/sherpa/speakers.ts).
  */
 export function auraEngineVoices(voice: AuraVoice): Record<string, string> {
-  return { espeak: voice.espeak, flite: voice.flite, 'flite-lite': voice.fliteLite, ...(voice.festival ? { festival: voice.festival } : {}), neural: neuralVoiceKey(voice.gender, voice.slot) };
+  return {
+    espeak: voice.espeak,
+    flite: voice.flite,
+    'flite-lite': voice.fliteLite,
+    ...(voice.festival ? { festival: voice.festival } : {}),
+    neural: neuralVoiceKey(voice.gender, voice.slot),
+  };
 }

@@ -1,7 +1,7 @@
 // The response bodies of GET /voices (four shapes, decisions #5), GET /languages and GET /models.
 
 import type { Config } from '../config.js';
-import { AURA_SET_MODELS, Catalog, isFlashModel, TTS_MODELS } from './catalog.js';
+import { AURA_SET_MODELS, type Catalog, isFlashModel, TTS_MODELS } from './catalog.js';
 import type { Gender } from './data.js';
 import type { Static } from 'typebox';
 import type { LanguageList, ModelList, VoiceListing } from './schemas.js';
@@ -14,15 +14,24 @@ const MODEL_INFO: Record<string, { name: string; description: string }> = {
   },
   'aura-prime': {
     name: 'Aura Prime',
-    description: 'The default: the clearest voices per language. English: Flite (slt, rms, awb, kal16), 16 kHz. Other languages: eSpeak NG, 22.05 kHz. Expression and break tags.',
+    description:
+      'The default: the clearest voices per language. English: Flite (slt, rms, awb, kal16), 16 kHz. Other languages: eSpeak NG, 22.05 kHz. Expression and break tags.',
   },
   'aura-max': {
     name: 'Aura Max',
     description:
-      "Premium rendering of the Aura voices. English: the women with Festival's HTS voice (32 kHz, content up to 16 kHz; Ivy, the highest, with Flite), the men with Flite. Other languages: eSpeak NG. Every file mastered: DC removed, upsampled to 48 kHz, loudness -16 LUFS (peaks at most -1 dBFS). Expression and break tags.",
+      "Premium rendering of the Aura voices; what the premium buys: in English every woman speaks with Festival's HTS voice (32 kHz synthesis, real content up to 16 kHz against 8 kHz on the other models; her pitch set by the HTS engine itself), heard more clearly than on aura-prime overall (word errors through Parla's recognizer, docs/benchmarks.md issue 29 item 5; one voice, Emma, 2 points worse), and every file is delivered at 48 kHz. The men in English (Flite) and every other language (eSpeak NG) are aura-prime's voices upsampled to 48 kHz: no content above their engine's band. Loudness -16 LUFS and peaks at most -1 dBFS, as on every model. Expression and break tags.",
   },
-  'rapid-flash': { name: 'Rapid Flash', description: 'Low-latency voices with fixed names in 18 languages; speed and pitch everywhere. English: Flite, 16 kHz; other languages: eSpeak NG, 22.05 kHz.' },
-  'rapid-max': { name: 'Rapid Max', description: 'The Aura voices without markup, optimized for throughput: rendered as aura-prime renders them (English: Flite; other languages: eSpeak NG).' },
+  'rapid-flash': {
+    name: 'Rapid Flash',
+    description:
+      'Low-latency voices with fixed names in 17 languages; speed and pitch everywhere. English: Flite, 16 kHz; other languages: eSpeak NG, 22.05 kHz.',
+  },
+  'rapid-max': {
+    name: 'Rapid Max',
+    description:
+      'The Aura voices without markup, optimized for throughput: rendered as aura-prime renders them (English: Flite; other languages: eSpeak NG).',
+  },
 };
 
 export function previewUrl(baseUrl: string, voiceKey: string, language: string, model: string): string {
@@ -36,7 +45,9 @@ export function listModels(catalog: Catalog, config: Config): Static<typeof Mode
       name: MODEL_INFO[id]!.name,
       description: MODEL_INFO[id]!.description,
       languages: catalog.languagesFor(id).length,
-      plans: (Object.entries(config.product.plans) as Array<[string, { ttsModels: string[] }]>).filter(([, p]) => p.ttsModels.includes(id)).map(([plan]) => plan),
+      plans: (Object.entries(config.product.plans) as Array<[string, { ttsModels: string[] }]>)
+        .filter(([, p]) => p.ttsModels.includes(id))
+        .map(([plan]) => plan),
     })),
   };
 }
@@ -48,12 +59,17 @@ export function listLanguages(catalog: Catalog, model: string | undefined): Stat
   }
   // Without a model: every language any model serves.
   const seen = new Map<string, { code: string; name: string; region: string }>();
-  for (const m of TTS_MODELS) for (const l of catalog.languagesFor(m)) if (!seen.has(l.code)) seen.set(l.code, { code: l.code, name: l.name, region: l.region });
+  for (const m of TTS_MODELS)
+    for (const l of catalog.languagesFor(m)) if (!seen.has(l.code)) seen.set(l.code, { code: l.code, name: l.name, region: l.region });
   const languages = [...seen.values()];
   return { success: true, languages, total: languages.length, model: 'all' };
 }
 
-export function listVoices(catalog: Catalog, q: { model?: string | undefined; language?: string | undefined; gender?: Gender | undefined }, baseUrl: string): Static<typeof VoiceListing> {
+export function listVoices(
+  catalog: Catalog,
+  q: { model?: string | undefined; language?: string | undefined; gender?: Gender | undefined },
+  baseUrl: string,
+): Static<typeof VoiceListing> {
   const keep = (g: Gender) => !q.gender || q.gender === g;
   const { data } = catalog;
 
@@ -66,12 +82,21 @@ export function listVoices(catalog: Catalog, q: { model?: string | undefined; la
       byLanguage[code] = voices;
       total += voices.length;
     }
-    return { success: true, model: 'rapid-flash' as const, total_voices: total, total_languages: languages.length, voices_by_language: byLanguage, supported_languages: languages };
+    return {
+      success: true,
+      model: 'rapid-flash' as const,
+      total_voices: total,
+      total_languages: languages.length,
+      voices_by_language: byLanguage,
+      supported_languages: languages,
+    };
   }
 
   if (q.model) {
     const language = catalog.resolveLanguage(q.model, q.language ?? 'en-US');
-    const voices = data.auraVoices.filter((v) => keep(v.gender)).map((v) => ({ id: v.id, name: catalog.auraName(v, language), gender: v.gender, premium: v.premium }));
+    const voices = data.auraVoices
+      .filter((v) => keep(v.gender))
+      .map((v) => ({ id: v.id, name: catalog.auraName(v, language), gender: v.gender, premium: v.premium }));
     return {
       success: true,
       voices,
@@ -88,7 +113,14 @@ export function listVoices(catalog: Catalog, q: { model?: string | undefined; la
     const language = catalog.resolveLanguage('aura-prime', q.language);
     const voices = data.auraVoices
       .filter((v) => keep(v.gender))
-      .map((v) => ({ voice_id: v.id, name: catalog.auraName(v, language), gender: v.gender, language, preview_url: previewUrl(baseUrl, v.id, language, 'aura-prime'), premium: v.premium }));
+      .map((v) => ({
+        voice_id: v.id,
+        name: catalog.auraName(v, language),
+        gender: v.gender,
+        language,
+        preview_url: previewUrl(baseUrl, v.id, language, 'aura-prime'),
+        premium: v.premium,
+      }));
     return { voices, total: voices.length };
   }
 

@@ -12,9 +12,18 @@ export class UsageError extends Error {
 
 export type Options = NonNullable<ParseArgsConfig['options']>;
 
-export function parse(args: string[], options: Options, allowPositionals = true): { values: Record<string, unknown>; positionals: string[] } {
+export function parse(
+  args: string[],
+  options: Options,
+  allowPositionals = true,
+): { values: Record<string, unknown>; positionals: string[] } {
   try {
-    return parseArgs({ args, options: { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' }, ...options }, allowPositionals, strict: true });
+    return parseArgs({
+      args,
+      options: { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' }, ...options },
+      allowPositionals,
+      strict: true,
+    });
   } catch (err) {
     throw new UsageError((err as Error).message);
   }
@@ -36,7 +45,8 @@ export function optionalInt(values: Record<string, unknown>, name: string, opts:
 }
 
 export function oneOf<T extends string>(value: string, allowed: readonly T[], what: string): T {
-  if (!(allowed as readonly string[]).includes(value)) throw new UsageError(`${what} must be one of ${allowed.join(', ')} (got "${value}")`);
+  if (!(allowed as readonly string[]).includes(value))
+    throw new UsageError(`${what} must be one of ${allowed.join(', ')} (got "${value}")`);
   return value as T;
 }
 

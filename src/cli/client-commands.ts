@@ -2,14 +2,23 @@
 // They read the key and server from --api-key / --url or PARLA_API_KEY / PARLA_URL. The jobs
 // commands (and transcribe --async) are in jobs-commands.ts.
 
-
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ParlaError } from '../../packages/client/src/index.js';
 import type { AudioFormat, SttModel, TtsModel } from '../../packages/client/src/index.js';
 import { oneOf, parse, UsageError } from './args.js';
-import { COMMON, makeClient, progress, reportRetry, responseFormat, TRANSCRIBE_OPTIONS, transcribeFields, writeTranscript } from './client-options.js';
+import {
+  COMMON,
+  makeClient,
+  progress,
+  reportRetry,
+  responseFormat,
+  TRANSCRIBE_OPTIONS,
+  transcribeFields,
+  writeTranscript,
+} from './client-options.js';
 import { JOB_OPTIONS, transcribeAsync } from './jobs-commands.js';
+import { readStdinAudio } from './stdin-audio.js';
 
 export const DEFAULT_VOICE = 'Aria';
 
@@ -25,10 +34,17 @@ export async function sayCommand(args: string[]): Promise<number> {
     format: { type: 'string', short: 'f' },
   });
   const text = positionals.join(' ');
-  if (!text) throw new UsageError('usage: parla say "text" -o out.wav [--voice NAME] [--model M] [--language L] [--speed X] [--pitch N] [--format wav|mp3|ogg|flac]');
+  if (!text)
+    throw new UsageError(
+      'usage: parla say "text" -o out.wav [--voice NAME] [--model M] [--language L] [--speed X] [--pitch N] [--format wav|mp3|ogg|flac]',
+    );
   const out = (values.output as string | undefined) ?? 'speech.wav';
   const ext = path.extname(out).slice(1).toLowerCase();
-  const format = oneOf((values.format as string | undefined) ?? (['wav', 'mp3', 'ogg', 'flac'].includes(ext) ? ext : 'wav'), ['wav', 'mp3', 'ogg', 'flac'] as const, '--format') as AudioFormat;
+  const format = oneOf(
+    (values.format as string | undefined) ?? (['wav', 'mp3', 'ogg', 'flac'].includes(ext) ? ext : 'wav'),
+    ['wav', 'mp3', 'ogg', 'flac'] as const,
+    '--format',
+  ) as AudioFormat;
   const num = (name: string) => {
     const v = values[name];
     if (v === undefined) return undefined;
@@ -49,7 +65,10 @@ export async function sayCommand(args: string[]): Promise<number> {
     ...(pitch === undefined ? {} : { pitch }),
   });
   await writeFile(out, res.audio);
-  if (!values.quiet) process.stderr.write(`wrote ${out} (${res.audio.byteLength} bytes, ${res.contentType}); credits used ${res.creditsUsed}, remaining ${res.creditsRemaining}\n`);
+  if (!values.quiet)
+    process.stderr.write(
+      `wrote ${out} (${res.audio.byteLength} bytes, ${res.contentType}); credits used ${res.creditsUsed}, remaining ${res.creditsRemaining}\n`,
+    );
   return 0;
 }
 
@@ -61,13 +80,20 @@ export async function transcribeCommand(args: string[]): Promise<number> {
     async: { type: 'boolean' },
   });
   const file = positionals[0];
-  if (!file) throw new UsageError('usage: parla transcribe FILE [--format json|text|verbose_json|srt|vtt] [--model M] [--language L] [--diarize] [--keywords a,b] [-o out] [--async [--callback URL] [--wait]]');
+  if (!file)
+    throw new UsageError(
+      'usage: parla transcribe FILE [--format json|text|verbose_json|srt|vtt] [--model M] [--language L] [--diarize] [--keywords a,b] [-o out] [--async [--callback URL] [--wait]]',
+    );
   const format = responseFormat(values) ?? 'text';
   if (!values.async) {
     for (const flag of Object.keys(JOB_OPTIONS)) if (values[flag] !== undefined) throw new UsageError(`--${flag} goes with --async`);
   }
   if (values.async) return transcribeAsync(values, { file }, format);
-  const size = (await stat(file).catch(() => { throw new UsageError(`cannot read ${file}`); })).size;
+  const size = (
+    await stat(file).catch(() => {
+      throw new UsageError(`cannot read ${file}`);
+    })
+  ).size;
   const client = await makeClient(values);
   const p = progress(!!values.quiet);
   p.start(`uploading ${(size / 1e6).toFixed(1)} MB and transcribing…`);
@@ -89,9 +115,16 @@ export function parseWav(buf: Buffer): { sampleRate: number; channels: number; d
   while (off + 8 <= buf.length) {
     const id = buf.toString('ascii', off, off + 4);
     const size = buf.readUInt32LE(off + 4);
-    if (id === 'fmt ') fmt = { format: buf.readUInt16LE(off + 8), channels: buf.readUInt16LE(off + 10), sampleRate: buf.readUInt32LE(off + 12), bits: buf.readUInt16LE(off + 22) };
+    if (id === 'fmt ')
+      fmt = {
+        format: buf.readUInt16LE(off + 8),
+        channels: buf.readUInt16LE(off + 10),
+        sampleRate: buf.readUInt32LE(off + 12),
+        bits: buf.readUInt16LE(off + 22),
+      };
     if (id === 'data') {
-      if (!fmt || fmt.bits !== 16 || (fmt.format !== 1 && fmt.format !== 0xfffe)) throw new UsageError('parla listen streams 16-bit PCM WAV (convert with: sox in.wav -b 16 out.wav)');
+      if (!fmt || fmt.bits !== 16 || (fmt.format !== 1 && fmt.format !== 0xfffe))
+        throw new UsageError('parla listen streams 16-bit PCM WAV (convert with: sox in.wav -b 16 out.wav)');
       return { sampleRate: fmt.sampleRate, channels: fmt.channels, data: buf.subarray(off + 8, Math.min(buf.length, off + 8 + size)) };
     }
     off += 8 + size + (size % 2);
@@ -117,6 +150,14 @@ export async function listenCommand(args: string[]): Promise<number> {
     sampleRate = wav.sampleRate;
     pcm = wav.data;
   }
+  // stdin: a piped audio file (found by its first bytes) is decoded; anything else is raw PCM.
+  const fromStdin = source === '-' ? await readStdinAudio(process.stdin) : null;
+  if (fromStdin?.kind === 'file') {
+    if (values['sample-rate'] !== undefined)
+      throw new UsageError(`--sample-rate is for raw PCM; stdin holds a ${fromStdin.container} file (its own rate is read)`);
+    sampleRate = 16000;
+    pcm = fromStdin.pcm;
+  }
   if (!Number.isInteger(sampleRate) || sampleRate < 8000 || sampleRate > 48000) throw new UsageError('--sample-rate must be 8000 to 48000');
   const client = await makeClient(values);
   const conn = await client.realtime
@@ -134,7 +175,8 @@ export async function listenCommand(args: string[]): Promise<number> {
         code: err.code,
         category: err.category,
         message: err.message,
-        resolution: "Trust the server's certificate with --ca FILE (or PARLA_REALTIME_CA=FILE): a server without TLS_CERT_PATH writes its self-signed certificate to data/tls/realtime-cert.pem in its data directory. --insecure skips the check (local testing only).",
+        resolution:
+          "Trust the server's certificate with --ca FILE (or PARLA_REALTIME_CA=FILE): a server without TLS_CERT_PATH writes its self-signed certificate to data/tls/realtime-cert.pem in its data directory. --insecure skips the check (local testing only).",
         cause: err,
       });
     });
@@ -160,7 +202,7 @@ export async function listenCommand(args: string[]): Promise<number> {
     }
   };
   if (pcm) await sendPaced(pcm);
-  else for await (const chunk of process.stdin) conn.write(chunk as Buffer);
+  else if (fromStdin?.kind === 'raw') for await (const chunk of fromStdin.chunks) conn.write(chunk);
   const summary = await conn.close();
   if (summary && !values.quiet) process.stderr.write(`${JSON.stringify(summary)}\n`);
   return 0;
@@ -170,5 +212,3 @@ export function describeClientError(err: unknown): string | null {
   if (err instanceof ParlaError) return err.describe();
   return null;
 }
-
-

@@ -20,7 +20,11 @@ export async function makeClient(values: Record<string, unknown>): Promise<Parla
   const apiKey = (values['api-key'] as string | undefined) ?? process.env.PARLA_API_KEY;
   if (!apiKey) throw new UsageError('no API key: pass --api-key or set PARLA_API_KEY');
   const caFile = (values.ca as string | undefined) ?? process.env.PARLA_REALTIME_CA;
-  const ca = caFile ? await readFile(caFile, 'utf8').catch(() => { throw new UsageError(`cannot read the CA certificate ${caFile}`); }) : undefined;
+  const ca = caFile
+    ? await readFile(caFile, 'utf8').catch(() => {
+        throw new UsageError(`cannot read the CA certificate ${caFile}`);
+      })
+    : undefined;
   return new ParlaClient({
     apiKey,
     baseUrl: (values.url as string | undefined) ?? process.env.PARLA_URL ?? 'http://127.0.0.1:8080',
@@ -62,7 +66,8 @@ export function progress(quiet: boolean) {
   };
 }
 
-export const reportRetry = (attempt: number, delay: number) => process.stderr.write(`\nretrying (${attempt}) in ${(delay / 1000).toFixed(1)}s…\n`);
+export const reportRetry = (attempt: number, delay: number) =>
+  process.stderr.write(`\nretrying (${attempt}) in ${(delay / 1000).toFixed(1)}s…\n`);
 
 /** The batch transcription options (synchronous and jobs). */
 export const TRANSCRIBE_OPTIONS = {
@@ -87,7 +92,13 @@ export function responseFormat(values: Record<string, unknown>): ResponseFormat 
 }
 
 /** The API's batch fields from the command line options. */
-export function transcribeFields(values: Record<string, unknown>, format: ResponseFormat | undefined): Pick<TranscribeOptions, 'response_format' | 'model' | 'language' | 'prompt' | 'keywords' | 'diarize' | 'smart_format' | 'punctuate' | 'timestamp_granularities'> {
+export function transcribeFields(
+  values: Record<string, unknown>,
+  format: ResponseFormat | undefined,
+): Pick<
+  TranscribeOptions,
+  'response_format' | 'model' | 'language' | 'prompt' | 'keywords' | 'diarize' | 'smart_format' | 'punctuate' | 'timestamp_granularities'
+> {
   return {
     ...(format ? { response_format: format } : {}),
     ...(values.model ? { model: values.model as SttModel } : {}),

@@ -7,7 +7,16 @@ import { stat } from 'node:fs/promises';
 import { ParlaError } from '../../packages/client/src/index.js';
 import type { CreateJobOptions, Job, JobStatus, ParlaClient, ResponseFormat } from '../../packages/client/src/index.js';
 import { oneOf, optionalInt, output, parse, UsageError } from './args.js';
-import { COMMON, makeClient, progress, reportRetry, responseFormat, TRANSCRIBE_OPTIONS, transcribeFields, writeTranscript } from './client-options.js';
+import {
+  COMMON,
+  makeClient,
+  progress,
+  reportRetry,
+  responseFormat,
+  TRANSCRIBE_OPTIONS,
+  transcribeFields,
+  writeTranscript,
+} from './client-options.js';
 
 /** What a job takes besides the batch options (jobs create, transcribe --async). */
 export const JOB_OPTIONS = {
@@ -58,7 +67,8 @@ export function jobText(job: Job): string {
     ['source', sourceText(job)],
   ];
   if (job.callback_url) lines.push(['callback', job.callback_url]);
-  if (job.webhook) lines.push(['webhook', `${job.webhook.state} (${job.webhook.attempts.length} attempt${job.webhook.attempts.length === 1 ? '' : 's'})`]);
+  if (job.webhook)
+    lines.push(['webhook', `${job.webhook.state} (${job.webhook.attempts.length} attempt${job.webhook.attempts.length === 1 ? '' : 's'})`]);
   if (job.error) lines.push(['error', `${job.error.code}: ${job.error.message}`]);
   if (job.status === 'completed' && job.result_deleted) lines.push(['result', 'deleted']);
   return lines.map(([k, v]) => `${`${k}:`.padEnd(10)}${v ?? '-'}`).join('\n');
@@ -67,7 +77,17 @@ export function jobText(job: Job): string {
 /** The list as a table, newest first. */
 export function jobTable(jobs: Job[]): string {
   if (jobs.length === 0) return 'no jobs';
-  const rows = [['ID', 'STATUS', 'MODEL', 'CREATED', 'PROGRESS', 'CREDITS'], ...jobs.map((j) => [j.id, j.status, j.model ?? '-', j.created_at, percent(j.progress), j.credits_used === null ? '-' : String(j.credits_used)])];
+  const rows = [
+    ['ID', 'STATUS', 'MODEL', 'CREATED', 'PROGRESS', 'CREDITS'],
+    ...jobs.map((j) => [
+      j.id,
+      j.status,
+      j.model ?? '-',
+      j.created_at,
+      percent(j.progress),
+      j.credits_used === null ? '-' : String(j.credits_used),
+    ]),
+  ];
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
   return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ')).join('\n');
 }
@@ -107,7 +127,10 @@ async function waitAndReport(client: ParlaClient, values: Record<string, unknown
   p.start(`job ${id} queued`);
   let job: Job;
   try {
-    job = await client.jobs.wait(id, { intervalMs: WAIT_INTERVAL_MS, onPoll: (j) => p.update(`job ${id} ${j.status}${j.status === 'running' ? ` ${percent(j.progress)}` : ''}`) });
+    job = await client.jobs.wait(id, {
+      intervalMs: WAIT_INTERVAL_MS,
+      onPoll: (j) => p.update(`job ${id} ${j.status}${j.status === 'running' ? ` ${percent(j.progress)}` : ''}`),
+    });
   } finally {
     p.stop();
   }
@@ -124,12 +147,18 @@ async function waitAndReport(client: ParlaClient, values: Record<string, unknown
 /** `parla transcribe FILE --async [--callback URL] [--wait]`: the file as a job instead of one long request. */
 export async function transcribeAsync(values: Record<string, unknown>, source: { file: string }, format: ResponseFormat): Promise<number> {
   if (values.output && !values.wait) throw new UsageError('-o goes with --wait (the result is not there before the job ends)');
-  await stat(source.file).catch(() => { throw new UsageError(`cannot read ${source.file}`); });
+  await stat(source.file).catch(() => {
+    throw new UsageError(`cannot read ${source.file}`);
+  });
   const client = await makeClient(values);
   return createAndReport(client, values, jobOptions(values, source, format));
 }
 
-function jobOptions(values: Record<string, unknown>, source: { file: string } | { url: string }, format: ResponseFormat | undefined): CreateJobOptions {
+function jobOptions(
+  values: Record<string, unknown>,
+  source: { file: string } | { url: string },
+  format: ResponseFormat | undefined,
+): CreateJobOptions {
   return {
     ...source,
     ...transcribeFields(values, format),
@@ -157,9 +186,16 @@ export async function jobsCommand(args: string[]): Promise<number> {
       const audioUrl = (values['audio-url'] as string | undefined) ?? (arg !== undefined && /^https?:\/\//i.test(arg) ? arg : undefined);
       const file = audioUrl === undefined ? arg : undefined;
       if (values.output && !values.wait) throw new UsageError('-o goes with --wait (the result is not there before the job ends)');
-      if (file !== undefined) await stat(file).catch(() => { throw new UsageError(`cannot read ${file}`); });
+      if (file !== undefined)
+        await stat(file).catch(() => {
+          throw new UsageError(`cannot read ${file}`);
+        });
       const client = await makeClient(values);
-      return createAndReport(client, values, jobOptions(values, file !== undefined ? { file } : { url: audioUrl! }, responseFormat(values)));
+      return createAndReport(
+        client,
+        values,
+        jobOptions(values, file !== undefined ? { file } : { url: audioUrl! }, responseFormat(values)),
+      );
     }
     case 'get': {
       const { values, positionals } = parse(rest, COMMON);
@@ -168,7 +204,11 @@ export async function jobsCommand(args: string[]): Promise<number> {
       return 0;
     }
     case 'list': {
-      const { values } = parse(rest, { ...COMMON, status: { type: 'string' }, limit: { type: 'string' }, cursor: { type: 'string' } }, false);
+      const { values } = parse(
+        rest,
+        { ...COMMON, status: { type: 'string' }, limit: { type: 'string' }, cursor: { type: 'string' } },
+        false,
+      );
       const status = values.status === undefined ? undefined : oneOf(values.status as string, JOB_STATUSES, '--status');
       const limit = optionalInt(values, 'limit', { min: 1 });
       const page = await (await makeClient(values)).jobs.list({
@@ -177,7 +217,10 @@ export async function jobsCommand(args: string[]): Promise<number> {
         ...(typeof values.cursor === 'string' ? { cursor: values.cursor } : {}),
       });
       output(!!values.json, page, () => jobTable(page.jobs));
-      if (!values.json && !values.quiet && page.next_cursor) process.stderr.write(`more: parla jobs list --cursor ${page.next_cursor}${status ? ` --status ${status}` : ''}${limit ? ` --limit ${limit}` : ''}\n`);
+      if (!values.json && !values.quiet && page.next_cursor)
+        process.stderr.write(
+          `more: parla jobs list --cursor ${page.next_cursor}${status ? ` --status ${status}` : ''}${limit ? ` --limit ${limit}` : ''}\n`,
+        );
       return 0;
     }
     case 'cancel': {

@@ -42,6 +42,8 @@ Client commands (read --api-key / --url or PARLA_API_KEY / PARLA_URL, default ht
                                                     live transcription over the real-time WebSocket:
       where:  the address the server states (GET /api/v1/stt/realtime/info); to override it,
               --realtime-url wss://HOST:PORT or PARLA_REALTIME_URL
+      stdin:  - reads raw 16-bit mono PCM at --sample-rate, or a piped audio file (WAV, Ogg,
+              WebM, FLAC, MP3, MP4/M4A) told apart by its first bytes and decoded
       trust:  a server without TLS_CERT_PATH uses a self-signed certificate, written to
               data/tls/realtime-cert.pem in its data directory: trust it with --ca FILE (or
               PARLA_REALTIME_CA=FILE); --insecure skips the check (local testing only)

@@ -67,7 +67,16 @@ export async function accountsCommand(config: Config, args: string[]): Promise<n
     case 'create': {
       const { values } = parse(
         rest,
-        { name: { type: 'string' }, plan: { type: 'string' }, credits: { type: 'string' }, 'test-credits': { type: 'string' }, 'key-name': { type: 'string' }, 'no-key': { type: 'boolean' }, email: { type: 'string' }, 'password-stdin': { type: 'boolean' } },
+        {
+          name: { type: 'string' },
+          plan: { type: 'string' },
+          credits: { type: 'string' },
+          'test-credits': { type: 'string' },
+          'key-name': { type: 'string' },
+          'no-key': { type: 'boolean' },
+          email: { type: 'string' },
+          'password-stdin': { type: 'boolean' },
+        },
         false,
       );
       const name = requireString(values, 'name');
@@ -78,7 +87,13 @@ export async function accountsCommand(config: Config, args: string[]): Promise<n
       return withStore(config, async (store) => {
         if (login.email) await requireFreeEmail(store, login.email, null);
         if (values['no-key']) {
-          const account = await store.createAccount({ name, plan, credits: credits ?? config.product.newAccountCredits.live, testCredits: testCredits ?? config.product.newAccountCredits.test, ...login });
+          const account = await store.createAccount({
+            name,
+            plan,
+            credits: credits ?? config.product.newAccountCredits.live,
+            testCredits: testCredits ?? config.product.newAccountCredits.test,
+            ...login,
+          });
           output(!!values.json, accountJson(account), () => `created account ${accountText(account)}`);
           return 0;
         }
@@ -90,8 +105,10 @@ export async function accountsCommand(config: Config, args: string[]): Promise<n
           ...(testCredits === undefined ? {} : { testCredits }),
           ...login,
         });
-        output(!!values.json, { account: accountJson(account), key: { id: key.id, api_key: rawKey } }, () =>
-          `created account ${accountText(account)}\nAPI key (shown once): ${rawKey}`,
+        output(
+          !!values.json,
+          { account: accountJson(account), key: { id: key.id, api_key: rawKey } },
+          () => `created account ${accountText(account)}\nAPI key (shown once): ${rawKey}`,
         );
         return 0;
       });
@@ -115,7 +132,10 @@ export async function accountsCommand(config: Config, args: string[]): Promise<n
       });
     }
     case 'features': {
-      const { values, positionals } = parse(rest, { enable: { type: 'string', multiple: true }, disable: { type: 'string', multiple: true } });
+      const { values, positionals } = parse(rest, {
+        enable: { type: 'string', multiple: true },
+        disable: { type: 'string', multiple: true },
+      });
       const id = positionals[0];
       if (!id) throw new UsageError('usage: parla accounts features ACCOUNT_ID --enable|--disable FEATURE');
       const enable = ((values.enable as string[] | undefined) ?? []).map((f) => oneOf(f, FEATURES, 'feature'));
@@ -125,7 +145,9 @@ export async function accountsCommand(config: Config, args: string[]): Promise<n
         for (const f of enable) await store.setFeature(id, f as Feature, true);
         for (const f of disable) await store.setFeature(id, f as Feature, false);
         const a = await getAccountOrFail(store, id);
-        output(!!values.json, { id: a.id, features: a.features }, () => FEATURES.map((f) => `${f}: ${a.features[f] ? 'on' : 'off'}`).join('\n'));
+        output(!!values.json, { id: a.id, features: a.features }, () =>
+          FEATURES.map((f) => `${f}: ${a.features[f] ? 'on' : 'off'}`).join('\n'),
+        );
         return 0;
       });
     }
@@ -145,7 +167,8 @@ export async function accountsCommand(config: Config, args: string[]): Promise<n
     case 'set-password': {
       const { values, positionals } = parse(rest, { email: { type: 'string' }, 'password-stdin': { type: 'boolean' } });
       const id = positionals[0];
-      if (!id || !values['password-stdin']) throw new UsageError('usage: parla accounts set-password ACCOUNT_ID [--email E] --password-stdin');
+      if (!id || !values['password-stdin'])
+        throw new UsageError('usage: parla accounts set-password ACCOUNT_ID [--email E] --password-stdin');
       const emailArg = typeof values.email === 'string' ? validEmail(values.email) : null;
       return withStore(config, async (store) => {
         const account = await getAccountOrFail(store, id);
@@ -156,14 +179,19 @@ export async function accountsCommand(config: Config, args: string[]): Promise<n
         await store.setPassword(id, email, passwordHash);
         // A new password ends every dashboard session of the account, on every node.
         const ended = await store.deleteAccountSessions(id);
-        output(!!values.json, { id, email, sessions_ended: ended }, () => `dashboard password set for ${id} (${email}); ${ended} session${ended === 1 ? '' : 's'} signed out`);
+        output(
+          !!values.json,
+          { id, email, sessions_ended: ended },
+          () => `dashboard password set for ${id} (${email}); ${ended} session${ended === 1 ? '' : 's'} signed out`,
+        );
         return 0;
       });
     }
     case 'zero-retention': {
       const { values, positionals } = parse(rest, {});
       const [id, state] = positionals;
-      if (!id || (state !== undefined && state !== 'on' && state !== 'off')) throw new UsageError('usage: parla accounts zero-retention ACCOUNT_ID [on|off]');
+      if (!id || (state !== undefined && state !== 'on' && state !== 'off'))
+        throw new UsageError('usage: parla accounts zero-retention ACCOUNT_ID [on|off]');
       return withStore(config, async (store) => {
         await getAccountOrFail(store, id);
         if (state !== undefined) await store.setZeroRetention(id, state === 'on');
@@ -186,7 +214,9 @@ export async function accountsCommand(config: Config, args: string[]): Promise<n
       });
     }
     default:
-      throw new UsageError('usage: parla accounts create|list|show|features|zero-retention|plan|set-password|webhook-secret ... (parla help)');
+      throw new UsageError(
+        'usage: parla accounts create|list|show|features|zero-retention|plan|set-password|webhook-secret ... (parla help)',
+      );
   }
 }
 
@@ -194,22 +224,37 @@ export async function keysCommand(config: Config, args: string[]): Promise<numbe
   const [sub, ...rest] = args;
   switch (sub) {
     case 'create': {
-      const { values } = parse(rest, { account: { type: 'string' }, name: { type: 'string' }, test: { type: 'boolean' }, 'expires-at': { type: 'string' } }, false);
+      const { values } = parse(
+        rest,
+        { account: { type: 'string' }, name: { type: 'string' }, test: { type: 'boolean' }, 'expires-at': { type: 'string' } },
+        false,
+      );
       const accountId = requireString(values, 'account');
       const name = requireString(values, 'name');
       const mode: KeyMode = values.test ? 'test' : 'live';
       let expiresAt: Date | null = null;
       if (typeof values['expires-at'] === 'string') {
         expiresAt = new Date(values['expires-at']);
-        if (Number.isNaN(expiresAt.getTime()) || !/^\d{4}-\d{2}-\d{2}/.test(values['expires-at'])) throw new UsageError('--expires-at must be an ISO 8601 date-time');
+        if (Number.isNaN(expiresAt.getTime()) || !/^\d{4}-\d{2}-\d{2}/.test(values['expires-at']))
+          throw new UsageError('--expires-at must be an ISO 8601 date-time');
         // A key that is expired at birth is never what the operator meant (a typo in the year).
-        if (expiresAt.getTime() <= Date.now()) throw new UsageError(`--expires-at ${expiresAt.toISOString()} is in the past: the key would never work`);
+        if (expiresAt.getTime() <= Date.now())
+          throw new UsageError(`--expires-at ${expiresAt.toISOString()} is in the past: the key would never work`);
       }
       return withStore(config, async (store) => {
         await getAccountOrFail(store, accountId);
         const { key, rawKey } = await createApiKey(store, config, { accountId, name, mode, expiresAt });
-        output(!!values.json, { id: key.id, name: key.name, mode: key.mode, prefix: key.prefix, expires_at: key.expiresAt?.toISOString() ?? null, api_key: rawKey }, () =>
-          `created key ${key.id} (${key.mode}) "${key.name}"\nAPI key (shown once): ${rawKey}`,
+        output(
+          !!values.json,
+          {
+            id: key.id,
+            name: key.name,
+            mode: key.mode,
+            prefix: key.prefix,
+            expires_at: key.expiresAt?.toISOString() ?? null,
+            api_key: rawKey,
+          },
+          () => `created key ${key.id} (${key.mode}) "${key.name}"\nAPI key (shown once): ${rawKey}`,
         );
         return 0;
       });
@@ -233,7 +278,14 @@ export async function keysCommand(config: Config, args: string[]): Promise<numbe
           credits_used: k.creditsUsed,
         }));
         output(!!values.json, rows, () =>
-          rows.length ? rows.map((r) => `${r.id}  ${r.prefix}…  ${r.mode}  ${r.state}  "${r.name}"  requests=${r.requests} credits=${r.credits_used}  last_used=${r.last_used_at ?? 'never'}`).join('\n') : 'no keys',
+          rows.length
+            ? rows
+                .map(
+                  (r) =>
+                    `${r.id}  ${r.prefix}…  ${r.mode}  ${r.state}  "${r.name}"  requests=${r.requests} credits=${r.credits_used}  last_used=${r.last_used_at ?? 'never'}`,
+                )
+                .join('\n')
+            : 'no keys',
         );
         return 0;
       });

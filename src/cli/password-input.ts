@@ -11,9 +11,12 @@ export async function readPasswordFromStdin(input: NodeJS.ReadableStream = proce
   if ((input as NodeJS.ReadStream).isTTY) process.stderr.write('Password (then Enter and Ctrl-D): ');
   const chunks: Buffer[] = [];
   for await (const chunk of input) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
-  const password = Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
+  const password = Buffer.concat(chunks)
+    .toString('utf8')
+    .replace(/\r?\n$/, '');
   const length = [...password].length;
-  if (length < MIN_PASSWORD_LENGTH) throw new UsageError(`the password must be at least ${MIN_PASSWORD_LENGTH} characters (got ${length} on stdin)`);
+  if (length < MIN_PASSWORD_LENGTH)
+    throw new UsageError(`the password must be at least ${MIN_PASSWORD_LENGTH} characters (got ${length} on stdin)`);
   if (length > MAX_PASSWORD_LENGTH) throw new UsageError(`the password must be at most ${MAX_PASSWORD_LENGTH} characters`);
   return password;
 }

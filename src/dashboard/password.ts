@@ -48,7 +48,8 @@ function parse(stored: string): ParsedHash | null {
   const parts = stored.split('$');
   if (parts.length !== 6 || parts[0] !== 'scrypt') return null;
   const [N, r, p] = parts.slice(1, 4).map((x) => (/^\d+$/.test(x) ? Number(x) : NaN)) as [number, number, number];
-  if (!(N >= 2 && N <= MAX_N && (N & (N - 1)) === 0 && r >= 1 && r <= MAX_R && p >= 1 && p <= MAX_P && 128 * N * r <= MAX_MEMORY)) return null;
+  if (!(N >= 2 && N <= MAX_N && (N & (N - 1)) === 0 && r >= 1 && r <= MAX_R && p >= 1 && p <= MAX_P && 128 * N * r <= MAX_MEMORY))
+    return null;
   const salt = Buffer.from(parts[4]!, 'base64url');
   const hash = Buffer.from(parts[5]!, 'base64url');
   if (salt.length < 8 || hash.length < 16) return null;

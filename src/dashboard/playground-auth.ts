@@ -19,7 +19,8 @@ import { KeyTouch } from '../accounts/key-touch.js';
 import { effectiveKeyState } from '../accounts/api-keys.js';
 import { ApiError } from '../errors.js';
 import { checkCsrf } from './csrf.js';
-import { sessionCookie, type SessionManager } from './sessions.js';
+import type { SessionManager } from './sessions.js';
+import { sessionCookie } from '../http/session-cookie.js';
 
 export const PLAYGROUND_KEY_NAME = 'Dashboard playground';
 export const MODE_HEADER = 'x-parla-mode';
@@ -30,7 +31,10 @@ function requestedMode(request: FastifyRequest): KeyMode {
   const v = (Array.isArray(raw) ? raw[0] : raw)?.trim().toLowerCase();
   if (v === undefined || v === '') return 'live';
   if (v === 'live' || v === 'test') return v;
-  throw new ApiError('INVALID_PARAMETER', { message: 'X-Parla-Mode must be live or test.', details: { field: 'X-Parla-Mode', provided: v } });
+  throw new ApiError('INVALID_PARAMETER', {
+    message: 'X-Parla-Mode must be live or test.',
+    details: { field: 'X-Parla-Mode', provided: v },
+  });
 }
 
 export class PlaygroundAuth {
@@ -92,7 +96,8 @@ export class PlaygroundAuth {
     if (active) return active;
     // An operator's "disable" stops the playground as it stops any key; a key the owner revoked
     // is replaced (the owner can revoke it to start its statistics afresh).
-    if (mine.some((k) => k.state === 'disabled')) throw new ApiError('AUTH_DISABLED_API_KEY', { message: `The ${mode} "${PLAYGROUND_KEY_NAME}" key is disabled.` });
+    if (mine.some((k) => k.state === 'disabled'))
+      throw new ApiError('AUTH_DISABLED_API_KEY', { message: `The ${mode} "${PLAYGROUND_KEY_NAME}" key is disabled.` });
     const { key } = await createApiKey(this.store, this.config, { accountId, name: PLAYGROUND_KEY_NAME, mode });
     return key;
   }

@@ -24,7 +24,12 @@ export const UsageQuery = Type.Object({
 const Nullable = (t: ReturnType<typeof Type.String>) => Type.Union([t, Type.Null()]);
 const Stamp = Type.String({ format: 'date-time' });
 
-export const AccountView = Type.Object({ id: Type.String(), name: Type.String(), email: Type.Union([Type.String(), Type.Null()]), plan: Type.String() });
+export const AccountView = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  email: Type.Union([Type.String(), Type.Null()]),
+  plan: Type.String(),
+});
 
 export const SessionView = Type.Object({ account: AccountView, csrf_token: Type.String() });
 
@@ -43,7 +48,10 @@ export const KeyView = Type.Object({
 
 export const KeyList = Type.Object({ keys: Type.Array(KeyView) });
 export const OneKey = Type.Object({ key: KeyView });
-export const CreatedKey = Type.Object({ key: KeyView, api_key: Type.String({ description: 'The full key: shown this once, never again.' }) });
+export const CreatedKey = Type.Object({
+  key: KeyView,
+  api_key: Type.String({ description: 'The full key: shown this once, never again.' }),
+});
 
 const Counts = Type.Object({ requests: Type.Integer(), credits: Type.Integer() });
 
@@ -84,8 +92,15 @@ export const JobView = Type.Object({
   finished_at: Nullable(Stamp),
   attempts: Type.Integer(),
   credits_used: Type.Union([Type.Integer(), Type.Null()]),
-  audio_seconds: Type.Union([Type.Number(), Type.Null()], { description: 'the audio\'s length, from a json or verbose_json result; else null' }),
-  source: Type.Object({ type: Type.String(), filename: Type.Optional(Nullable(Type.String())), bytes: Type.Optional(Type.Integer()), url: Type.Optional(Type.String()) }),
+  audio_seconds: Type.Union([Type.Number(), Type.Null()], {
+    description: "the audio's length, from a json or verbose_json result; else null",
+  }),
+  source: Type.Object({
+    type: Type.String(),
+    filename: Type.Optional(Nullable(Type.String())),
+    bytes: Type.Optional(Type.Integer()),
+    url: Type.Optional(Type.String()),
+  }),
   callback_url: Nullable(Type.String()),
   webhook_state: Nullable(Type.String({ description: 'pending, delivered or failed; null without callback_url' })),
   result_deleted: Type.Boolean(),
@@ -94,3 +109,18 @@ export const JobView = Type.Object({
 
 export const JobList = Type.Object({ jobs: Type.Array(JobView), next_cursor: Nullable(Type.String()) });
 export const OneJob = Type.Object({ job: JobView });
+const WebhookAttempt = Type.Object({
+  attempt: Type.Integer(),
+  at: Stamp,
+  status: Type.Union([Type.Integer(), Type.Null()]),
+  ok: Type.Boolean(),
+  error: Nullable(Type.String()),
+  duration_ms: Type.Number(),
+});
+export const JobDetailView = Type.Object({
+  ...JobView.properties,
+  zero_retention: Type.Boolean(),
+  result: Type.Unknown({ description: "a completed job's kept result: a string (text, srt, vtt) or the JSON answer; else null" }),
+  webhook: Type.Union([Type.Object({ state: Type.String(), attempts: Type.Array(WebhookAttempt) }), Type.Null()]),
+});
+export const OneJobDetail = Type.Object({ job: JobDetailView });

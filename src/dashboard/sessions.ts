@@ -10,24 +10,12 @@ import type { FastifyRequest } from 'fastify';
 import type { CookieSerializeOptions } from '@fastify/cookie';
 import type { DashboardSession, Store } from '../storage/store.js';
 
-export const SESSION_COOKIE = 'parla_session';
 export const SESSION_IDLE_MS = 12 * 60 * 60 * 1000;
 export const SESSION_ABSOLUTE_MS = 7 * 24 * 60 * 60 * 1000;
 /** Activity is written back at most this often per session. */
 const TOUCH_EVERY_MS = 60_000;
 /** 32 random bytes, base64url: the only shape a token we issued can have. */
 const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
-
-/**
- * The session cookie of a request, parsed when asked for: @fastify/cookie is registered without
- * its per-request parsing hook (hook: false), since only the dashboard and the playground read a
- * cookie and every API request would otherwise pay for parsing.
- */
-export function sessionCookie(request: FastifyRequest): string | undefined {
-  const header = request.headers.cookie;
-  if (!header) return undefined;
-  return request.server.parseCookie(header)[SESSION_COOKIE];
-}
 
 function newToken(): string {
   return randomBytes(32).toString('base64url');
@@ -98,6 +86,12 @@ export class SessionManager {
    * absolute lifetime; the server enforces the idle timeout.
    */
   cookieOptions(request: FastifyRequest): CookieSerializeOptions {
-    return { httpOnly: true, sameSite: 'strict', path: '/', secure: request.protocol === 'https', maxAge: Math.floor(this.times.absoluteMs / 1000) };
+    return {
+      httpOnly: true,
+      sameSite: 'strict',
+      path: '/',
+      secure: request.protocol === 'https',
+      maxAge: Math.floor(this.times.absoluteMs / 1000),
+    };
   }
 }

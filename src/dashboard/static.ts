@@ -64,7 +64,11 @@ export function isPagePath(rest: string): boolean {
 }
 
 function securityHeaders(reply: FastifyReply, csp: string): void {
-  reply.header('Content-Security-Policy', csp).header('X-Content-Type-Options', 'nosniff').header('Referrer-Policy', 'same-origin').header('X-Frame-Options', 'DENY');
+  reply
+    .header('Content-Security-Policy', csp)
+    .header('X-Content-Type-Options', 'nosniff')
+    .header('Referrer-Policy', 'same-origin')
+    .header('X-Frame-Options', 'DENY');
 }
 
 export const dashboardStatic: FastifyPluginAsync<DashboardStaticOptions> = async (app, opts) => {
@@ -73,10 +77,11 @@ export const dashboardStatic: FastifyPluginAsync<DashboardStaticOptions> = async
   // Dot files (the build's stamp) are not part of the page: 404.
   await app.register(fastifyStatic, { root, serve: false, dotfiles: 'ignore' });
 
-  const built = () => access(path.join(root, 'index.html')).then(
-    () => true,
-    () => false,
-  );
+  const built = () =>
+    access(path.join(root, 'index.html')).then(
+      () => true,
+      () => false,
+    );
 
   const sendIndex = (reply: FastifyReply) => {
     securityHeaders(reply, DASHBOARD_CSP);

@@ -45,7 +45,11 @@ export async function dashboardUsage(store: Store, config: Config, account: Acco
     credits_used_this_period: summary.creditsUsed,
     characters: { used: summary.charactersUsed, limit: plan.monthlyCharacters, remaining: report.charactersRemaining },
     requests: { today: summary.requestsToday, this_month: summary.requestsThisMonth },
-    rate_limits: { requests_per_minute: plan.requestsPerMinute, requests_per_hour: plan.requestsPerHour, concurrent_requests: plan.concurrent },
+    rate_limits: {
+      requests_per_minute: plan.requestsPerMinute,
+      requests_per_hour: plan.requestsPerHour,
+      concurrent_requests: plan.concurrent,
+    },
     daily: fillDays(rows, period.start, now),
   };
 }

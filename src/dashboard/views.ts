@@ -47,10 +47,38 @@ export function jobView(j: JobRecord) {
     credits_used: j.creditsUsed,
     audio_seconds: audioSeconds(j.result),
     // An upload's server path never leaves the server (docs/jobs.md).
-    source: j.source.type === 'url' ? { type: 'url', url: j.source.url } : { type: 'upload', filename: j.source.filename, bytes: j.source.bytes },
+    source:
+      j.source.type === 'url' ? { type: 'url', url: j.source.url } : { type: 'upload', filename: j.source.filename, bytes: j.source.bytes },
     callback_url: j.callbackUrl,
     webhook_state: j.callbackUrl === null ? null : j.webhook.state,
     result_deleted: j.resultDeleted,
     error: j.status === 'failed' && j.error ? { code: j.error.code, message: j.error.message } : null,
+  };
+}
+
+/**
+ * One job opened in the dashboard: the listed fields, plus a completed job's result (exactly what
+ * GET /api/v1/stt/jobs/{id}/result answers, as JSON or a string) and every webhook attempt.
+ */
+export function jobDetailView(j: JobRecord) {
+  const kept = j.status === 'completed' && !j.resultDeleted && !j.zeroRetention;
+  return {
+    ...jobView(j),
+    zero_retention: j.zeroRetention,
+    result: kept ? (j.result ?? null) : null,
+    webhook:
+      j.callbackUrl === null
+        ? null
+        : {
+            state: j.webhook.state,
+            attempts: j.webhook.attempts.map((a) => ({
+              attempt: a.attempt,
+              at: a.at.toISOString(),
+              status: a.status,
+              ok: a.ok,
+              error: a.error,
+              duration_ms: a.durationMs,
+            })),
+          },
   };
 }

@@ -8,7 +8,7 @@ import type { Duplex } from 'node:stream';
 import type { FastifyBaseLogger } from 'fastify';
 import { ApiError, errorBody } from '../errors.js';
 import { newRequestId } from './request-id.js';
-import { toApiError } from './errors.js';
+import { logLevelOf, toApiError } from '../faults/translate.js';
 
 export interface UpgradeContext {
   requestId: string;
@@ -70,27 +70,48 @@ export function serveWsRoutes(server: Server, routes: WsRoutes, log: FastifyBase
       return refuseUpgrade(socket, new ApiError('NOT_FOUND', { message: `No WebSocket at this path.${where}` }), requestId);
     }
     handler(req, socket, head, { requestId, port: 'api' }).catch((err: unknown) => {
-      log.error({ err }, 'WebSocket upgrade failed');
-      refuseUpgrade(socket, toApiError(err), requestId);
+      const apiErr = toApiError(err);
+      const level = logLevelOf(apiErr);
+      if (level !== 'info') log[level]({ err, code: apiErr.code }, 'WebSocket upgrade failed');
+      refuseUpgrade(socket, apiErr, requestId);
     });
   });
 }
 
-const REASONS: Record<number, string> = { 400: 'Bad Request', 401: 'Unauthorized', 402: 'Payment Required', 403: 'Forbidden', 404: 'Not Found', 429: 'Too Many Requests', 500: 'Internal Server Error', 503: 'Service Unavailable' };
+const REASONS: Record<number, string> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  402: 'Payment Required',
+  403: 'Forbidden',
+  404: 'Not Found',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  503: 'Service Unavailable',
+};
 
 /** The HTTP status line's reason phrase for the statuses an upgrade can be refused with. */
 export function reasonPhrase(status: number): string {
   return REASONS[status] ?? 'Error';
 }
 
-/** Answers an upgrade request with a plain HTTP error: the interface's body and headers. */
-export function refuseUpgrade(socket: Duplex, err: ApiError, requestId: string): void {
-  const body = JSON.stringify(errorBody(err, requestId));
+/**
+ * Answers an upgrade request with a plain HTTP error, then closes: the interface's error body and
+ * headers, or a dialect's (`dialect`: its body, and headers added after X-Request-ID). Every socket
+ * edge refuses through this one function.
+ */
+export function refuseUpgrade(
+  socket: Duplex,
+  err: ApiError,
+  requestId: string,
+  dialect: { body?: unknown; headers?: string[] } = {},
+): void {
+  const body = JSON.stringify(dialect.body ?? errorBody(err, requestId));
   const headers = [
     `HTTP/1.1 ${err.status} ${reasonPhrase(err.status)}`,
     'Content-Type: application/json; charset=utf-8',
     `Content-Length: ${Buffer.byteLength(body)}`,
     `X-Request-ID: ${requestId}`,
+    ...(dialect.headers ?? []),
     ...(err.retryAfter !== undefined ? [`Retry-After: ${Math.ceil(err.retryAfter)}`] : []),
     'Connection: close',
   ];

@@ -5,9 +5,11 @@
 import type { Config } from '../config.js';
 import type { ProcessSpawner } from '../process/spawner.js';
 import type { TtsEngine } from './engine.js';
-import type { EnginePool } from '../workers/pool.js';
+import type { WorkerPool } from '../workers/pool.js';
 import type { ModelLifecycle } from './model-lifecycle.js';
 import { FliteEngine } from './flite/flite-engine.js';
+import { loadFliteNative } from './flite/flite-native.js';
+import { Slots } from './slots.js';
 import { EspeakEngine } from './espeak/espeak-engine.js';
 import { SherpaTtsEngine } from './sherpa/sherpa-tts-engine.js';
 import { FestivalEngine } from './festival/festival-engine.js';
@@ -20,23 +22,46 @@ import { verifiedModels } from '../models/store.js';
  */
 export function createTtsEngines(
   config: Config,
-  pool: EnginePool,
-  opts: { espeakExtraLanguages?: ReadonlyMap<string, string>; lifecycle?: ModelLifecycle; spawner?: ProcessSpawner; log?: { warn(obj: object, msg: string): void } } = {},
+  pool: WorkerPool,
+  opts: {
+    espeakExtraLanguages?: ReadonlyMap<string, string>;
+    lifecycle?: ModelLifecycle;
+    spawner?: ProcessSpawner;
+    log?: { warn(obj: object, msg: string): void };
+  } = {},
 ): TtsEngine[] {
-  const flite = new FliteEngine(pool, { maxProcesses: Math.max(2, config.workerThreads * 2), ...(opts.spawner ? { spawner: opts.spawner } : {}) });
+  // libflite (the addon) runs on libuv's pool, which PocketSphinx and file I/O share: both Flite
+  // engines together take at most one thread per worker thread (one per core by default). The
+  // program's processes are capped per engine, as before (decision #88).
+  const native = config.fliteNative && 'native' in loadFliteNative();
+  const fliteCap = native
+    ? { native, slots: new Slots(Math.max(1, config.workerThreads)) }
+    : { native, maxProcesses: Math.max(2, config.workerThreads * 2) };
+  const flite = new FliteEngine(pool, { ...fliteCap, ...(opts.spawner ? { spawner: opts.spawner } : {}) });
   const espeak = new EspeakEngine(pool, opts.espeakExtraLanguages);
   const festival = new FestivalEngine(pool);
   return [
     flite,
     // aura-lite's English: Flite's kal16 diphone voice only (as fast as eSpeak), read from the
     // voices' own "flite-lite" mapping.
-    new FliteEngine(pool, { id: 'flite-lite', voices: ['kal16'], maxProcesses: Math.max(2, config.workerThreads * 2), ...(opts.spawner ? { spawner: opts.spawner } : {}) }),
+    new FliteEngine(pool, {
+      id: 'flite-lite',
+      voices: ['kal16'],
+      ...fliteCap,
+      ...(opts.spawner ? { spawner: opts.spawner } : {}),
+    }),
     espeak,
     festival,
     new SherpaTtsEngine(pool, config.modelsDir, opts.lifecycle, Math.max(1, config.engineQueueMax)),
     // One engine per voice model the manager verified: they take over the Aura voices of their
     // languages (neuralTtsEngines, src/registry/neural-voices.ts).
-    ...verifiedTtsModels(config.modelsDir, opts.log).map((name) => new SherpaTtsEngine(pool, config.modelsDir, opts.lifecycle, Math.max(1, config.engineQueueMax), { id: `sherpa:${name}`, only: name })),
+    ...verifiedTtsModels(config.modelsDir, opts.log).map(
+      (name) =>
+        new SherpaTtsEngine(pool, config.modelsDir, opts.lifecycle, Math.max(1, config.engineQueueMax), {
+          id: `sherpa:${name}`,
+          only: name,
+        }),
+    ),
     // aura-max: the same engines through the studio finishing chain.
     new StudioEngine(festival, pool),
     new StudioEngine(flite, pool),

@@ -30,22 +30,6 @@ export class EngineError extends Error {
   }
 }
 
-/**
- * The engine refuses more work for now (a model's queue is full, a model is still loading past the
- * wait bound, the node is shutting down): the edges answer 503 SERVICE_OVERLOADED with Retry-After
- * (src/edge/errors.ts). The message is meant for the client.
- */
-export class EngineOverloadedError extends Error {
-  constructor(
-    message: string,
-    /** Seconds after which a retry has a fair chance. */
-    readonly retryAfter: number,
-  ) {
-    super(message);
-    this.name = 'EngineOverloadedError';
-  }
-}
-
 // ---------------------------------------------------------------- text-to-speech
 
 export type SpeechStyle = 'normal' | 'whisper' | 'emphasis';
@@ -64,6 +48,11 @@ export interface SynthesisRequest {
   style: SpeechStyle;
   /** Word timings wanted in the result (engines that have them; eSpeak is slower with them). */
   wordTimings?: boolean;
+  /**
+   * The voice's fixed gain, dB, applied by the engine's output stage before its true-peak limiter
+   * (src/audio/dsp/level.ts, src/tts/levels.ts). Absent: 0 (the limiter alone).
+   */
+  gainDb?: number;
 }
 
 export interface SynthesisResult extends PcmAudio {

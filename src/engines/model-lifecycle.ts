@@ -6,7 +6,7 @@
 // thread); requests that need a model being loaded wait for it, but only up to a bound, then get
 // SERVICE_OVERLOADED. Engine-agnostic: a model is a name, an estimated size and load/unload.
 
-import { EngineOverloadedError } from './engine.js';
+import { EngineOverloadedError } from '../domain/overload.js';
 
 export interface ModelSpec<T> {
   name: string;
@@ -32,7 +32,11 @@ export interface Lease<T> {
   release(): void;
 }
 
-type State<T> = { kind: 'unloaded' } | { kind: 'loading'; promise: Promise<T> } | { kind: 'loaded'; handle: T } | { kind: 'unloading'; promise: Promise<void> };
+type State<T> =
+  | { kind: 'unloaded' }
+  | { kind: 'loading'; promise: Promise<T> }
+  | { kind: 'loaded'; handle: T }
+  | { kind: 'unloading'; promise: Promise<void> };
 
 interface Entry<T> {
   spec: ModelSpec<T>;
@@ -62,7 +66,14 @@ export class ModelLifecycle {
 
   register<T>(spec: ModelSpec<T>): void {
     if (this.entries.has(spec.name)) throw new Error(`model ${spec.name} is registered twice`);
-    this.entries.set(spec.name, { spec: spec as ModelSpec<unknown>, state: { kind: 'unloaded' }, users: 0, lastUsed: 0, idleTimer: null, loads: 0 });
+    this.entries.set(spec.name, {
+      spec: spec as ModelSpec<unknown>,
+      state: { kind: 'unloaded' },
+      users: 0,
+      lastUsed: 0,
+      idleTimer: null,
+      loads: 0,
+    });
   }
 
   has(name: string): boolean {
@@ -80,7 +91,13 @@ export class ModelLifecycle {
       const s = e.state;
       if (s.kind === 'loaded') return this.lease(e, s.handle);
       if (s.kind === 'loading') await this.within(s.promise, deadline, name, signal);
-      else if (s.kind === 'unloading') await this.within(s.promise.catch(() => undefined), deadline, name, signal);
+      else if (s.kind === 'unloading')
+        await this.within(
+          s.promise.catch(() => undefined),
+          deadline,
+          name,
+          signal,
+        );
       else if (this.makeRoom(e)) this.startLoad(e).catch(() => undefined);
       else await this.within(new Promise<void>((r) => this.changed.push(r)), deadline, name, signal);
     }
@@ -117,7 +134,13 @@ export class ModelLifecycle {
     const now = Date.now();
     return [...this.entries.values()]
       .filter((e) => e.state.kind !== 'unloaded')
-      .map((e) => ({ name: e.spec.name, state: e.state.kind as ResidentModel['state'], sizeMB: e.spec.sizeMB, users: e.users, idleMs: e.users > 0 ? 0 : now - e.lastUsed }));
+      .map((e) => ({
+        name: e.spec.name,
+        state: e.state.kind as ResidentModel['state'],
+        sizeMB: e.spec.sizeMB,
+        users: e.users,
+        idleMs: e.users > 0 ? 0 : now - e.lastUsed,
+      }));
   }
 
   /** Times the model was loaded since start. */
@@ -213,13 +236,19 @@ export class ModelLifecycle {
    * resident (else it could never serve); it waits while models in use hold the memory.
    */
   private makeRoom(e: Entry<unknown>): boolean {
-    const residentMB = () => [...this.entries.values()].filter((x) => x.state.kind !== 'unloaded').reduce((sum, x) => sum + x.spec.sizeMB, 0);
-    const idle = [...this.entries.values()].filter((x) => x !== e && x.state.kind === 'loaded' && x.users === 0).sort((a, b) => a.lastUsed - b.lastUsed);
+    const residentMB = () =>
+      [...this.entries.values()].filter((x) => x.state.kind !== 'unloaded').reduce((sum, x) => sum + x.spec.sizeMB, 0);
+    const idle = [...this.entries.values()]
+      .filter((x) => x !== e && x.state.kind === 'loaded' && x.users === 0)
+      .sort((a, b) => a.lastUsed - b.lastUsed);
     let freeing = [...this.entries.values()].filter((x) => x.state.kind === 'unloading').reduce((sum, x) => sum + x.spec.sizeMB, 0);
     while (residentMB() - freeing + e.spec.sizeMB > this.opts.memoryBudgetMB && idle.length > 0) {
       const victim = idle.shift()!;
       freeing += victim.spec.sizeMB;
-      this.opts.log?.info({ model: victim.spec.name, for: e.spec.name, budgetMB: this.opts.memoryBudgetMB }, 'model evicted (memory budget)');
+      this.opts.log?.info(
+        { model: victim.spec.name, for: e.spec.name, budgetMB: this.opts.memoryBudgetMB },
+        'model evicted (memory budget)',
+      );
       void this.unload(victim);
     }
     // Models being unloaded still hold memory: wait for them rather than overshoot.

@@ -62,10 +62,15 @@ export const authPlugin = fp(
       const bearer = route.url.startsWith('/v1/');
       appendRouteHook(route, 'onRequest', (request, _reply, done) => {
         const header = request.headers['x-api-key'];
-        const raw = Array.isArray(header) ? header[0] : header ?? (bearer ? authorizationToken(request.headers.authorization) : undefined);
+        const raw = Array.isArray(header)
+          ? header[0]
+          : (header ?? (bearer ? authorizationToken(request.headers.authorization) : undefined));
         let auth: AuthContext | Promise<AuthContext | null>;
         try {
-          auth = raw === undefined && opts.sessionAuth ? opts.sessionAuth(request).then((bySession) => bySession ?? opts.authenticator.authenticate(raw)) : opts.authenticator.authenticate(raw);
+          auth =
+            raw === undefined && opts.sessionAuth
+              ? opts.sessionAuth(request).then((bySession) => bySession ?? opts.authenticator.authenticate(raw))
+              : opts.authenticator.authenticate(raw);
         } catch (err) {
           return done(err as Error);
         }

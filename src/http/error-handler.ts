@@ -5,11 +5,12 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { ApiError, errorBody, type ErrorCode } from '../errors.js';
-import { serviceErrorToApiError } from '../edge/errors.js';
-import { sessionCookie } from '../dashboard/sessions.js';
+import { logLevelOf, serviceErrorToApiError } from '../faults/translate.js';
+import { sessionCookie } from './session-cookie.js';
+import { table } from '../domain/lookup.js';
 
 /** The INVALID_* code for a request field, when a field has a code of its own. */
-const FIELD_CODES: Record<string, ErrorCode> = {
+const FIELD_CODES: Record<string, ErrorCode> = table({
   voice: 'INVALID_VOICE',
   language: 'INVALID_LANGUAGE',
   model: 'INVALID_MODEL',
@@ -18,7 +19,7 @@ const FIELD_CODES: Record<string, ErrorCode> = {
   format: 'INVALID_FORMAT',
   response_format: 'INVALID_FORMAT',
   sample_rate: 'INVALID_SAMPLE_RATE',
-};
+});
 
 interface AjvError {
   keyword: string;
@@ -83,19 +84,46 @@ export function validationToApiError(request: FastifyRequest, errors: AjvError[]
   // A union of literals fails with one "const" error per branch: together they list what is allowed.
   const choices = errors
     .filter((e) => fieldOf(e) === field)
-    .flatMap((e) => (e.keyword === 'const' ? [e.params.allowedValue] : Array.isArray(e.params.allowedValues) ? (e.params.allowedValues as unknown[]) : []));
+    .flatMap((e) =>
+      e.keyword === 'const' ? [e.params.allowedValue] : Array.isArray(e.params.allowedValues) ? (e.params.allowedValues as unknown[]) : [],
+    );
   const oneOf = choices.length > 0 && first.keyword !== 'required';
-  const what = first.keyword === 'required' ? `${field} is required` : oneOf ? `${field || context || 'request'} must be one of` : `${field || context || 'request'} ${first.message ?? 'is invalid'}`;
+  const what =
+    first.keyword === 'required'
+      ? `${field} is required`
+      : oneOf
+        ? `${field || context || 'request'} must be one of`
+        : `${field || context || 'request'} ${first.message ?? 'is invalid'}`;
   const allowed = oneOf ? ` ${choices.join(', ')}` : '';
   // The table's message already states the rule for range-checked fields.
-  const message = code === 'INVALID_SPEED' || code === 'INVALID_PITCH' || code === 'INVALID_SAMPLE_RATE' ? `${what}: ${new ApiError(code).message}` : `${what}${allowed}.`;
+  const message =
+    code === 'INVALID_SPEED' || code === 'INVALID_PITCH' || code === 'INVALID_SAMPLE_RATE'
+      ? `${what}: ${new ApiError(code).message}`
+      : `${what}${allowed}.`;
   return new ApiError(code, { message, details });
 }
 
-function fastifyToApiError(err: FastifyError): ApiError | null {
+/** The Content-Type a request sent (its media type, clipped), for messages. */
+function sentType(request: FastifyRequest): string {
+  const raw = request.headers['content-type'];
+  const type = typeof raw === 'string' ? (raw.split(';')[0] ?? '').trim() : '';
+  return type === '' ? 'none' : clip(type);
+}
+
+/** The body types the route takes: its schema's `consumes`, else JSON. */
+function acceptedTypes(request: FastifyRequest): string {
+  const consumes = (request.routeOptions?.schema as { consumes?: unknown } | undefined)?.consumes;
+  return Array.isArray(consumes) && consumes.length > 0 ? consumes.map(String).join(' or ') : 'application/json';
+}
+
+function fastifyToApiError(err: FastifyError, request: FastifyRequest): ApiError | null {
   switch (err.code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new ApiError('INVALID_REQUEST', { message: `Unsupported Content-Type: ${clip(err.message.replace(/^Unsupported Media Type:?\s*/i, '')) || 'unknown'}; send application/json.` });
+      // Named from the request, not Fastify's message (which may hold no type at all: "unknown").
+      return new ApiError('INVALID_REQUEST', {
+        message: `Unsupported Content-Type: ${sentType(request)}; send ${acceptedTypes(request)}.`,
+        details: { provided: sentType(request) },
+      });
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new ApiError('REQUEST_TOO_LARGE');
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
@@ -121,7 +149,8 @@ function statusToApiError(err: { statusCode?: unknown; status?: unknown; message
   if (status === 413) return new ApiError('REQUEST_TOO_LARGE');
   // A file the static server will not hand out is answered as one that does not exist.
   if (status === 404 || status === 403) return new ApiError('NOT_FOUND');
-  if (status >= 400 && status < 500) return new ApiError('INVALID_REQUEST', { message: typeof err.message === 'string' && err.message ? err.message : undefined });
+  if (status >= 400 && status < 500)
+    return new ApiError('INVALID_REQUEST', { message: typeof err.message === 'string' && err.message ? err.message : undefined });
   return null;
 }
 
@@ -140,7 +169,7 @@ function fromDashboard(request: FastifyRequest): boolean {
   }
 }
 
-/** The error body for anything a request can end with: the layers' errors (src/edge/errors.ts), then the framework's. */
+/** The error body for anything a request can end with: the layers' errors (src/faults/translate.ts), then the framework's. */
 export function toApiError(err: unknown, request: FastifyRequest): ApiError {
   if (err instanceof ApiError) return err;
   const mapped = serviceErrorToApiError(err, { dashboard: fromDashboard(request) });
@@ -148,7 +177,7 @@ export function toApiError(err: unknown, request: FastifyRequest): ApiError {
   const fe = err as FastifyError & { validation?: AjvError[]; validationContext?: string };
   if (fe && Array.isArray(fe.validation)) return validationToApiError(request, fe.validation, fe.validationContext);
   if (fe && typeof fe === 'object') {
-    const framework = ('code' in fe ? fastifyToApiError(fe) : null) ?? statusToApiError(fe);
+    const framework = ('code' in fe ? fastifyToApiError(fe, request) : null) ?? statusToApiError(fe);
     if (framework) return framework;
   }
   return new ApiError('INTERNAL_ERROR', { cause: err });
@@ -167,20 +196,29 @@ export function sendApiError(reply: FastifyReply, err: ApiError): FastifyReply {
  * percent-encoding in the path, a path parameter over maxParamLength) in the error body.
  */
 export function frameworkErrors(err: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
-  let apiErr: ApiError;
-  if (err.code === 'FST_ERR_BAD_URL') apiErr = new ApiError('INVALID_REQUEST', { message: 'The URL is not valid: it has a malformed percent-encoding.', resolution: 'Percent-encode the path as RFC 3986 says (% followed by two hex digits).' });
-  else if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') apiErr = new ApiError('NOT_FOUND', { message: 'No endpoint has a path parameter this long.' });
-  else apiErr = toApiError(err, request);
+  const apiErr = frameworkApiError(err, request);
   request.log.info({ code: apiErr.code, fastifyCode: err.code }, apiErr.message);
   void sendApiError(reply, apiErr);
+}
+
+/** What the router refused, as an ApiError (the dialects under /v1 render it in their shape: src/app.ts). */
+export function frameworkApiError(err: FastifyError, request: FastifyRequest): ApiError {
+  if (err.code === 'FST_ERR_BAD_URL')
+    return new ApiError('INVALID_REQUEST', {
+      message: 'The URL is not valid: it has a malformed percent-encoding.',
+      resolution: 'Percent-encode the path as RFC 3986 says (% followed by two hex digits).',
+    });
+  if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') return new ApiError('NOT_FOUND', { message: 'No endpoint has a path parameter this long.' });
+  return toApiError(err, request);
 }
 
 export const errorHandlerPlugin = fp(
   async (app: FastifyInstance) => {
     app.setErrorHandler(async (err, request, reply) => {
       const apiErr = toApiError(err, request);
-      if (apiErr.status >= 500) request.log.error({ err, code: apiErr.code }, 'request failed');
-      else request.log.info({ code: apiErr.code }, apiErr.message);
+      const level = logLevelOf(apiErr);
+      if (level === 'info') request.log.info({ code: apiErr.code }, apiErr.message);
+      else request.log[level]({ err, code: apiErr.code }, 'request failed');
       return sendApiError(reply, apiErr);
     });
     app.setNotFoundHandler(async (request, reply) => {

@@ -7,8 +7,8 @@
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../errors.js';
 
-export { MAX_JSON_DEPTH, exceedsJsonDepth } from '../edge/json-depth.js';
-import { exceedsJsonDepth, MAX_JSON_DEPTH } from '../edge/json-depth.js';
+export { MAX_JSON_DEPTH, exceedsJsonDepth } from '../domain/json-depth.js';
+import { exceedsJsonDepth, MAX_JSON_DEPTH } from '../domain/json-depth.js';
 
 /** Replaces Fastify's application/json parser with the same parser behind the depth cap. */
 export function registerJsonBodyParser(app: FastifyInstance): void {
@@ -17,7 +17,13 @@ export function registerJsonBodyParser(app: FastifyInstance): void {
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = body as string;
     if (exceedsJsonDepth(text)) {
-      done(new ApiError('INVALID_REQUEST', { message: `The JSON body is nested more than ${MAX_JSON_DEPTH} levels deep.`, details: { limit: MAX_JSON_DEPTH } }), undefined);
+      done(
+        new ApiError('INVALID_REQUEST', {
+          message: `The JSON body is nested more than ${MAX_JSON_DEPTH} levels deep.`,
+          details: { limit: MAX_JSON_DEPTH },
+        }),
+        undefined,
+      );
       return;
     }
     parse(request, text, done);

@@ -73,7 +73,12 @@ export class LazyChildLogger {
 }
 
 /** Fastify's childLoggerFactory option. */
-export function lazyChildLoggerFactory(this: unknown, logger: FastifyBaseLogger, bindings: Bindings, options: ChildLoggerOptions): FastifyBaseLogger {
+export function lazyChildLoggerFactory(
+  this: unknown,
+  logger: FastifyBaseLogger,
+  bindings: Bindings,
+  options: ChildLoggerOptions,
+): FastifyBaseLogger {
   // Its log methods take any arguments, as pino's do (FastifyBaseLogger's overloads are pino's).
   return new LazyChildLogger(logger, bindings, options) as unknown as FastifyBaseLogger;
 }

@@ -4,11 +4,9 @@
 // its own (METRICS_PORT); with neither, metrics are collected but not exposed.
 
 import http from 'node:http';
-import { timingSafeEqual } from 'node:crypto';
 import fp from 'fastify-plugin';
 import client from 'prom-client';
-import type { EnginePool } from '../workers/pool.js';
-import { ApiError } from '../errors.js';
+import type { WorkerPool } from '../workers/pool.js';
 import { appendRouteHook } from './route-hooks.js';
 
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
@@ -93,7 +91,13 @@ class LatencyHistogram {
     private readonly series: RequestSeries,
   ) {}
 
-  get(): { name: string; help: string; type: string; aggregator: string; values: Array<{ labels: Record<string, string | number>; value: number; metricName: string }> } {
+  get(): {
+    name: string;
+    help: string;
+    type: string;
+    aggregator: string;
+    values: Array<{ labels: Record<string, string | number>; value: number; metricName: string }>;
+  } {
     const values: Array<{ labels: Record<string, string | number>; value: number; metricName: string }> = [];
     for (const l of this.series.latencies()) {
       let cumulative = 0;
@@ -117,22 +121,106 @@ class LatencyHistogram {
 export class Metrics {
   readonly registry = new client.Registry();
   private readonly http = new RequestSeries(LATENCY_BUCKETS);
-  readonly credits = new client.Counter({ name: 'parla_credits_debited_total', help: 'Credits debited by model', labelNames: ['model', 'mode'], registers: [this.registry] });
-  readonly rtf = new client.Histogram({ name: 'parla_engine_real_time_factor', help: 'Seconds of work per second of audio (below 1: faster than real time), by task and engine', labelNames: ['task', 'engine'], buckets: [0.01, 0.03, 0.1, 0.2, 0.3, 0.5, 1, 2], registers: [this.registry] });
-  readonly sttRecordings = new client.Counter({ name: 'parla_stt_recordings_total', help: 'Batch recordings recognized, by path: one_pass (one decoder) or pieces (a long recording cut at pauses, pieces in parallel)', labelNames: ['path'], registers: [this.registry] });
-  readonly sttPieces = new client.Counter({ name: 'parla_stt_pieces_total', help: 'Pieces recognized for long recordings (the pieces path)', registers: [this.registry] });
-  readonly realtimeStreams = new client.Gauge({ name: 'parla_realtime_streams_active', help: 'Open real-time streams', registers: [this.registry] });
-  readonly wyomingEvents = new client.Counter({ name: 'parla_wyoming_events_total', help: 'Wyoming events received, by type (unknown types as "other") and outcome (ok, error)', labelNames: ['type', 'outcome'], registers: [this.registry] });
-  readonly wyomingConnections = new client.Gauge({ name: 'parla_wyoming_connections_active', help: 'Open Wyoming connections', registers: [this.registry] });
-  readonly jobDuration = new client.Histogram({ name: 'parla_job_duration_seconds', help: 'Transcription jobs from their first start to their end, by final status', labelNames: ['status'], buckets: [1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600], registers: [this.registry] });
-  readonly webhookAttempts = new client.Counter({ name: 'parla_webhook_attempts_total', help: 'Job webhook attempts by outcome (delivered: 2xx; http_error: another status; network_error: no answer or a refused URL)', labelNames: ['outcome'], registers: [this.registry] });
+  readonly credits = new client.Counter({
+    name: 'parla_credits_debited_total',
+    help: 'Credits debited by model',
+    labelNames: ['model', 'mode'],
+    registers: [this.registry],
+  });
+  readonly rtf = new client.Histogram({
+    name: 'parla_engine_real_time_factor',
+    help: 'Seconds of work per second of audio (below 1: faster than real time), by task and engine',
+    labelNames: ['task', 'engine'],
+    buckets: [0.01, 0.03, 0.1, 0.2, 0.3, 0.5, 1, 2],
+    registers: [this.registry],
+  });
+  readonly sttRecordings = new client.Counter({
+    name: 'parla_stt_recordings_total',
+    help: 'Batch recordings recognized, by path: one_pass (one decoder) or pieces (a long recording cut at pauses, pieces in parallel)',
+    labelNames: ['path'],
+    registers: [this.registry],
+  });
+  readonly sttPieces = new client.Counter({
+    name: 'parla_stt_pieces_total',
+    help: 'Pieces recognized for long recordings (the pieces path)',
+    registers: [this.registry],
+  });
+  readonly sttCutBy = new client.Counter({
+    name: 'parla_stt_cut_recordings_total',
+    help: 'Long recordings cut into pieces, by the detector that found the pauses: silero, or webrtc (the fallback)',
+    labelNames: ['vad'],
+    registers: [this.registry],
+  });
+  readonly sttDiarized = new client.Counter({
+    name: 'parla_stt_diarized_total',
+    help: 'Recordings diarized, by who told the speakers apart (sherpa-onnx: the installed speaker models; builtin) and how (segmentation: pyannote frames; embeddings: one per span; features: spectral features)',
+    labelNames: ['by', 'method'],
+    registers: [this.registry],
+  });
+  readonly realtimeStreams = new client.Gauge({
+    name: 'parla_realtime_streams_active',
+    help: 'Open real-time streams',
+    registers: [this.registry],
+  });
+  readonly wyomingEvents = new client.Counter({
+    name: 'parla_wyoming_events_total',
+    help: 'Wyoming events received, by type (unknown types as "other") and outcome (ok, error)',
+    labelNames: ['type', 'outcome'],
+    registers: [this.registry],
+  });
+  readonly wyomingConnections = new client.Gauge({
+    name: 'parla_wyoming_connections_active',
+    help: 'Open Wyoming connections',
+    registers: [this.registry],
+  });
+  readonly jobDuration = new client.Histogram({
+    name: 'parla_job_duration_seconds',
+    help: 'Transcription jobs from their first start to their end, by final status',
+    labelNames: ['status'],
+    buckets: [1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600],
+    registers: [this.registry],
+  });
+  readonly webhookAttempts = new client.Counter({
+    name: 'parla_webhook_attempts_total',
+    help: 'Job webhook attempts by outcome (delivered: 2xx; http_error: another status; network_error: no answer or a refused URL)',
+    labelNames: ['outcome'],
+    registers: [this.registry],
+  });
 
-  constructor(pool: EnginePool) {
+  constructor(pool: WorkerPool) {
     const stats = () => pool.stats();
-    new client.Gauge({ name: 'parla_engine_queue_depth', help: 'Engine tasks waiting for a worker', registers: [this.registry], collect() { this.set(stats().queued); } });
-    new client.Gauge({ name: 'parla_engine_queue_wait_ms', help: 'Mean time engine tasks waited for a worker, ms', registers: [this.registry], collect() { this.set(stats().waitMeanMs); } });
-    new client.Gauge({ name: 'parla_engine_workers', help: 'Engine worker threads', registers: [this.registry], collect() { this.set(stats().threads); } });
-    new client.Gauge({ name: 'parla_engine_tasks_running', help: 'Engine tasks running on a worker now', registers: [this.registry], collect() { this.set(stats().running); } });
+    new client.Gauge({
+      name: 'parla_engine_queue_depth',
+      help: 'Engine tasks waiting for a worker',
+      registers: [this.registry],
+      collect() {
+        this.set(stats().queued);
+      },
+    });
+    new client.Gauge({
+      name: 'parla_engine_queue_wait_ms',
+      help: 'Mean time engine tasks waited for a worker, ms',
+      registers: [this.registry],
+      collect() {
+        this.set(stats().waitMeanMs);
+      },
+    });
+    new client.Gauge({
+      name: 'parla_engine_workers',
+      help: 'Engine worker threads',
+      registers: [this.registry],
+      collect() {
+        this.set(stats().threads);
+      },
+    });
+    new client.Gauge({
+      name: 'parla_engine_tasks_running',
+      help: 'Engine tasks running on a worker now',
+      registers: [this.registry],
+      collect() {
+        this.set(stats().running);
+      },
+    });
     client.collectDefaultMetrics({ register: this.registry, prefix: 'parla_' });
     const http = this.http;
     new client.Counter({
@@ -145,7 +233,9 @@ export class Metrics {
         for (const c of http.counts()) this.inc({ method: c.method, route: c.route, status: c.status }, c.count);
       },
     });
-    this.registry.registerMetric(new LatencyHistogram('parla_http_request_duration_seconds', 'HTTP request latency', http) as unknown as client.Metric);
+    this.registry.registerMetric(
+      new LatencyHistogram('parla_http_request_duration_seconds', 'HTTP request latency', http) as unknown as client.Metric,
+    );
   }
 
   /** Gauges of the job queue (docs/jobs.md), read from the queue when the metrics are read. */
@@ -195,11 +285,17 @@ export class Metrics {
   }
 
   /** A batch recording recognized in `pieces` pieces (1: in one pass). */
-  observeRecordingPieces(pieces: number): void {
+  observeRecordingPieces(pieces: number, vad?: 'silero' | 'webrtc'): void {
+    if (vad) this.sttCutBy.labels(vad).inc();
     if (pieces > 1) {
       this.sttRecordings.labels('pieces').inc();
       this.sttPieces.inc(pieces);
     } else this.sttRecordings.labels('one_pass').inc();
+  }
+
+  /** A recording diarized by the installed speaker models (sherpa-onnx) or the built-in clustering. */
+  observeDiarization(by: 'sherpa-onnx' | 'builtin', method: 'segmentation' | 'embeddings' | 'features'): void {
+    this.sttDiarized.labels(by, method).inc();
   }
 
   /** A separate listener for metrics only (METRICS_PORT): GET /metrics, nothing else. */
@@ -212,7 +308,8 @@ export class Metrics {
       }
       this.registry.metrics().then(
         (body) => res.writeHead(200, { 'content-type': this.registry.contentType }).end(body),
-        (err: unknown) => res.writeHead(500, { 'content-type': 'text/plain' }).end(`metrics collection failed: ${(err as Error).message}\n`),
+        (err: unknown) =>
+          res.writeHead(500, { 'content-type': 'text/plain' }).end(`metrics collection failed: ${(err as Error).message}\n`),
       );
     });
     await new Promise<void>((resolve, reject) => {
@@ -226,15 +323,9 @@ export class Metrics {
   }
 }
 
-function tokenMatches(header: string | undefined, token: string): boolean {
-  const given = Buffer.from(header?.replace(/^Bearer\s+/i, '') ?? '');
-  const want = Buffer.from(token);
-  return given.length === want.length && timingSafeEqual(given, want);
-}
-
 export const metricsPlugin = fp(
-  async (app, opts: { metrics: Metrics; token: string | null }) => {
-    const { metrics, token } = opts;
+  async (app, opts: { metrics: Metrics }) => {
+    const { metrics } = opts;
     // Each route observes its own answers under its own URL pattern (read once, here: Fastify builds
     // request.routeOptions anew on every read); URLs no route matched, under "unmatched".
     // Callback hooks, not async ones: no promise per request for two counters.
@@ -249,12 +340,6 @@ export const metricsPlugin = fp(
       if (request.is404) metrics.observeRequest(request.method, 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
       done();
     });
-    if (token) {
-      app.get('/metrics', { schema: { hide: true }, config: { public: true } }, async (request, reply) => {
-        if (!tokenMatches(request.headers.authorization, token)) throw new ApiError('AUTH_INVALID_API_KEY', { message: 'The metrics endpoint needs the operator token: Authorization: Bearer <METRICS_TOKEN>.' });
-        return reply.type(metrics.registry.contentType).send(await metrics.registry.metrics());
-      });
-    }
   },
   { name: 'parla-metrics', fastify: '5.x' },
 );

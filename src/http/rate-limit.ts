@@ -14,7 +14,6 @@ import { releaseNow, type Limiter, type RateDecision } from '../limits/limiter.j
 import { admitRequest, policyName, SLOT_LEASE_MS, type AdmitResult } from '../limits/admission.js';
 import type { ApiError } from '../errors.js';
 
-
 declare module 'fastify' {
   interface FastifyRequest {
     /**
@@ -146,7 +145,10 @@ export const rateLimitPlugin = fp(
           // With Redis the release goes with the turn's batch: the answer waits for its reply.
           const released = release();
           if (released) {
-            released.then(() => done(null, payload), () => done(null, payload));
+            released.then(
+              () => done(null, payload),
+              () => done(null, payload),
+            );
             return;
           }
         }

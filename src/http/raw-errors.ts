@@ -37,19 +37,35 @@ function writeAndClose(socket: Duplex, response: string): void {
 export function clientErrorToApiError(err: NodeJS.ErrnoException & { reason?: string }): ApiError {
   switch (err.code) {
     case 'HPE_HEADER_OVERFLOW':
-      return new ApiError('REQUEST_TOO_LARGE', { message: 'The request headers are too large.', resolution: 'Send fewer or shorter headers (at most 16 KB in all).' });
+      return new ApiError('REQUEST_TOO_LARGE', {
+        message: 'The request headers are too large.',
+        resolution: 'Send fewer or shorter headers (at most 16 KB in all).',
+      });
     case 'ERR_HTTP_REQUEST_TIMEOUT':
-      return new ApiError('INVALID_REQUEST', { message: 'The request was not received in time.', resolution: 'Send the whole request without long pauses.' });
+      return new ApiError('INVALID_REQUEST', {
+        message: 'The request was not received in time.',
+        resolution: 'Send the whole request without long pauses.',
+      });
     case 'HPE_INVALID_METHOD':
-      return new ApiError('INVALID_REQUEST', { message: 'The HTTP method is not supported.', resolution: 'Use the method the API reference at /docs gives for the endpoint.' });
+      return new ApiError('INVALID_REQUEST', {
+        message: 'The HTTP method is not supported.',
+        resolution: 'Use the method the API reference at /docs gives for the endpoint.',
+      });
     default:
       // llhttp's reason is a fixed phrase ("Invalid header value char"), never the client's bytes.
-      return new ApiError('INVALID_REQUEST', { message: `The request is not valid HTTP/1.1${err.reason ? `: ${err.reason}` : ''}.`, resolution: 'Send a well-formed HTTP/1.1 request.' });
+      return new ApiError('INVALID_REQUEST', {
+        message: `The request is not valid HTTP/1.1${err.reason ? `: ${err.reason}` : ''}.`,
+        resolution: 'Send a well-formed HTTP/1.1 request.',
+      });
   }
 }
 
 /** Fastify's clientErrorHandler: Node's 'clientError' answered with the error body. */
-export function clientErrorHandler(this: { log: FastifyBaseLogger }, err: NodeJS.ErrnoException & { reason?: string }, socket: Socket): void {
+export function clientErrorHandler(
+  this: { log: FastifyBaseLogger },
+  err: NodeJS.ErrnoException & { reason?: string },
+  socket: Socket,
+): void {
   // A reset connection has no one to answer.
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
   const apiErr = clientErrorToApiError(err);
@@ -101,7 +117,11 @@ export function refuseUnknownExpectation(server: Server): void {
       details: { field: 'Expect', provided: String(req.headers.expect ?? '').slice(0, 200) },
     });
     const body = JSON.stringify(errorBody(err, requestId));
-    res.writeHead(err.status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body), 'X-Request-ID': requestId });
+    res.writeHead(err.status, {
+      'Content-Type': 'application/json; charset=utf-8',
+      'Content-Length': Buffer.byteLength(body),
+      'X-Request-ID': requestId,
+    });
     res.end(req.method === 'HEAD' ? undefined : body);
   });
 }

@@ -11,7 +11,10 @@ export const ErrorBodySchema = Type.Object(
       message: Type.String(),
       category: Type.String({ description: 'authentication, validation, credit, rate_limit, model, permission, not_found or server' }),
       resolution: Type.String(),
-      details: Type.Object({}, { additionalProperties: true, description: 'May hold provided (string) and suggestions (array of string).' }),
+      details: Type.Object(
+        {},
+        { additionalProperties: true, description: 'May hold provided (string) and suggestions (array of string).' },
+      ),
     }),
     request_id: Type.String(),
     timestamp: Type.Number({ description: 'Unix time in seconds with fraction.' }),

@@ -42,7 +42,10 @@ export function jobJson(job: JobRecord, opts: { webhook?: boolean } = {}): JobJs
     finished_at: job.finishedAt?.toISOString() ?? null,
     attempts: job.attempts,
     credits_used: job.creditsUsed,
-    source: job.source.type === 'url' ? { type: 'url', url: job.source.url } : { type: 'upload', filename: job.source.filename, bytes: job.source.bytes },
+    source:
+      job.source.type === 'url'
+        ? { type: 'url', url: job.source.url }
+        : { type: 'upload', filename: job.source.filename, bytes: job.source.bytes },
     callback_url: job.callbackUrl,
     zero_retention: job.zeroRetention,
   };
@@ -55,7 +58,14 @@ export function jobJson(job: JobRecord, opts: { webhook?: boolean } = {}): JobJs
     out.webhook = {
       id: job.webhook.id,
       state: job.webhook.state,
-      attempts: job.webhook.attempts.map((a) => ({ attempt: a.attempt, at: a.at.toISOString(), status: a.status, ok: a.ok, error: a.error, duration_ms: a.durationMs })),
+      attempts: job.webhook.attempts.map((a) => ({
+        attempt: a.attempt,
+        at: a.at.toISOString(),
+        status: a.status,
+        ok: a.ok,
+        error: a.error,
+        duration_ms: a.durationMs,
+      })),
     };
   }
   return out;

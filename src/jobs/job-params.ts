@@ -3,7 +3,8 @@
 // shows model, language and response_format from them), and read back by the runner.
 
 import type { SttRequest } from '../stt/request.js';
-import type { ResponseFormat } from '../stt/render.js';
+import { cleanTtsText } from '../tts/clean-text.js';
+import type { ResponseFormat } from '../stt/response-formats.js';
 
 export type JobParams = {
   model: string;
@@ -15,19 +16,30 @@ export type JobParams = {
   smart_format: boolean;
   punctuate: boolean;
   keywords: string[];
+  /** Absent on jobs made before redaction existed: nothing redacted. */
+  redact?: Array<'pci' | 'ssn' | 'numbers'>;
+  profanity_filter?: boolean;
 };
 
+/**
+ * The fields as stored. Free text (prompt, keywords) loses what the native endpoints remove from
+ * text (control characters, lone surrogates, noncharacters: src/tts/clean-text.ts), as it would
+ * reach no engine anyway; PostgreSQL's JSONB cannot even hold a NUL or a lone surrogate (issue 30).
+ */
 export function paramsOf(o: SttRequest): JobParams {
+  const prompt = o.prompt === undefined ? null : cleanTtsText(o.prompt);
   return {
     model: o.model,
     language: o.language ?? null,
     response_format: o.responseFormat,
-    prompt: o.prompt ?? null,
+    prompt,
     timestamp_granularities: o.granularities,
     diarize: o.diarize,
     smart_format: o.smartFormat,
     punctuate: o.punctuate,
-    keywords: o.keywords,
+    keywords: o.keywords.map((k) => cleanTtsText(k).trim()).filter((k) => k !== ''),
+    redact: [...(o.redaction?.redact ?? [])],
+    profanity_filter: o.redaction?.profanityFilter ?? false,
   };
 }
 
@@ -44,5 +56,11 @@ export function requestOf(params: Record<string, unknown>): SttRequest {
     smartFormat: p.smart_format !== false,
     punctuate: p.punctuate !== false,
     keywords: Array.isArray(p.keywords) ? p.keywords.map(String) : [],
+    redaction: {
+      redact: Array.isArray(p.redact)
+        ? p.redact.filter((k): k is 'pci' | 'ssn' | 'numbers' => k === 'pci' || k === 'ssn' || k === 'numbers')
+        : [],
+      profanityFilter: p.profanity_filter === true,
+    },
   };
 }

@@ -27,6 +27,10 @@ export interface JobRow {
   webhook_id: string | null;
   webhook_state: string;
   webhook_attempt_count: number;
+  /** A run began to bill the job (JobQueue.beginSettle): cancel() leaves it running. */
+  settling: number | boolean;
+  /** The job's round in the fair order across accounts (fairSeq()). */
+  fair_seq: number;
 }
 
 export interface AttemptRow {
@@ -50,7 +54,14 @@ function json(v: unknown, kind: JsonColumns): unknown {
 }
 
 export function attemptFromRow(r: AttemptRow): WebhookAttempt {
-  return { attempt: Number(r.attempt), at: toDate(r.at), status: r.status === null ? null : Number(r.status), ok: !!r.ok, error: r.error, durationMs: Number(r.duration_ms) };
+  return {
+    attempt: Number(r.attempt),
+    at: toDate(r.at),
+    status: r.status === null ? null : Number(r.status),
+    ok: !!r.ok,
+    error: r.error,
+    durationMs: Number(r.duration_ms),
+  };
 }
 
 export function jobFromRow(r: JobRow, attempts: WebhookAttempt[], kind: JsonColumns): JobRecord {

@@ -17,26 +17,27 @@
 // renewed, the next fetch sees the live lease and leaves the job with its worker.
 
 import pg from 'pg';
-import PgBoss from 'pg-boss';
+import { inTransaction, type Q } from '../storage/postgres/database.js';
 import { randomUUID } from 'node:crypto';
-import { ABANDONED, attemptFromRow, jobFromRow, jobWithHeldResult, type AttemptRow, type JobRow } from './job-rows.js';
+import { BossMessages } from './pgboss-messages.js';
+import { migrateJobTables, MIGRATION_LOCK } from './pgboss-schema.js';
+import { ABANDONED, jobFromRow, type JobRow } from './job-rows.js';
+import { claimDueWebhooks, deferWebhookRow, idempotentPrior, listJobs, recordWebhookRow, webhookAttempts } from './pgboss-records.js';
 import {
-  clampLimit,
   clampProgress,
-  decodeCursor,
   DEFAULT_MAX_ATTEMPTS,
   DEFAULT_RETRY_DELAY_MS,
-  encodeCursor,
   IDEMPOTENCY_MS,
-  IdempotencyConflictError,
   newJobId,
   newToken,
+  fairSeq,
   type Claimed,
+  type ClaimOptions,
   type JobError,
   type JobQueue,
   type JobRecord,
-  type JobStatus,
   type Lease,
+  type ListOptions,
   type NewJob,
   type Page,
   type QueueDepth,
@@ -45,64 +46,12 @@ import {
   type WebhookDelivery,
 } from './queue.js';
 
-const QUEUE = 'parla-stt-jobs';
-const MIGRATION_LOCK = 7_734_223;
+/** A job passed over for its account's share (claim's skipAccounts) is due again after this. */
+const DEFER_MS = 2000;
+const MAX_DEFERS_PER_CLAIM = 5;
+/** PostgreSQL's lock_not_available (FOR UPDATE NOWAIT on a row another transaction holds). */
+const LOCK_NOT_AVAILABLE = '55P03';
 
-const MIGRATIONS: Array<{ version: number; sql: string }> = [
-  {
-    version: 1,
-    sql: `
-      CREATE TABLE stt_jobs (
-        id TEXT PRIMARY KEY,
-        account_id TEXT NOT NULL,
-        key_id TEXT NOT NULL,
-        mode TEXT NOT NULL,
-        status TEXT NOT NULL CHECK (status IN ('queued', 'running', 'completed', 'failed', 'canceled')),
-        progress DOUBLE PRECISION,
-        params JSONB NOT NULL,
-        source JSONB NOT NULL,
-        callback_url TEXT,
-        zero_retention BOOLEAN NOT NULL DEFAULT false,
-        idempotency_key TEXT,
-        body_hash TEXT,
-        created_at TIMESTAMPTZ NOT NULL,
-        started_at TIMESTAMPTZ,
-        finished_at TIMESTAMPTZ,
-        attempts INTEGER NOT NULL DEFAULT 0,
-        lease_token TEXT,
-        lease_owner TEXT,
-        lease_expires_at TIMESTAMPTZ,
-        credits_used BIGINT,
-        result JSONB,
-        result_deleted BOOLEAN NOT NULL DEFAULT false,
-        error JSONB,
-        webhook_id TEXT,
-        webhook_state TEXT NOT NULL DEFAULT 'none',
-        webhook_next_at TIMESTAMPTZ,
-        webhook_attempt_count INTEGER NOT NULL DEFAULT 0,
-        webhook_token TEXT,
-        boss_id UUID NOT NULL
-      );
-      CREATE INDEX stt_jobs_account ON stt_jobs(account_id, created_at DESC, id DESC);
-      CREATE INDEX stt_jobs_lease ON stt_jobs(lease_expires_at) WHERE status = 'running';
-      CREATE UNIQUE INDEX stt_jobs_idempotency ON stt_jobs(account_id, idempotency_key) WHERE idempotency_key IS NOT NULL;
-      CREATE INDEX stt_jobs_webhook ON stt_jobs(webhook_next_at) WHERE webhook_state = 'pending';
-      CREATE INDEX stt_jobs_finished ON stt_jobs(finished_at);
-      CREATE TABLE stt_job_webhook_attempts (
-        job_id TEXT NOT NULL REFERENCES stt_jobs(id) ON DELETE CASCADE,
-        attempt INTEGER NOT NULL,
-        at TIMESTAMPTZ NOT NULL,
-        status INTEGER,
-        ok BOOLEAN NOT NULL,
-        error TEXT,
-        duration_ms INTEGER NOT NULL,
-        PRIMARY KEY (job_id, attempt)
-      );
-    `,
-  },
-];
-
-type Q = Pick<pg.PoolClient, 'query'>;
 type Row = JobRow & { boss_id: string };
 
 export interface PgBossQueueOptions extends QueueOptions {
@@ -113,82 +62,34 @@ export interface PgBossQueueOptions extends QueueOptions {
   onError?: (err: Error) => void;
 }
 
-/** pg-boss's `db` option: run its statements on our transaction's client. */
-function onClient(q: Q): PgBoss.Db {
-  return { executeSql: async (text: string, values: unknown[]) => q.query(text, values) as Promise<{ rows: unknown[] }> };
-}
-
 export class PgBossJobQueue implements JobQueue {
   readonly kind = 'postgres' as const;
   private readonly pool: pg.Pool;
-  private readonly boss: PgBoss;
+  private readonly boss: BossMessages;
   private readonly maxAttempts: number;
   private readonly idempotencyMs: number;
-  private readonly retryDelay: number;
   private readonly now: () => Date;
-  private started = false;
 
   constructor(connectionString: string, opts: PgBossQueueOptions = {}) {
     this.pool = new pg.Pool({ connectionString, max: opts.poolMax ?? 5, connectionTimeoutMillis: 3000, idleTimeoutMillis: 30_000 });
     this.pool.on('error', () => undefined);
     this.maxAttempts = opts.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
     this.idempotencyMs = opts.idempotencyMs ?? IDEMPOTENCY_MS;
-    // pg-boss counts whole seconds and doubles from the first retry on (with jitter).
-    this.retryDelay = Math.ceil((opts.retryDelayMs ?? DEFAULT_RETRY_DELAY_MS) / 1000);
     this.now = opts.now ?? (() => new Date());
-    this.boss = new PgBoss({
-      db: onClient(this.pool),
-      schema: opts.bossSchema ?? 'pgboss',
-      // Cron scheduling is not used; supervision keeps pg-boss's expiry backstop and archive.
-      schedule: false,
-    });
-    this.boss.on('error', (err: Error) => opts.onError?.(err));
+    const retryDelaySeconds = Math.ceil((opts.retryDelayMs ?? DEFAULT_RETRY_DELAY_MS) / 1000);
+    this.boss = new BossMessages(this.pool, retryDelaySeconds, { schema: opts.bossSchema, onError: opts.onError });
   }
 
-  private async tx<T>(fn: (q: Q) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect();
-    let broken = false;
-    try {
-      await client.query('BEGIN');
-      const out = await fn(client);
-      await client.query('COMMIT');
-      return out;
-    } catch (err) {
-      await client.query('ROLLBACK').catch(() => { broken = true; });
-      throw err;
-    } finally {
-      client.release(broken);
-    }
+  private tx<T>(fn: (q: Q) => Promise<T>): Promise<T> {
+    return inTransaction(this.pool, fn);
   }
 
   async migrate(): Promise<void> {
-    if (!this.started) {
-      await this.boss.start();
-      this.started = true;
-    }
+    await this.boss.start();
     const client = await this.pool.connect();
     try {
-      // Two nodes starting at once: the second waits, then finds nothing left to do.
-      await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
-      await client.query('CREATE TABLE IF NOT EXISTS job_schema_migrations (version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())');
-      const done = new Set((await client.query<{ version: number }>('SELECT version FROM job_schema_migrations')).rows.map((r) => r.version));
-      for (const m of MIGRATIONS) {
-        if (done.has(m.version)) continue;
-        await client.query('BEGIN');
-        await client.query(m.sql);
-        await client.query('INSERT INTO job_schema_migrations (version) VALUES ($1)', [m.version]);
-        await client.query('COMMIT');
-      }
-      if (!(await this.boss.getQueue(QUEUE))) {
-        await this.boss.createQueue(QUEUE, {
-          name: QUEUE,
-          policy: 'standard',
-          retryLimit: 1000,
-          retryDelay: this.retryDelay,
-          retryBackoff: this.retryDelay > 0,
-          expireInSeconds: 23 * 3600,
-        });
-      }
+      await migrateJobTables(client);
+      await this.boss.createQueue();
     } finally {
       await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => undefined);
       client.release();
@@ -196,13 +97,12 @@ export class PgBossJobQueue implements JobQueue {
   }
 
   async close(): Promise<void> {
-    if (this.started) await this.boss.stop({ graceful: false, close: false, wait: true }).catch(() => undefined);
-    this.started = false;
+    await this.boss.stop();
     await this.pool.end().catch(() => undefined);
   }
 
-  private async attempts(q: Q, id: string): Promise<WebhookAttempt[]> {
-    return (await q.query<AttemptRow>('SELECT * FROM stt_job_webhook_attempts WHERE job_id = $1 ORDER BY attempt', [id])).rows.map(attemptFromRow);
+  private attempts(q: Q, id: string): Promise<WebhookAttempt[]> {
+    return webhookAttempts(q, id);
   }
 
   private async record(q: Q, id: string): Promise<JobRecord | null> {
@@ -214,28 +114,36 @@ export class PgBossJobQueue implements JobQueue {
     if (job.idempotencyKey !== null && job.bodyHash === null) throw new Error('an idempotency key needs the body hash');
     const { id, created } = await this.tx(async (q) => {
       const now = this.now();
-      if (job.idempotencyKey !== null) {
-        // Concurrent requests with one key wait for each other here, then see the first one's job.
-        // Account ids never hold a '/', so account + '/' + key is unambiguous.
-        await q.query("SELECT pg_advisory_xact_lock(hashtextextended($1 || '/' || $2, 0))", [job.accountId, job.idempotencyKey]);
-        const { rows } = await q.query<{ id: string; body_hash: string; created_at: Date }>('SELECT id, body_hash, created_at FROM stt_jobs WHERE account_id = $1 AND idempotency_key = $2', [job.accountId, job.idempotencyKey]);
-        const prior = rows[0];
-        if (prior && prior.created_at.getTime() > now.getTime() - this.idempotencyMs) {
-          if (prior.body_hash !== job.bodyHash) throw new IdempotencyConflictError(prior.id);
-          return { id: prior.id, created: false };
-        }
-        if (prior) await q.query('UPDATE stt_jobs SET idempotency_key = NULL WHERE id = $1', [prior.id]);
-      }
+      const prior = await idempotentPrior(q, job, now, this.idempotencyMs);
+      if (prior) return { id: prior, created: false };
       const id = newJobId();
       const bossId = randomUUID();
-      await q.query(
-        `INSERT INTO stt_jobs (id, account_id, key_id, mode, status, params, source, callback_url, zero_retention, idempotency_key, body_hash, created_at, boss_id)
-         VALUES ($1, $2, $3, $4, 'queued', $5, $6, $7, $8, $9, $10, $11, $12)`,
-        [id, job.accountId, job.keyId, job.mode, JSON.stringify(job.params), JSON.stringify(job.source), job.callbackUrl, !!job.zeroRetention, job.idempotencyKey, job.bodyHash, now, bossId],
+      // Two enqueues at once may get the same round: harmless, age then orders them.
+      const seqs = await q.query<{ last: number | null; head: number | null }>(
+        "SELECT (SELECT MAX(fair_seq) FROM stt_jobs WHERE account_id = $1 AND status IN ('queued', 'running')) AS last, (SELECT MIN(fair_seq) FROM stt_jobs WHERE status = 'queued') AS head",
+        [job.accountId],
       );
-      // retryLimit is only a ceiling: stt_jobs.attempts against maxAttempts decides when a job
-      // stops, so pg-boss must never be the one to give up first.
-      await this.boss.send(QUEUE, { jobId: id }, { id: bossId, retryLimit: 1000, retryDelay: this.retryDelay, retryBackoff: this.retryDelay > 0, db: onClient(q) });
+      const seq = fairSeq(seqs.rows[0]!.last, seqs.rows[0]!.head);
+      await q.query(
+        `INSERT INTO stt_jobs (id, account_id, key_id, mode, status, params, source, callback_url, zero_retention, idempotency_key, body_hash, created_at, boss_id, fair_seq)
+         VALUES ($1, $2, $3, $4, 'queued', $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
+        [
+          id,
+          job.accountId,
+          job.keyId,
+          job.mode,
+          JSON.stringify(job.params),
+          JSON.stringify(job.source),
+          job.callbackUrl,
+          !!job.zeroRetention,
+          job.idempotencyKey,
+          job.bodyHash,
+          now,
+          bossId,
+          seq,
+        ],
+      );
+      await this.boss.send(q, id, bossId, seq, 0);
       return { id, created: true };
     });
     return { job: (await this.record(this.pool, id))!, created };
@@ -246,29 +154,17 @@ export class PgBossJobQueue implements JobQueue {
     return rows[0] ? jobFromRow(rows[0], await this.attempts(this.pool, jobId), 'parsed') : null;
   }
 
-  async list(accountId: string, opts: { limit?: number; cursor?: string | null; status?: JobStatus } = {}): Promise<Page> {
-    const limit = clampLimit(opts.limit);
-    const cursor = opts.cursor ? decodeCursor(opts.cursor) : null;
-    const where = ['account_id = $1'];
-    const args: unknown[] = [accountId];
-    if (cursor) {
-      args.push(new Date(cursor.createdAt), cursor.id);
-      where.push(`(created_at, id) < ($${args.length - 1}, $${args.length})`);
-    }
-    if (opts.status) {
-      args.push(opts.status);
-      where.push(`status = $${args.length}`);
-    }
-    args.push(limit + 1);
-    const { rows } = await this.pool.query<Row>(`SELECT * FROM stt_jobs WHERE ${where.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT $${args.length}`, args);
-    const page: JobRecord[] = [];
-    for (const r of rows.slice(0, limit)) page.push(jobFromRow(r, await this.attempts(this.pool, r.id), 'parsed'));
-    const last = page[page.length - 1];
-    return { jobs: page, nextCursor: rows.length > limit && last ? encodeCursor(last.createdAt, last.id) : null };
+  async list(accountId: string, opts: ListOptions = {}): Promise<Page> {
+    return listJobs(this.pool, accountId, opts);
   }
 
   /** Ends a job (the row must be locked by the caller) and its pg-boss job with it. */
-  private async finish(q: Q, r: Row, status: 'completed' | 'failed' | 'canceled', fields: { result?: unknown; error?: JobError; creditsUsed?: number | null }): Promise<void> {
+  private async finish(
+    q: Q,
+    r: Row,
+    status: 'completed' | 'failed' | 'canceled',
+    fields: { result?: unknown; error?: JobError; creditsUsed?: number | null },
+  ): Promise<void> {
     const now = this.now();
     const webhook = status !== 'canceled' && r.callback_url !== null;
     const keepResult = fields.result !== undefined && (!r.zero_retention || webhook);
@@ -291,40 +187,60 @@ export class PgBossJobQueue implements JobQueue {
     );
     // The pg-boss job is done being processed whatever the API outcome (stt_jobs holds that):
     // completed when a worker held it, cancelled when it was still waiting.
-    const db = onClient(q);
-    if (r.status === 'running') await this.boss.complete(QUEUE, r.boss_id, { status }, { db });
-    else await this.boss.cancel(QUEUE, r.boss_id, { db });
+    if (r.status === 'running') await this.boss.complete(q, r.boss_id, status);
+    else await this.boss.cancel(q, r.boss_id);
   }
 
   /** Running jobs whose lease ran out: back to pg-boss's retry, or failed after the last attempt. */
   private async sweepExpired(): Promise<void> {
     await this.tx(async (q) => {
-      const { rows } = await q.query<Row>("SELECT * FROM stt_jobs WHERE status = 'running' AND lease_expires_at <= $1 ORDER BY lease_expires_at LIMIT 20 FOR UPDATE SKIP LOCKED", [this.now()]);
+      const { rows } = await q.query<Row>(
+        "SELECT * FROM stt_jobs WHERE status = 'running' AND lease_expires_at <= $1 ORDER BY lease_expires_at LIMIT 20 FOR UPDATE SKIP LOCKED",
+        [this.now()],
+      );
       for (const r of rows) {
         if (r.attempts >= this.maxAttempts) {
           await this.finish(q, r, 'failed', { error: ABANDONED(r.attempts) });
         } else {
-          await q.query("UPDATE stt_jobs SET status = 'queued', lease_token = NULL, lease_owner = NULL, lease_expires_at = NULL WHERE id = $1", [r.id]);
-          await this.boss.fail(QUEUE, r.boss_id, { reason: 'lease expired' }, { db: onClient(q) });
+          await q.query(
+            "UPDATE stt_jobs SET status = 'queued', lease_token = NULL, lease_owner = NULL, lease_expires_at = NULL WHERE id = $1",
+            [r.id],
+          );
+          await this.boss.fail(q, r.boss_id, 'lease expired');
         }
       }
     });
   }
 
-  async claim(workerId: string, leaseMs: number): Promise<Claimed | null> {
+  async claim(workerId: string, leaseMs: number, opts: ClaimOptions = {}): Promise<Claimed | null> {
     await this.sweepExpired();
+    const skip = new Set(opts.skipAccounts ?? []);
+    let deferred = 0;
     for (let i = 0; i < 50; i++) {
-      const out = await this.tx(async (q): Promise<Claimed | null | 'skip'> => {
-        const [bj] = await this.boss.fetch<{ jobId: string }>(QUEUE, { batchSize: 1, db: onClient(q) });
+      const out = await this.tx(async (q): Promise<Claimed | null | 'skip' | 'deferred'> => {
+        const bj = await this.boss.fetch(q);
         if (!bj) return null;
-        const { rows } = await q.query<Row>('SELECT * FROM stt_jobs WHERE id = $1 FOR UPDATE', [bj.data.jobId]);
+        // Every other transaction locks the stt_jobs row before the pg-boss row; this one has the
+        // pg-boss row already, so it must not wait for the stt_jobs row (a cancel holding it waits
+        // for the pg-boss row: a deadlock, and the cancel answered 500). Busy: rolled back, fetched again.
+        const { rows } = await q.query<Row>('SELECT * FROM stt_jobs WHERE id = $1 FOR UPDATE NOWAIT', [bj.jobId]);
         const r = rows[0];
         if (!r || r.status !== 'queued') {
           // Canceled in between (finish() cancels the pg-boss job, so this is a rare race), or pg-boss's
           // expiry backstop fired under a live lease: then the fetch re-armed the job for its worker.
-          if (!r) await this.boss.cancel(QUEUE, bj.id, { db: onClient(q) });
-          else if (r.status !== 'running') await this.boss.complete(QUEUE, bj.id, { status: r.status }, { db: onClient(q) });
+          if (!r) await this.boss.cancel(q, bj.id);
+          else if (r.status !== 'running') await this.boss.complete(q, bj.id, r.status);
           return 'skip';
+        }
+        if (skip.has(r.account_id)) {
+          // pg-boss cannot fetch around an account, so a job of an account at its share of this
+          // node's runners goes back, due again shortly, with its priority (its round) kept: the
+          // next fetch reaches the other accounts' jobs (decision #36).
+          await this.boss.complete(q, r.boss_id, 'deferred');
+          const bossId = randomUUID();
+          await this.boss.send(q, r.id, bossId, r.fair_seq, DEFER_MS);
+          await q.query('UPDATE stt_jobs SET boss_id = $1 WHERE id = $2', [bossId, r.id]);
+          return 'deferred';
         }
         const now = this.now();
         const lease: Lease = { jobId: r.id, token: newToken(), workerId, expiresAt: new Date(now.getTime() + leaseMs) };
@@ -333,8 +249,15 @@ export class PgBossJobQueue implements JobQueue {
           [now, lease.token, workerId, lease.expiresAt, r.id],
         );
         return { job: (await this.record(q, r.id))!, lease };
+      }).catch(async (err: unknown) => {
+        if ((err as { code?: string }).code !== LOCK_NOT_AVAILABLE) throw err;
+        await new Promise((r) => setTimeout(r, 20));
+        return 'skip' as const;
       });
-      if (out !== 'skip') return out;
+      if (out === 'deferred') {
+        // A bounded number per claim: an account alone with a long queue costs a few statements a poll.
+        if (++deferred >= MAX_DEFERS_PER_CLAIM) return null;
+      } else if (out !== 'skip') return out;
     }
     return null;
   }
@@ -352,10 +275,19 @@ export class PgBossJobQueue implements JobQueue {
   /** Runs fn on the locked row only while the lease is still the job's; true when it ran. */
   private async withLease(lease: Lease, fn: (q: Q, r: Row) => Promise<void>): Promise<boolean> {
     return this.tx(async (q) => {
-      const { rows } = await q.query<Row>("SELECT * FROM stt_jobs WHERE id = $1 AND status = 'running' AND lease_token = $2 FOR UPDATE", [lease.jobId, lease.token]);
+      const { rows } = await q.query<Row>("SELECT * FROM stt_jobs WHERE id = $1 AND status = 'running' AND lease_token = $2 FOR UPDATE", [
+        lease.jobId,
+        lease.token,
+      ]);
       if (!rows[0]) return false;
       await fn(q, rows[0]);
       return true;
+    });
+  }
+
+  async beginSettle(lease: Lease): Promise<boolean> {
+    return this.withLease(lease, async (q, r) => {
+      await q.query('UPDATE stt_jobs SET settling = true WHERE id = $1', [r.id]);
     });
   }
 
@@ -366,8 +298,11 @@ export class PgBossJobQueue implements JobQueue {
   async fail(lease: Lease, error: JobError, opts: { retry?: boolean; creditsUsed?: number } = {}): Promise<boolean> {
     return this.withLease(lease, async (q, r) => {
       if (opts.retry && r.attempts < this.maxAttempts) {
-        await q.query("UPDATE stt_jobs SET status = 'queued', lease_token = NULL, lease_owner = NULL, lease_expires_at = NULL, error = $1 WHERE id = $2", [JSON.stringify(error), r.id]);
-        await this.boss.fail(QUEUE, r.boss_id, { reason: error.code }, { db: onClient(q) });
+        await q.query(
+          "UPDATE stt_jobs SET status = 'queued', lease_token = NULL, lease_owner = NULL, lease_expires_at = NULL, error = $1 WHERE id = $2",
+          [JSON.stringify(error), r.id],
+        );
+        await this.boss.fail(q, r.boss_id, error.code);
       } else {
         await this.finish(q, r, 'failed', { error, creditsUsed: opts.creditsUsed ?? null });
       }
@@ -377,9 +312,9 @@ export class PgBossJobQueue implements JobQueue {
   async release(lease: Lease, delayMs: number): Promise<boolean> {
     return this.withLease(lease, async (q, r) => {
       // pg-boss's retry would count and back off; a fresh pg-boss job that starts after the delay does neither.
-      await this.boss.complete(QUEUE, r.boss_id, { status: 'released' }, { db: onClient(q) });
+      await this.boss.complete(q, r.boss_id, 'released');
       const bossId = randomUUID();
-      await this.boss.send(QUEUE, { jobId: r.id }, { id: bossId, retryLimit: 1000, retryDelay: this.retryDelay, retryBackoff: this.retryDelay > 0, startAfter: Math.ceil(delayMs / 1000), db: onClient(q) });
+      await this.boss.send(q, r.id, bossId, r.fair_seq, delayMs);
       await q.query(
         "UPDATE stt_jobs SET status = 'queued', attempts = attempts - 1, started_at = CASE WHEN attempts <= 1 THEN NULL ELSE started_at END, progress = NULL, lease_token = NULL, lease_owner = NULL, lease_expires_at = NULL, boss_id = $1 WHERE id = $2",
         [bossId, r.id],
@@ -391,19 +326,26 @@ export class PgBossJobQueue implements JobQueue {
     await this.tx(async (q) => {
       const { rows } = await q.query<Row>('SELECT * FROM stt_jobs WHERE id = $1 AND account_id = $2 FOR UPDATE', [jobId, accountId]);
       const r = rows[0];
-      if (r && (r.status === 'queued' || r.status === 'running')) await this.finish(q, r, 'canceled', {});
+      // A run that began to bill the job finishes it (decision #35): the job stays as it is.
+      if (r && (r.status === 'queued' || r.status === 'running') && !r.settling) await this.finish(q, r, 'canceled', {});
     });
     return this.get(accountId, jobId);
   }
 
   async deleteResult(accountId: string, jobId: string): Promise<JobRecord | null> {
-    await this.pool.query("UPDATE stt_jobs SET result = NULL, result_deleted = true WHERE id = $1 AND account_id = $2 AND status IN ('completed', 'failed', 'canceled')", [jobId, accountId]);
+    await this.pool.query(
+      "UPDATE stt_jobs SET result = NULL, result_deleted = true WHERE id = $1 AND account_id = $2 AND status IN ('completed', 'failed', 'canceled')",
+      [jobId, accountId],
+    );
     return this.get(accountId, jobId);
   }
 
   async purgeFinished(olderThan: Date): Promise<number> {
     // pg-boss deletes its own finished jobs after its retention; only our records are purged here.
-    const res = await this.pool.query("DELETE FROM stt_jobs WHERE status IN ('completed', 'failed', 'canceled') AND finished_at < $1 AND webhook_state <> 'pending'", [olderThan]);
+    const res = await this.pool.query(
+      "DELETE FROM stt_jobs WHERE status IN ('completed', 'failed', 'canceled') AND finished_at < $1 AND webhook_state <> 'pending'",
+      [olderThan],
+    );
     return res.rowCount ?? 0;
   }
 
@@ -417,40 +359,14 @@ export class PgBossJobQueue implements JobQueue {
   }
 
   async claimWebhooks(limit: number, leaseMs: number): Promise<WebhookDelivery[]> {
-    return this.tx(async (q) => {
-      const now = this.now();
-      const { rows } = await q.query<Row>("SELECT * FROM stt_jobs WHERE webhook_state = 'pending' AND webhook_next_at <= $1 ORDER BY webhook_next_at LIMIT $2 FOR UPDATE SKIP LOCKED", [now, limit]);
-      const out: WebhookDelivery[] = [];
-      for (const r of rows) {
-        const token = newToken();
-        // The lease is the next-attempt time moved ahead: a dispatcher that dies mid-POST leaves
-        // the delivery due again after leaseMs, for any node to pick up.
-        await q.query('UPDATE stt_jobs SET webhook_next_at = $1, webhook_token = $2 WHERE id = $3', [new Date(now.getTime() + leaseMs), token, r.id]);
-        out.push({ job: jobWithHeldResult(r, await this.attempts(q, r.id), 'parsed'), webhookId: r.webhook_id!, attempt: Number(r.webhook_attempt_count) + 1, token });
-      }
-      return out;
-    });
+    return this.tx((q) => claimDueWebhooks(q, this.now(), limit, leaseMs));
+  }
+
+  async deferWebhook(d: WebhookDelivery, at: Date): Promise<void> {
+    await deferWebhookRow(this.pool, d, at);
   }
 
   async recordWebhookAttempt(d: WebhookDelivery, a: WebhookAttempt, nextAt: Date | null): Promise<void> {
-    await this.tx(async (q) => {
-      // A stale dispatcher (its lease ran out and another took the delivery) records nothing.
-      const { rows } = await q.query<{ zero_retention: boolean }>("SELECT zero_retention FROM stt_jobs WHERE id = $1 AND webhook_state = 'pending' AND webhook_token = $2 FOR UPDATE", [d.job.id, d.token]);
-      if (!rows[0]) return;
-      await q.query('INSERT INTO stt_job_webhook_attempts (job_id, attempt, at, status, ok, error, duration_ms) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING', [
-        d.job.id,
-        a.attempt,
-        a.at,
-        a.status,
-        a.ok,
-        a.error,
-        Math.round(a.durationMs),
-      ]);
-      const state = nextAt ? 'pending' : a.ok ? 'delivered' : 'failed';
-      await q.query(
-        `UPDATE stt_jobs SET webhook_attempt_count = webhook_attempt_count + 1, webhook_state = $1, webhook_next_at = $2, webhook_token = NULL${!nextAt && rows[0].zero_retention ? ', result = NULL' : ''} WHERE id = $3`,
-        [state, nextAt, d.job.id],
-      );
-    });
+    await this.tx((q) => recordWebhookRow(q, d, a, nextAt));
   }
 }

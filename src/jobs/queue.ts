@@ -92,6 +92,19 @@ export interface Claimed {
   lease: Lease;
 }
 
+export interface ClaimOptions {
+  /** Accounts whose queued jobs are not claimed now (they hold their share of this node's runners). */
+  skipAccounts?: readonly string[];
+}
+
+export interface ListOptions {
+  limit?: number;
+  cursor?: string | null;
+  status?: JobStatus;
+  /** Only jobs made with keys of this mode (the API keeps test and live apart); both when absent. */
+  mode?: KeyMode;
+}
+
 export interface Page {
   jobs: JobRecord[];
   /** Pass back to list() for the next (older) page; null on the last page. */
@@ -155,12 +168,23 @@ export interface JobQueue {
   /** The job if it belongs to the account; another account's id is null, like an unknown one. */
   get(accountId: string, jobId: string): Promise<JobRecord | null>;
   /** Newest first. `cursor` comes from the previous page. */
-  list(accountId: string, opts?: { limit?: number; cursor?: string | null; status?: JobStatus }): Promise<Page>;
+  list(accountId: string, opts?: ListOptions): Promise<Page>;
 
-  /** The oldest queued job, or a running one whose lease ran out, with a fresh lease; null if none. */
-  claim(workerId: string, leaseMs: number): Promise<Claimed | null>;
+  /**
+   * The next queued job in fair order (round-robin by account: see `fair_seq` in fairSeq()), or a
+   * running one whose lease ran out, with a fresh lease; null if none. Jobs of `skipAccounts` (the
+   * accounts at their share of this node's runners) are left for later.
+   */
+  claim(workerId: string, leaseMs: number, opts?: ClaimOptions): Promise<Claimed | null>;
   /** Renews the lease and optionally records progress (0-1). False: the lease is lost, stop. */
   heartbeat(lease: Lease, leaseMs: number, progress?: number): Promise<boolean>;
+  /**
+   * The run is about to bill the job (its recognition ended): from now on cancel() leaves the job
+   * running, so a job is either canceled and unbilled or billed and completed, never both
+   * (decision #35). False when the lease is lost (canceled, taken over): the run must not bill.
+   * The mark stays for the job's later runs (a settle that failed may have written its ledger row).
+   */
+  beginSettle(lease: Lease): Promise<boolean>;
   /** Ends the job as completed. True exactly once per job; false when the lease is lost. */
   complete(lease: Lease, outcome: { result: unknown; creditsUsed: number }): Promise<boolean>;
   /** Ends the job as failed (or, with retry and attempts left, queues it again). False when the lease is lost. */
@@ -171,7 +195,10 @@ export interface JobQueue {
    * the lease is lost.
    */
   release(lease: Lease, delayMs: number): Promise<boolean>;
-  /** Cancels a queued or running job of the account. The record after the call; null when not found. */
+  /**
+   * Cancels a queued or running job of the account, unless a run has begun to bill it
+   * (beginSettle). The record after the call; null when not found.
+   */
   cancel(accountId: string, jobId: string): Promise<JobRecord | null>;
   /** Deletes a finished job's stored result (the record stays). Null when not found. */
   deleteResult(accountId: string, jobId: string): Promise<JobRecord | null>;
@@ -184,6 +211,11 @@ export interface JobQueue {
   claimWebhooks(limit: number, leaseMs: number): Promise<WebhookDelivery[]>;
   /** Records one attempt; `nextAt` schedules another, null ends the delivery (delivered or given up). */
   recordWebhookAttempt(delivery: WebhookDelivery, attempt: WebhookAttempt, nextAt: Date | null): Promise<void>;
+  /**
+   * Hands a claimed delivery back unattempted, due again at `at` (its destination or account has
+   * as many deliveries in flight as it may: src/jobs/webhooks.ts). Nothing is recorded.
+   */
+  deferWebhook(delivery: WebhookDelivery, at: Date): Promise<void>;
 }
 
 /** SHA-256 of the request body's canonical bytes: what an idempotency key is bound to. */
@@ -248,6 +280,18 @@ export function decodeCursor(cursor: string): { createdAt: number; id: string } 
 export function clampLimit(limit: number | undefined): number {
   if (limit === undefined || !Number.isFinite(limit)) return 20;
   return Math.max(1, Math.min(100, Math.floor(limit)));
+}
+
+/**
+ * A new job's place in the fair order (round-robin by account, start-time fair queueing): the
+ * queue claims by ascending `fair_seq`, then age. An account's next job comes one round after its
+ * last open (queued or running) one, and never before the round being served now (the lowest
+ * `fair_seq` still queued): a newcomer joins the current round, so an account with a thousand jobs
+ * queued takes one turn per round like everyone else.
+ */
+export function fairSeq(accountLast: number | null, head: number | null): number {
+  const round = head ?? 0;
+  return accountLast === null ? round : Math.max(accountLast + 1, round);
 }
 
 export function clampProgress(p: number): number {

@@ -28,7 +28,13 @@ export function signWebhook(secret: string, body: string | Buffer, t: number): s
  * Several v1 entries are allowed (a sender may sign with an old and a new secret while rotating).
  * Parsing is a plain split (no regex on the header), the comparison constant-time.
  */
-export function verifyWebhookSignature(opts: { secret: string; header: string | undefined; body: string | Buffer; nowSeconds?: number; toleranceSeconds?: number }): boolean {
+export function verifyWebhookSignature(opts: {
+  secret: string;
+  header: string | undefined;
+  body: string | Buffer;
+  nowSeconds?: number;
+  toleranceSeconds?: number;
+}): boolean {
   const header = opts.header;
   if (typeof header !== 'string' || header.length > 4096) return false;
   let t: number | null = null;

@@ -30,7 +30,10 @@ function planWindows(plan: PlanConfig): PlanWindows {
   return p;
 }
 
-export type AdmitResult = { decision: RateDecision; policy: string } & ({ slotId: string; refusal: null } | { slotId: null; refusal: ApiError });
+export type AdmitResult = { decision: RateDecision; policy: string } & (
+  | { slotId: string; refusal: null }
+  | { slotId: null; refusal: ApiError }
+);
 
 function judge(account: Account, plan: PlanConfig, policy: string, { rate: decision, slot }: Admission): AdmitResult {
   if (!decision.allowed || !slot) {

@@ -22,9 +22,7 @@ export interface RateDecision {
   windows: Array<{ windowSeconds: number; limit: number; remaining: number; resetSeconds: number }>;
 }
 
-export type SlotDecision =
-  | { ok: true; slotId: string; inUse: number }
-  | { ok: false; inUse: number; retryAfter: number };
+export type SlotDecision = { ok: true; slotId: string; inUse: number } | { ok: false; inUse: number; retryAfter: number };
 
 /** The windows' decision, and the slot taken when they allowed the request (null when they refused it). */
 export interface Admission {
@@ -76,8 +74,16 @@ export interface Limiter {
  * promise. The one place the either-type lives: callers that can take both (the HTTP hook) use
  * this, everyone else awaits limiter.admit.
  */
-export function admitNow(limiter: Limiter, accountId: string, windows: RateWindow[], maxSlots: number, leaseMs: number): Admission | Promise<Admission> {
-  return limiter.immediate ? limiter.immediate.admit(accountId, windows, maxSlots, leaseMs) : limiter.admit(accountId, windows, maxSlots, leaseMs);
+export function admitNow(
+  limiter: Limiter,
+  accountId: string,
+  windows: RateWindow[],
+  maxSlots: number,
+  leaseMs: number,
+): Admission | Promise<Admission> {
+  return limiter.immediate
+    ? limiter.immediate.admit(accountId, windows, maxSlots, leaseMs)
+    : limiter.admit(accountId, windows, maxSlots, leaseMs);
 }
 
 /** Limiter.releaseSlot, done synchronously (undefined) when the limiter has the fast path, else its promise. */

@@ -81,15 +81,37 @@ export function rateDecision(windows: RateWindow[], counted: WindowCount[]): Rat
     const allowed = res.consumedPoints <= w.limit;
     const remaining = Math.max(0, w.limit - res.consumedPoints);
     // On a refusal, an allowing window's count included this request, which is not counted.
-    states.push({ windowSeconds: w.windowSeconds, limit: w.limit, remaining: worst < 0 ? remaining : allowed ? Math.min(w.limit, remaining + 1) : 0, resetSeconds: seconds(res.msBeforeNext) });
+    states.push({
+      windowSeconds: w.windowSeconds,
+      limit: w.limit,
+      remaining: worst < 0 ? remaining : allowed ? Math.min(w.limit, remaining + 1) : 0,
+      resetSeconds: seconds(res.msBeforeNext),
+    });
   }
   if (worst >= 0) {
     const retryAfter = seconds(counted[worst]!.msBeforeNext);
     const w = windows[worst]!;
-    return { allowed: false, windowSeconds: w.windowSeconds, limit: w.limit, remaining: 0, resetSeconds: retryAfter, retryAfter, windows: states };
+    return {
+      allowed: false,
+      windowSeconds: w.windowSeconds,
+      limit: w.limit,
+      remaining: 0,
+      resetSeconds: retryAfter,
+      retryAfter,
+      windows: states,
+    };
   }
   // With equal remaining counts the longer window is the one that takes longer to recover.
   let tightest = states[0]!;
-  for (const s of states) if (s.remaining < tightest.remaining || (s.remaining === tightest.remaining && s.resetSeconds > tightest.resetSeconds)) tightest = s;
-  return { allowed: true, windowSeconds: tightest.windowSeconds, limit: tightest.limit, remaining: tightest.remaining, resetSeconds: tightest.resetSeconds, retryAfter: 0, windows: states };
+  for (const s of states)
+    if (s.remaining < tightest.remaining || (s.remaining === tightest.remaining && s.resetSeconds > tightest.resetSeconds)) tightest = s;
+  return {
+    allowed: true,
+    windowSeconds: tightest.windowSeconds,
+    limit: tightest.limit,
+    remaining: tightest.remaining,
+    resetSeconds: tightest.resetSeconds,
+    retryAfter: 0,
+    windows: states,
+  };
 }

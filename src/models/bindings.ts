@@ -25,14 +25,22 @@ export interface BindingProblem {
   problem: string;
 }
 
-export function resolveModelBindings(dataDir: string, modelsDir: string, productModels: { stt: readonly string[]; tts: readonly string[] }): { bindings: ResolvedBinding[]; problems: BindingProblem[] } {
+export function resolveModelBindings(
+  dataDir: string,
+  modelsDir: string,
+  productModels: { stt: readonly string[]; tts: readonly string[] },
+): { bindings: ResolvedBinding[]; problems: BindingProblem[] } {
   const { modelBindings } = readOperatorSettings(dataDir);
   const verified = new Map(verifiedModels(modelsDir).map((m) => [m.name, m]));
   const recorded = readManifest(modelsDir).models;
   const bindings: ResolvedBinding[] = [];
   const problems: BindingProblem[] = [];
   for (const [productModel, model] of Object.entries(modelBindings).sort(([a], [b]) => a.localeCompare(b))) {
-    const want: ModelKind | null = productModels.stt.includes(productModel) ? 'stt' : productModels.tts.includes(productModel) ? 'tts' : null;
+    const want: ModelKind | null = productModels.stt.includes(productModel)
+      ? 'stt'
+      : productModels.tts.includes(productModel)
+        ? 'tts'
+        : null;
     const m = verified.get(model);
     const problem = !want
       ? 'unknown product model'

@@ -30,7 +30,11 @@ function childEntry(): string {
   return path.join(path.dirname(self), `verify-child${path.extname(self)}`);
 }
 
-export function checkModelInChild(dir: string, model: Pick<ProbedModel, 'format' | 'files'>, opts: { timeoutMs?: number; seconds?: number } = {}): Promise<CheckResult> {
+export function checkModelInChild(
+  dir: string,
+  model: Pick<ProbedModel, 'format' | 'files'>,
+  opts: { timeoutMs?: number; seconds?: number } = {},
+): Promise<CheckResult> {
   const task = JSON.stringify({ dir, format: model.format, files: model.files, seconds: opts.seconds ?? 2 });
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [...loaderArgs(), childEntry(), task], { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -57,7 +61,12 @@ export function checkModelInChild(dir: string, model: Pick<ProbedModel, 'format'
         return;
       }
       const diagnostics = lastLines(stderr, 4);
-      const how = result && typeof result.reason === 'string' ? `sherpa-onnx refused it: ${result.reason}` : signal ? `the loader was ended by ${signal}${signal === 'SIGKILL' ? ' (timed out or out of memory)' : ''}` : `the loader process exited with code ${code} while loading or running it`;
+      const how =
+        result && typeof result.reason === 'string'
+          ? `${model.format === 'smart-turn' || model.format === 'speaker-segmentation' ? 'onnxruntime' : 'sherpa-onnx'} refused it: ${result.reason}`
+          : signal
+            ? `the loader was ended by ${signal}${signal === 'SIGKILL' ? ' (timed out or out of memory)' : ''}`
+            : `the loader process exited with code ${code} while loading or running it`;
       resolve({ ok: false, reason: diagnostics ? `${how} (${diagnostics})` : how });
     });
   });
@@ -79,5 +88,11 @@ function loaderArgs(): string[] {
 }
 
 function lastLines(text: string, n: number): string {
-  return text.split('\n').map((l) => l.trim()).filter(Boolean).slice(-n).join(' | ').slice(0, 600);
+  return text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean)
+    .slice(-n)
+    .join(' | ')
+    .slice(0, 600);
 }

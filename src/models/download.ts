@@ -19,7 +19,12 @@ export interface DownloadResult {
 /** A connection that delivers nothing for this long is given up (the .part file stays). */
 const IDLE_MS = 60_000;
 
-export async function downloadFile(url: string, dest: string, progress: Progress = stderrProgress(url), idleMs = IDLE_MS): Promise<DownloadResult> {
+export async function downloadFile(
+  url: string,
+  dest: string,
+  progress: Progress = stderrProgress(url),
+  idleMs = IDLE_MS,
+): Promise<DownloadResult> {
   const part = `${dest}.part`;
   const have = existsSync(part) ? statSync(part).size : 0;
   const abort = new AbortController();
@@ -35,19 +40,32 @@ export async function downloadFile(url: string, dest: string, progress: Progress
   }
 }
 
-async function fetchInto(url: string, dest: string, part: string, have: number, progress: Progress, signal: AbortSignal, alive: () => void): Promise<DownloadResult> {
+async function fetchInto(
+  url: string,
+  dest: string,
+  part: string,
+  have: number,
+  progress: Progress,
+  signal: AbortSignal,
+  alive: () => void,
+): Promise<DownloadResult> {
   let res: Response;
   try {
     res = await fetch(url, { headers: have > 0 ? { range: `bytes=${have}-` } : {}, redirect: 'follow', signal });
   } catch (err) {
-    const why = signal.aborted ? (signal.reason as Error).message : ((err as Error & { cause?: Error }).cause?.message ?? (err as Error).message);
+    const why = signal.aborted
+      ? (signal.reason as Error).message
+      : ((err as Error & { cause?: Error }).cause?.message ?? (err as Error).message);
     throw new DownloadError(`cannot reach ${url}: ${why}`);
   }
   let start = 0;
   let total: number | null = null;
   if (res.status === 206) {
     const range = /^bytes (\d+)-\d+\/(\d+|\*)$/.exec(res.headers.get('content-range') ?? '');
-    if (!range || Number(range[1]) !== have) throw new DownloadError(`${url}: the server answered a resume request with an unexpected range (${res.headers.get('content-range')})`);
+    if (!range || Number(range[1]) !== have)
+      throw new DownloadError(
+        `${url}: the server answered a resume request with an unexpected range (${res.headers.get('content-range')})`,
+      );
     start = have;
     total = range[2] === '*' ? null : Number(range[2]);
   } else if (res.status === 416 && have > 0) {
@@ -80,11 +98,17 @@ async function fetchInto(url: string, dest: string, part: string, have: number, 
     },
   });
   try {
-    await pipeline(Readable.fromWeb(res.body as WebReadableStream<Uint8Array>), counter, createWriteStream(part, { flags: start > 0 ? 'a' : 'w' }));
+    await pipeline(
+      Readable.fromWeb(res.body as WebReadableStream<Uint8Array>),
+      counter,
+      createWriteStream(part, { flags: start > 0 ? 'a' : 'w' }),
+    );
   } catch (err) {
     progress.end(false);
     const why = signal.aborted ? (signal.reason as Error).message : (err as Error).message;
-    throw new DownloadError(`download interrupted after ${received} of ${total ?? '?'} bytes (${why}); run the same command again to resume`);
+    throw new DownloadError(
+      `download interrupted after ${received} of ${total ?? '?'} bytes (${why}); run the same command again to resume`,
+    );
   }
   if (total !== null && received !== total) {
     progress.end(false);
@@ -118,7 +142,9 @@ export function stderrProgress(label: string, stream: NodeJS.WriteStream = proce
       const frac = Math.min(1, current / total);
       const width = 30;
       const filled = Math.round(frac * width);
-      stream.write(`\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${(frac * 100).toFixed(0).padStart(3)}% ${mb(current)}/${mb(total)} MB ${rate}   `);
+      stream.write(
+        `\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${(frac * 100).toFixed(0).padStart(3)}% ${mb(current)}/${mb(total)} MB ${rate}   `,
+      );
     } else stream.write(`\r${mb(current)} MB ${rate}   `);
   };
   return {

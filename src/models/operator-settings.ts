@@ -32,11 +32,13 @@ export function readOperatorSettings(dataDir: string): OperatorSettings {
   }
   if (typeof data !== 'object' || data === null || Array.isArray(data)) throw new OperatorSettingsError(`${file} must hold a JSON object`);
   const raw = (data as Record<string, unknown>).modelBindings ?? {};
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new OperatorSettingsError(`${file}: modelBindings must be an object`);
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+    throw new OperatorSettingsError(`${file}: modelBindings must be an object`);
   const modelBindings: Record<string, string> = {};
   for (const [product, model] of Object.entries(raw)) {
     if (!PRODUCT_MODEL.test(product)) throw new OperatorSettingsError(`${file}: "${product}" is not a product model name`);
-    if (typeof model !== 'string' || !MODEL_NAME.test(model)) throw new OperatorSettingsError(`${file}: modelBindings.${product} must be an installed model's name`);
+    if (typeof model !== 'string' || !MODEL_NAME.test(model))
+      throw new OperatorSettingsError(`${file}: modelBindings.${product} must be an installed model's name`);
     modelBindings[product] = model;
   }
   return { ...(data as object), modelBindings };

@@ -1,4 +1,4 @@
-// `parla models pull`: fetch an archive (catalog name, URL, or a local file), check its sha256,
+// `parla models pull`: fetch an archive (an upstream model's name as `parla models catalog` lists them, src/models/upstream.ts; a URL; or a local file), check its sha256,
 // unpack it safely into a staging folder, decide its format, load it once in a child process, and
 // only then move it to `<kind>/<name>/` and record it "ok" in the manifest. A model that fails any
 // step is reported and never lands where the server looks for models; a failed loading check is
@@ -9,13 +9,13 @@ import { createReadStream, existsSync, mkdirSync, readdirSync, renameSync, rmSyn
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { catalogEntry, type CatalogEntry } from './catalog.js';
+import { upstreamModel, type UpstreamModel } from './upstream.js';
 import { checkModelInChild, type CheckFigures } from './check.js';
 import { downloadFile, stderrProgress } from './download.js';
 import { MODEL_NAME } from './formats.js';
 import { probeModel, ProbeError } from './probe.js';
-import { folderSize, modelDir, readManifest, saveRecord, type ModelRecord } from './store.js';
-import { archiveStem, archiveType, unpackArchive } from './unpack.js';
+import { folderSize, KINDS, modelDir, readManifest, saveRecord, type ModelRecord } from './store.js';
+import { archiveStem, archiveType, unpackArchive, unpackLimits } from './unpack.js';
 
 /** A failure the operator must read: exit code 1 and this message. */
 export class PullError extends Error {}
@@ -32,11 +32,11 @@ interface Source {
   url: string | null;
   file: string | null;
   archiveName: string;
-  entry: CatalogEntry | null;
+  entry: UpstreamModel | null;
 }
 
 function resolveSource(source: string): Source {
-  const entry = catalogEntry(source);
+  const entry = upstreamModel(source);
   if (entry) return { url: entry.url, file: null, archiveName: path.basename(new URL(entry.url).pathname), entry };
   if (/^https?:\/\//i.test(source)) {
     let url: URL;
@@ -45,11 +45,33 @@ function resolveSource(source: string): Source {
     } catch {
       throw new PullError(`"${source}" is not a valid URL`);
     }
-    return { url: url.href, file: null, archiveName: decodeURIComponent(path.basename(url.pathname)), entry: null };
+    return { url: url.href, file: null, archiveName: archiveNameOf(url), entry: null };
   }
   const file = source.startsWith('file://') ? fileURLToPath(source) : path.resolve(source);
   if (existsSync(file) && statSync(file).isFile()) return { url: null, file, archiveName: path.basename(file), entry: null };
   throw new PullError(`"${source}" is neither a catalog model (parla models catalog), an http(s) URL, nor an archive file`);
+}
+
+/**
+ * The archive's name from a URL's last path segment: for messages, the record and the archive type
+ * only, never a path (the download's file name is made from the model name: issue 30, item 11, a
+ * "%2F.." there deleted a file outside the models folder). A name that decodes to a path
+ * separator, a NUL or a dot-only name is refused.
+ */
+export function archiveNameOf(url: URL): string {
+  const last = url.pathname.slice(url.pathname.lastIndexOf('/') + 1);
+  let name: string;
+  try {
+    name = decodeURIComponent(last);
+  } catch {
+    throw new PullError(`the URL's file name "${last.slice(0, 100)}" is not valid percent-encoding`);
+  }
+  if (name === '' || name === '.' || name === '..' || /[/\\\0]/.test(name) || name.length > 255) {
+    throw new PullError(
+      `the URL's file name "${last.slice(0, 100)}" is not a plain archive name (no path separators or dot-only names); use a URL ending in the archive's name`,
+    );
+  }
+  return name;
 }
 
 export async function sha256File(file: string): Promise<string> {
@@ -61,13 +83,15 @@ export async function sha256File(file: string): Promise<string> {
 export async function pullModel(modelsDir: string, opts: PullOptions): Promise<ModelRecord> {
   const log = opts.log ?? ((l: string) => process.stderr.write(`${l}\n`));
   const src = resolveSource(opts.source);
-  if (!archiveType(src.archiveName)) throw new PullError(`${src.archiveName}: not a .tar.bz2, .tar.gz, .tar or .zip archive`);
+  if (!archiveType(src.archiveName))
+    throw new PullError(`${src.archiveName}: not a .tar.bz2, .tar.gz, .tar or .zip archive, nor an .onnx file`);
   const expected = (opts.sha256 ?? src.entry?.sha256 ?? null)?.toLowerCase() ?? null;
   if (expected !== null && !/^[0-9a-f]{64}$/.test(expected)) throw new PullError('--sha256 must be 64 hexadecimal digits');
   const name = opts.name ?? src.entry?.name ?? archiveStem(src.archiveName).replace(/^sherpa-onnx-/, '');
   if (!MODEL_NAME.test(name)) throw new PullError(`"${name}" cannot be a model name (letters, digits, ".", "_", "-"; use --name)`);
-  for (const kind of ['stt', 'tts'] as const) {
-    if (existsSync(modelDir(modelsDir, kind, name))) throw new PullError(`a model named ${name} is already installed (${kind}/${name}); remove it first or choose --name`);
+  for (const kind of KINDS) {
+    if (existsSync(modelDir(modelsDir, kind, name)))
+      throw new PullError(`a model named ${name} is already installed (${kind}/${name}); remove it first or choose --name`);
   }
 
   // 1. The archive.
@@ -76,13 +100,22 @@ export async function pullModel(modelsDir: string, opts: PullOptions): Promise<M
   if (src.url) {
     const downloads = path.join(modelsDir, '.downloads');
     mkdirSync(downloads, { recursive: true });
-    archive = path.join(downloads, `${name}--${src.archiveName}`);
+    // Named after the (checked) model name and the archive type, never after the URL.
+    archive = path.join(downloads, `${name}.${archiveType(src.archiveName)!}`);
     if (!existsSync(archive)) await downloadFile(src.url, archive, stderrProgress(src.url));
     downloaded = true;
   } else archive = src.file!;
 
   try {
-    return await installArchive(modelsDir, { archive, downloaded, name, expected, src, log, ...(opts.checkTimeoutMs ? { checkTimeoutMs: opts.checkTimeoutMs } : {}) });
+    return await installArchive(modelsDir, {
+      archive,
+      downloaded,
+      name,
+      expected,
+      src,
+      log,
+      ...(opts.checkTimeoutMs ? { checkTimeoutMs: opts.checkTimeoutMs } : {}),
+    });
   } finally {
     // A downloaded archive is only kept while it downloads (.part); installed, refused or failed, it goes.
     if (downloaded) rmSync(archive, { force: true });
@@ -91,23 +124,39 @@ export async function pullModel(modelsDir: string, opts: PullOptions): Promise<M
 
 async function installArchive(
   modelsDir: string,
-  job: { archive: string; downloaded: boolean; name: string; expected: string | null; src: Source; log: (line: string) => void; checkTimeoutMs?: number },
+  job: {
+    archive: string;
+    downloaded: boolean;
+    name: string;
+    expected: string | null;
+    src: Source;
+    log: (line: string) => void;
+    checkTimeoutMs?: number;
+  },
 ): Promise<ModelRecord> {
   const { archive, downloaded, name, expected, src, log } = job;
   // 2. Its checksum.
   const actual = await sha256File(archive);
   if (expected !== null && actual !== expected) {
-    throw new PullError(`checksum mismatch for ${src.archiveName}: expected sha256 ${expected}, got ${actual}${downloaded ? '; the download was deleted' : ''}`);
+    throw new PullError(
+      `checksum mismatch for ${src.archiveName}: expected sha256 ${expected}, got ${actual}${downloaded ? '; the download was deleted' : ''}`,
+    );
   }
-  log(expected ? `sha256 ok: ${actual}` : `sha256 of ${src.archiveName}: ${actual} (no checksum was given to compare; pass --sha256 to check one)`);
+  log(
+    expected
+      ? `sha256 ok: ${actual}`
+      : `sha256 of ${src.archiveName}: ${actual} (no checksum was given to compare; pass --sha256 to check one)`,
+  );
 
   // 3. Unpacked into staging, never straight into stt/ or tts/. Staging left by an interrupted
   // pull of the same name goes first.
   const stagingRoot = path.join(modelsDir, '.staging');
-  if (existsSync(stagingRoot)) for (const old of readdirSync(stagingRoot).filter((d) => d.startsWith(`${name}.`))) rmSync(path.join(stagingRoot, old), { recursive: true, force: true });
+  if (existsSync(stagingRoot))
+    for (const old of readdirSync(stagingRoot).filter((d) => d.startsWith(`${name}.`)))
+      rmSync(path.join(stagingRoot, old), { recursive: true, force: true });
   const staging = path.join(stagingRoot, `${name}.${process.pid}`);
   try {
-    const root = await unpackArchive(archive, staging);
+    const root = await unpackArchive(archive, staging, unpackLimits(statSync(archive).size), src.archiveName);
     let probed;
     try {
       probed = probeModel(root);
@@ -116,7 +165,9 @@ async function installArchive(
       throw err;
     }
     const languages = probed.languages.length ? probed.languages : (src.entry?.languages ?? []);
-    log(`${name}: ${probed.format} (${probed.kind}${languages.length ? `, ${languages.join(', ')}` : ''}); loading it once in a child process`);
+    log(
+      `${name}: ${probed.format} (${probed.kind}${languages.length ? `, ${languages.join(', ')}` : ''}); loading it once in a child process`,
+    );
 
     // 4. Loaded once where a crash cannot hurt.
     const check = await checkModelInChild(root, probed, { ...(job.checkTimeoutMs ? { timeoutMs: job.checkTimeoutMs } : {}) });
@@ -145,18 +196,46 @@ async function installArchive(
     saveRecord(modelsDir, record);
     return record;
   } finally {
-    rmSync(staging, { recursive: true, force: true });
+    removeStaging(staging);
+  }
+}
+
+/**
+ * Removes this pull's staging folder on every path out. Retried:
+ * a removal racing an unpacker's last writes fails with ENOTEMPTY; what cannot be removed is
+ * said plainly rather than as a raw system error.
+ */
+function removeStaging(staging: string): void {
+  try {
+    rmSync(staging, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
+  } catch (err) {
+    process.stderr.write(
+      `could not remove the staging folder ${staging} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); delete it by hand\n`,
+    );
   }
 }
 
 function figures(c: CheckFigures): CheckFigures {
-  return { loadMs: c.loadMs, runMs: c.runMs, audioSeconds: c.audioSeconds, rtf: c.rtf, rssBeforeMB: c.rssBeforeMB, rssLoadedMB: c.rssLoadedMB, peakRssMB: c.peakRssMB, sherpaVersion: c.sherpaVersion };
+  return {
+    loadMs: c.loadMs,
+    runMs: c.runMs,
+    audioSeconds: c.audioSeconds,
+    rtf: c.rtf,
+    rssBeforeMB: c.rssBeforeMB,
+    rssLoadedMB: c.rssLoadedMB,
+    peakRssMB: c.peakRssMB,
+    sherpaVersion: c.sherpaVersion,
+  };
 }
 
 /** `parla models verify`: the loading check again on an installed folder; the manifest is updated. */
-export async function verifyModel(modelsDir: string, name: string, opts: { checkTimeoutMs?: number; seconds?: number } = {}): Promise<ModelRecord> {
+export async function verifyModel(
+  modelsDir: string,
+  name: string,
+  opts: { checkTimeoutMs?: number; seconds?: number } = {},
+): Promise<ModelRecord> {
   const existing = readManifest(modelsDir).models[name] ?? null;
-  const kind = (['stt', 'tts'] as const).find((k) => existsSync(modelDir(modelsDir, k, name)));
+  const kind = KINDS.find((k) => existsSync(modelDir(modelsDir, k, name)));
   if (!kind) throw new PullError(`no installed model named ${name} (parla models list)`);
   const dir = modelDir(modelsDir, kind, name);
   let probed;

@@ -7,7 +7,13 @@ export function speechLikeSamples(seconds: number, sampleRate = 16000): Float32A
   const n = Math.round(seconds * sampleRate);
   const out = new Float32Array(n);
   // Formant pairs of a few vowels (Hz): /a/, /i/, /u/, /e/, /o/.
-  const vowels = [[730, 1090], [270, 2290], [300, 870], [530, 1840], [570, 840]] as const;
+  const vowels = [
+    [730, 1090],
+    [270, 2290],
+    [300, 870],
+    [530, 1840],
+    [570, 840],
+  ] as const;
   const res = [resonator(), resonator()];
   let phase = 0;
   let seed = 7;

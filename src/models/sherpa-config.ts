@@ -32,11 +32,45 @@ export interface OfflineTts {
   generate(req: { text: string; sid: number; speed: number }): Wave;
 }
 
+export interface SpeakerEmbeddingExtractor {
+  dim: number;
+  createStream(): SherpaStream;
+  isReady(stream: SherpaStream): boolean;
+  compute(stream: SherpaStream, enableExternalBuffer?: boolean): Float32Array;
+}
+
+export interface OfflineSpeakerDiarization {
+  sampleRate: number;
+  process(samples: Float32Array): Array<{ start: number; end: number; speaker: number }>;
+}
+
 export interface SherpaModule {
   version?: string;
   OfflineRecognizer: new (config: unknown) => OfflineRecognizer;
   OnlineRecognizer: new (config: unknown) => OnlineRecognizer;
   OfflineTts: new (config: unknown) => OfflineTts;
+  SpeakerEmbeddingExtractor: new (config: unknown) => SpeakerEmbeddingExtractor;
+  OfflineSpeakerDiarization: new (config: unknown) => OfflineSpeakerDiarization;
+}
+
+/** sherpa-onnx's SpeakerEmbeddingExtractorConfig for one embedding model file. */
+export function speakerEmbeddingConfig(file: string, threads = 1): Record<string, unknown> {
+  return { model: file, numThreads: threads, provider: 'cpu', debug: 0 };
+}
+
+/**
+ * sherpa-onnx's OfflineSpeakerDiarizationConfig: pyannote segmentation, then embeddings of each
+ * speaker's stretches clustered by cosine distance (`threshold`; a larger one gives fewer speakers).
+ * minDurationOn/Off as sherpa-onnx's own example (nodejs-addon-examples/test_offline_speaker_diarization.js).
+ */
+export function speakerDiarizationConfig(segmentation: string, embedding: string, threshold: number, threads = 1): Record<string, unknown> {
+  return {
+    segmentation: { pyannote: { model: segmentation }, numThreads: threads, provider: 'cpu', debug: 0 },
+    embedding: speakerEmbeddingConfig(embedding, threads),
+    clustering: { numClusters: -1, threshold },
+    minDurationOn: 0.2,
+    minDurationOff: 0.5,
+  };
 }
 
 export function loadSherpa(): SherpaModule {
@@ -58,27 +92,96 @@ export function sherpaLoad(dir: string, model: Pick<ProbedModel, 'format' | 'fil
     case 'whisper':
       return {
         api: 'OfflineRecognizer',
-        config: { featConfig: FEAT, modelConfig: { whisper: { encoder: f(files.encoder), decoder: f(files.decoder), language: '', task: 'transcribe', tailPaddings: -1 }, ...common }, decodingMethod: 'greedy_search' },
+        config: {
+          featConfig: FEAT,
+          modelConfig: {
+            whisper: { encoder: f(files.encoder), decoder: f(files.decoder), language: '', task: 'transcribe', tailPaddings: -1 },
+            ...common,
+          },
+          decodingMethod: 'greedy_search',
+        },
       };
     case 'nemo-ctc':
-      return { api: 'OfflineRecognizer', config: { featConfig: FEAT, modelConfig: { nemoCtc: { model: f(files.model) }, ...common }, decodingMethod: 'greedy_search' } };
+      return {
+        api: 'OfflineRecognizer',
+        config: { featConfig: FEAT, modelConfig: { nemoCtc: { model: f(files.model) }, ...common }, decodingMethod: 'greedy_search' },
+      };
     case 'zipformer-transducer':
       return {
         api: 'OnlineRecognizer',
-        config: { featConfig: FEAT, modelConfig: { transducer: { encoder: f(files.encoder), decoder: f(files.decoder), joiner: f(files.joiner) }, ...common }, decodingMethod: 'greedy_search', enableEndpoint: true },
+        config: {
+          featConfig: FEAT,
+          modelConfig: { transducer: { encoder: f(files.encoder), decoder: f(files.decoder), joiner: f(files.joiner) }, ...common },
+          decodingMethod: 'greedy_search',
+          enableEndpoint: true,
+        },
       };
     case 'zipformer2-ctc':
-      return { api: 'OnlineRecognizer', config: { featConfig: FEAT, modelConfig: { zipformer2Ctc: { model: f(files.model) }, ...common }, decodingMethod: 'greedy_search', enableEndpoint: true } };
+      return {
+        api: 'OnlineRecognizer',
+        config: {
+          featConfig: FEAT,
+          modelConfig: { zipformer2Ctc: { model: f(files.model) }, ...common },
+          decodingMethod: 'greedy_search',
+          enableEndpoint: true,
+        },
+      };
     case 'piper':
-      return { api: 'OfflineTts', config: { model: { vits: { model: f(files.model), tokens: f(files.tokens), dataDir: f(files.dataDir) }, numThreads: threads, provider: 'cpu', debug: 0 }, maxNumSentences: 1 } };
-    case 'vits':
-      return { api: 'OfflineTts', config: { model: { vits: { model: f(files.model), tokens: f(files.tokens), lexicon: f(files.lexicon) }, numThreads: threads, provider: 'cpu', debug: 0 }, maxNumSentences: 1 } };
-    case 'kokoro': {
-      const lexicon = files.lexicon ? files.lexicon.split(',').map((l) => f(l)).join(',') : undefined;
       return {
         api: 'OfflineTts',
-        config: { model: { kokoro: { model: f(files.model), voices: f(files.voices), tokens: f(files.tokens), dataDir: f(files.dataDir), ...(lexicon ? { lexicon } : {}) }, numThreads: threads, provider: 'cpu', debug: 0 }, maxNumSentences: 1 },
+        config: {
+          model: {
+            vits: { model: f(files.model), tokens: f(files.tokens), dataDir: f(files.dataDir) },
+            numThreads: threads,
+            provider: 'cpu',
+            debug: 0,
+          },
+          maxNumSentences: 1,
+        },
+      };
+    case 'vits':
+      return {
+        api: 'OfflineTts',
+        config: {
+          model: {
+            vits: { model: f(files.model), tokens: f(files.tokens), lexicon: f(files.lexicon) },
+            numThreads: threads,
+            provider: 'cpu',
+            debug: 0,
+          },
+          maxNumSentences: 1,
+        },
+      };
+    case 'kokoro': {
+      const lexicon = files.lexicon
+        ? files.lexicon
+            .split(',')
+            .map((l) => f(l))
+            .join(',')
+        : undefined;
+      return {
+        api: 'OfflineTts',
+        config: {
+          model: {
+            kokoro: {
+              model: f(files.model),
+              voices: f(files.voices),
+              tokens: f(files.tokens),
+              dataDir: f(files.dataDir),
+              ...(lexicon ? { lexicon } : {}),
+            },
+            numThreads: threads,
+            provider: 'cpu',
+            debug: 0,
+          },
+          maxNumSentences: 1,
+        },
       };
     }
+    case 'smart-turn':
+      throw new Error('a Smart Turn model is run by onnxruntime (src/models/smart-turn.ts), not sherpa-onnx');
+    case 'speaker-segmentation':
+    case 'speaker-embedding':
+      throw new Error('a speaker model is loaded by src/models/speaker-check.ts and src/engines/sherpa/speaker-host.ts');
   }
 }

@@ -1,11 +1,23 @@
-// The installed models: folders under PARLA_MODELS_DIR (`stt/<name>/`, `tts/<name>/`) and the
+// The installed models: folders under PARLA_MODELS_DIR (`stt/<name>/`, `tts/<name>/`, `turn/<name>/`, `speaker/<name>/`) and the
 // manifest (`manifest.json` there) that records, for each model the manager installed or verified,
 // its format, the archive's checksum and the result of the loading check. Only models recorded with
 // status "ok" passed that check; `verifiedModels()` is what a server should load. The manifest is
 // replaced atomically (write, then rename), so a reader never sees half a file, and changed under a
 // lock file, so two `parla models` commands at once do not lose each other's entries.
 
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import type { CheckFigures } from './check.js';
 import { MODEL_FORMATS, type ModelFormat, type ModelKind } from './formats.js';
@@ -35,7 +47,7 @@ interface Manifest {
 
 export class ManifestError extends Error {}
 
-export const KINDS: readonly ModelKind[] = ['stt', 'tts'];
+export const KINDS: readonly ModelKind[] = ['stt', 'tts', 'turn', 'speaker'];
 
 export function manifestPath(modelsDir: string): string {
   return path.join(modelsDir, 'manifest.json');
@@ -55,9 +67,16 @@ export function readManifest(modelsDir: string): Manifest {
     throw new ManifestError(`${file} is not valid JSON (${(err as Error).message})`);
   }
   const m = data as Partial<Manifest>;
-  if (!m || m.version !== 1 || typeof m.models !== 'object' || m.models === null) throw new ManifestError(`${file}: not a models manifest (version 1)`);
+  if (!m || m.version !== 1 || typeof m.models !== 'object' || m.models === null)
+    throw new ManifestError(`${file}: not a models manifest (version 1)`);
   for (const [name, rec] of Object.entries(m.models)) {
-    if (!rec || rec.name !== name || !KINDS.includes(rec.kind) || !MODEL_FORMATS.includes(rec.format) || (rec.status !== 'ok' && rec.status !== 'failed')) {
+    if (
+      !rec ||
+      rec.name !== name ||
+      !KINDS.includes(rec.kind) ||
+      !MODEL_FORMATS.includes(rec.format) ||
+      (rec.status !== 'ok' && rec.status !== 'failed')
+    ) {
       throw new ManifestError(`${file}: the entry "${name}" is malformed`);
     }
   }
@@ -92,7 +111,8 @@ function updateManifest(modelsDir: string, change: (m: Manifest) => void): void 
       } catch {
         // it went away meanwhile
       }
-      if (Date.now() > deadline) throw new ManifestError(`${lock} is held by another \`parla models\` command; try again (or delete it if none runs)`);
+      if (Date.now() > deadline)
+        throw new ManifestError(`${lock} is held by another \`parla models\` command; try again (or delete it if none runs)`);
       // A short synchronous pause: the commands are one-shot CLI processes.
       Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 25);
     }
@@ -146,13 +166,25 @@ export function installedModels(modelsDir: string): InstalledModel[] {
       const dir = path.join(root, name);
       if (!statSync(dir).isDirectory()) continue;
       const record = manifest.models[name] ?? null;
-      const status = !record ? 'not verified (not installed by `parla models pull`; run `parla models verify ' + name + '`)' : record.kind !== kind ? `recorded as ${record.kind}, found in ${kind}/` : record.status === 'ok' ? 'ok' : `failed: ${record.reason ?? 'unknown'}`;
+      const status = !record
+        ? 'not verified (not installed by `parla models pull`; run `parla models verify ' + name + '`)'
+        : record.kind !== kind
+          ? `recorded as ${record.kind}, found in ${kind}/`
+          : record.status === 'ok'
+            ? 'ok'
+            : `failed: ${record.reason ?? 'unknown'}`;
       out.set(name, { name, kind, dir, record, status });
     }
   }
   for (const record of Object.values(manifest.models)) {
     if (out.has(record.name)) continue;
-    out.set(record.name, { name: record.name, kind: record.kind, dir: null, record, status: record.status === 'failed' ? `failed: ${record.reason ?? 'unknown'}` : 'missing: the folder is gone' });
+    out.set(record.name, {
+      name: record.name,
+      kind: record.kind,
+      dir: null,
+      record,
+      status: record.status === 'failed' ? `failed: ${record.reason ?? 'unknown'}` : 'missing: the folder is gone',
+    });
   }
   return [...out.values()].sort((a, b) => a.name.localeCompare(b.name));
 }

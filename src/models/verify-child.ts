@@ -1,4 +1,5 @@
-// Child-process entry of the loading check: loads one model with sherpa-onnx and runs it once on the
+// Child-process entry of the loading check: loads one model with sherpa-onnx (a turn model with
+// onnxruntime-web, src/models/smart-turn.ts) and runs it once on the
 // built-in sample, then prints its figures on one stdout line. It runs in its own process because
 // sherpa-onnx ends the whole process from native code on a malformed model (exit 255, or an abort),
 // where no JavaScript handler can catch it: the parent reads an exit like that as "the model failed".
@@ -8,6 +9,9 @@ import { performance } from 'node:perf_hooks';
 import { loadSherpa, sherpaLoad, type OfflineRecognizer, type OfflineTts, type OnlineRecognizer } from './sherpa-config.js';
 import { SAMPLE_SENTENCE, speechLikeSamples } from './sample.js';
 import type { ProbedModel } from './probe.js';
+import { loadSmartTurn } from './smart-turn.js';
+import { checkEmbeddingModel, checkSegmentationModel } from './speaker-check.js';
+import path from 'node:path';
 
 export const RESULT_PREFIX = 'PARLA_MODEL_CHECK ';
 
@@ -76,9 +80,64 @@ function run(task: ChildTask): Record<string, unknown> {
   };
 }
 
+/** A turn model: onnxruntime loads it, its interface is checked, and it rates the sample once. */
+async function runTurn(task: ChildTask): Promise<Record<string, unknown>> {
+  const rssBefore = process.memoryUsage().rss;
+  const t0 = performance.now();
+  const model = await loadSmartTurn(path.join(task.dir, task.files.model ?? ''));
+  const loadMs = performance.now() - t0;
+  const rssLoaded = process.memoryUsage().rss;
+  const t1 = performance.now();
+  const probability = await model.predict(speechLikeSamples(task.seconds));
+  const runMs = performance.now() - t1;
+  return {
+    ok: true,
+    sherpaVersion: null,
+    loadMs: Math.round(loadMs),
+    runMs: Math.round(runMs),
+    audioSeconds: task.seconds,
+    // One decision per pause, over the last 8 s: the time per call is the figure, not a ratio.
+    rtf: null,
+    rssBeforeMB: mb(rssBefore),
+    rssLoadedMB: mb(rssLoaded),
+    peakRssMB: mb(process.resourceUsage().maxRSS * 1024),
+    probability: Number(probability.toFixed(4)),
+  };
+}
+
+/** A speaker model: described once, the sample's length as its audio (src/models/speaker-check.ts). */
+async function runSpeaker(task: ChildTask): Promise<Record<string, unknown>> {
+  const rssBefore = process.memoryUsage().rss;
+  const file = path.join(task.dir, task.files.model ?? '');
+  const samples = speechLikeSamples(task.seconds);
+  const t0 = performance.now();
+  const { output } = task.format === 'speaker-embedding' ? checkEmbeddingModel(file, samples) : await checkSegmentationModel(file, samples);
+  const runMs = performance.now() - t0;
+  return {
+    ok: true,
+    sherpaVersion: task.format === 'speaker-embedding' ? (loadSherpa().version ?? null) : null,
+    // Loading and the one run are timed together: neither API separates them.
+    loadMs: 0,
+    runMs: Math.round(runMs),
+    audioSeconds: task.seconds,
+    // A segmentation model ran one whole window (10 s, the sample padded): no ratio to the sample.
+    rtf: task.format === 'speaker-embedding' ? Number((runMs / 1000 / task.seconds).toPrecision(3)) : null,
+    rssBeforeMB: mb(rssBefore),
+    rssLoadedMB: mb(process.memoryUsage().rss),
+    peakRssMB: mb(process.resourceUsage().maxRSS * 1024),
+    output,
+  };
+}
+
 try {
   const task = JSON.parse(process.argv[2] ?? '') as ChildTask;
-  process.stdout.write(`${RESULT_PREFIX}${JSON.stringify(run(task))}\n`);
+  const result =
+    task.format === 'smart-turn'
+      ? await runTurn(task)
+      : task.format === 'speaker-embedding' || task.format === 'speaker-segmentation'
+        ? await runSpeaker(task)
+        : run(task);
+  process.stdout.write(`${RESULT_PREFIX}${JSON.stringify(result)}\n`);
 } catch (err) {
   process.stdout.write(`${RESULT_PREFIX}${JSON.stringify({ ok: false, reason: (err as Error).message })}\n`);
   process.exitCode = 1;

@@ -9,7 +9,10 @@ import { FileTooLargeError, openDownload, UrlFetchFailedError, type FetchPolicy,
 /** Connect, idle and total timeouts for a download the client waits for. */
 export const SYNC_DOWNLOAD_LIMITS: Limits = { connectTimeoutMs: 10_000, idleTimeoutMs: 20_000, totalTimeoutMs: 120_000 };
 
-export async function fetchBytes(rawUrl: string, opts: { policy: FetchPolicy; maxBytes: number; limits?: Limits; signal?: AbortSignal }): Promise<Buffer> {
+export async function fetchBytes(
+  rawUrl: string,
+  opts: { policy: FetchPolicy; maxBytes: number; limits?: Limits; signal?: AbortSignal },
+): Promise<Buffer> {
   const ex = await openDownload(rawUrl, { ...opts, limits: opts.limits ?? SYNC_DOWNLOAD_LIMITS });
   const chunks: Buffer[] = [];
   let bytes = 0;
@@ -22,7 +25,9 @@ export async function fetchBytes(rawUrl: string, opts: { policy: FetchPolicy; ma
           if (bytes > opts.maxBytes) reject(new FileTooLargeError(opts.maxBytes));
           else chunks.push(chunk);
         });
-        ex.res.on('end', () => (ex.res.complete ? resolve() : reject(new UrlFetchFailedError('the connection closed before the body ended'))));
+        ex.res.on('end', () =>
+          ex.res.complete ? resolve() : reject(new UrlFetchFailedError('the connection closed before the body ended')),
+        );
         ex.res.on('aborted', () => reject(new UrlFetchFailedError('the connection closed before the body ended')));
       }),
     ]);

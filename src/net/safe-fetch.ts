@@ -7,150 +7,61 @@
 //   (rebinding) never gets a say. A host literal (an IP in the URL) is checked before connecting,
 //   since Node skips `lookup` for literals.
 // - Only unicast addresses pass (ipaddr.js ranges): loopback, private, link-local (where cloud
-//   metadata lives, 169.254.169.254), CGNAT, multicast, unspecified, unique-local, reserved and the
-//   IPv6 forms that embed an IPv4 address (IPv4-mapped, NAT64, 6to4, Teredo) are refused, unless
-//   the operator allows private addresses or lists the host.
-// - Bytes and time are capped: connect, idle (no byte for a while) and total.
+//   metadata lives, 169.254.169.254), CGNAT, multicast, unspecified, unique-local, reserved. An
+//   IPv4-mapped IPv6 address (::ffff:a.b.c.d) is judged as the IPv4 address it carries; every other
+//   IPv6 form that embeds an IPv4 address (IPv4-compatible ::a.b.c.d, SIIT ::ffff:0:a.b.c.d, NAT64
+//   64:ff9b::/96 and 64:ff9b:1::/48, 6to4 2002::/16, Teredo 2001::/32, ISATAP ::5efe:a.b.c.d) is
+//   refused whatever it carries (issue 30, item 6: [::127.0.0.1] reached loopback): a public IPv4
+//   host is written as IPv4. The operator may allow private addresses, or list host:port entries
+//   (PARLA_FETCH_ALLOW_HOSTS, src/domain/allow-hosts.ts): an entry opens one port, not the host.
+// - Bytes and time are capped: connect, idle (no byte for a while) and total; a download also by
+//   a minimum rate (a source that sends a byte every few seconds is never idle, and would hold a
+//   job runner for the whole total time at no cost to its sender: issue 30).
 // Written on node:http rather than fetch(): undici's fetch has no per-connection lookup hook
 // without installing undici itself, and the pinning is the point.
+//
+// Here the request (timers, redirects); beside it the checks and the pinned lookup
+// (fetch-policy.ts), the errors (fetch-errors.ts) and a download into a file (safe-download.ts).
 
 import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
-import dns from 'node:dns';
-import { createWriteStream } from 'node:fs';
-import { rm } from 'node:fs/promises';
-import { randomBytes } from 'node:crypto';
-import path from 'node:path';
-import ipaddr from 'ipaddr.js';
-import { ApiError } from '../errors.js';
+import { DownloadTooSlowError, FileTooLargeError, UrlFetchFailedError, UrlNotAllowedError } from './fetch-errors.js';
+import { bareHost, checkUrl, pinnedLookup, urlAllowed, type FetchPolicy } from './fetch-policy.js';
 
-export type ResolvedAddress = { address: string; family: 4 | 6 };
-export type Resolver = (host: string) => Promise<ResolvedAddress[]>;
-
-export interface FetchPolicy {
-  /** PARLA_FETCH_ALLOW_PRIVATE: every address may be reached. */
-  allowPrivate: boolean;
-  /** PARLA_FETCH_ALLOW_HOSTS: host names (or IP literals) reached whatever their addresses. */
-  allowHosts: readonly string[];
-  /** DNS; injectable for tests. Defaults to the system resolver (all addresses). */
-  resolve?: Resolver;
-}
+// The fetcher's parts, for the callers that import them from here.
+export { addressProblem, embeddedIPv4, isPublicAddress } from './address-policy.js';
+export { DownloadTooSlowError, FileTooLargeError, UrlFetchFailedError, UrlNotAllowedError, type SafeFetchError } from './fetch-errors.js';
+export { checkUrl, checkUrlNow, type FetchPolicy, type ResolvedAddress, type Resolver } from './fetch-policy.js';
 
 export interface Limits {
   connectTimeoutMs: number;
   /** Longest silence while connected (no byte sent or received). */
   idleTimeoutMs: number;
   totalTimeoutMs: number;
+  /**
+   * A download's body must bring at least this many bytes per second, averaged over the last
+   * `rateWindowMs` (checked once that long has passed since the answer began: the grace period).
+   * 0 or absent: no minimum.
+   */
+  minBytesPerSecond?: number;
+  rateWindowMs?: number;
 }
 
-export const DOWNLOAD_LIMITS: Limits = { connectTimeoutMs: 10_000, idleTimeoutMs: 30_000, totalTimeoutMs: 30 * 60_000 };
+/** The defaults (docs/jobs.md; PARLA_FETCH_* in docs/operations.md set them for job downloads). */
+export const DOWNLOAD_LIMITS: Limits = {
+  connectTimeoutMs: 10_000,
+  idleTimeoutMs: 30_000,
+  totalTimeoutMs: 30 * 60_000,
+  minBytesPerSecond: 16 * 1024,
+  rateWindowMs: 20_000,
+};
 export const MAX_REDIRECTS = 5;
-const MAX_URL_LENGTH = 4096;
-
-/** The URL or an address it leads to is refused (edge: 400 URL_NOT_ALLOWED). */
-export class UrlNotAllowedError extends Error {
-  readonly code = 'URL_NOT_ALLOWED';
-  constructor(message: string) {
-    super(message);
-    this.name = 'UrlNotAllowedError';
-  }
-}
-
-/** The download did not succeed: network, TLS, timeout, non-2xx, too many redirects (URL_FETCH_FAILED). */
-export class UrlFetchFailedError extends Error {
-  readonly code = 'URL_FETCH_FAILED';
-  constructor(message: string, readonly status: number | null = null, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'UrlFetchFailedError';
-  }
-}
-
-/** More bytes than the limit (FILE_TOO_LARGE). */
-export class FileTooLargeError extends Error {
-  readonly code = 'FILE_TOO_LARGE';
-  constructor(readonly limit: number) {
-    super(`The download is larger than ${limit} bytes.`);
-    this.name = 'FileTooLargeError';
-  }
-}
-
-export type SafeFetchError = UrlNotAllowedError | UrlFetchFailedError | FileTooLargeError;
-
-/** The API error a job shows (or the edge answers) for a fetcher error; other errors pass through. */
-export function fetchErrorToApi(err: unknown): unknown {
-  if (err instanceof UrlNotAllowedError) return new ApiError('URL_NOT_ALLOWED', { message: `URL not allowed: ${err.message}`, details: { field: 'url' } });
-  if (err instanceof UrlFetchFailedError) return new ApiError('URL_FETCH_FAILED', { message: `The audio could not be downloaded: ${err.message}`, details: { field: 'url', ...(err.status === null ? {} : { status: err.status }) } });
-  if (err instanceof FileTooLargeError) return new ApiError('FILE_TOO_LARGE', { message: `The audio is larger than ${err.limit} bytes.`, details: { limit: err.limit } });
-  return err;
-}
-
-/** True for the unicast (public) addresses; IPv4-mapped IPv6 is judged as the IPv4 it carries. */
-export function isPublicAddress(address: string): boolean {
-  if (!ipaddr.isValid(address)) return false;
-  const addr = ipaddr.process(address);
-  return addr.range() === 'unicast';
-}
-
-const defaultResolver: Resolver = async (host) => (await dns.promises.lookup(host, { all: true, verbatim: true })).map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }));
-
-function hostAllowed(policy: FetchPolicy, host: string): boolean {
-  return policy.allowPrivate || policy.allowHosts.includes(host.toLowerCase());
-}
-
-/** The URL's host as a bare name or address (no IPv6 brackets, no trailing dot). */
-function bareHost(url: URL): string {
-  const h = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
-  return h.endsWith('.') ? h.slice(0, -1) : h;
-}
-
-/** Checks what can be checked without DNS: scheme, credentials, length, an IP literal host. */
-export function checkUrl(raw: string, policy: FetchPolicy): URL {
-  if (typeof raw !== 'string' || raw.length > MAX_URL_LENGTH) throw new UrlNotAllowedError(`the URL must be a string of at most ${MAX_URL_LENGTH} characters`);
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new UrlNotAllowedError('the URL does not parse');
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UrlNotAllowedError(`only http and https URLs are fetched, not ${url.protocol.slice(0, -1)}`);
-  if (url.username !== '' || url.password !== '') throw new UrlNotAllowedError('URLs with credentials are not fetched');
-  const host = bareHost(url);
-  if (host === '') throw new UrlNotAllowedError('the URL has no host');
-  if (net.isIP(host) && !hostAllowed(policy, host) && !isPublicAddress(host)) throw new UrlNotAllowedError(`the address ${host} is not public`);
-  return url;
-}
-
-/**
- * net.connect's `lookup`: resolves once, refuses if any answer is not public (a name that points
- * inside is not fetched even if it also points outside), and hands the checked address to the socket.
- */
-function pinnedLookup(policy: FetchPolicy, host: string): net.LookupFunction {
-  const resolve = policy.resolve ?? defaultResolver;
-  return ((hostname: string, options: dns.LookupOptions, callback: (err: Error | null, address: string | dns.LookupAddress[], family?: number) => void) => {
-    resolve(hostname)
-      .then((addresses) => {
-        if (addresses.length === 0) throw new UrlFetchFailedError(`${hostname} has no address`);
-        if (!hostAllowed(policy, host)) {
-          const bad = addresses.find((a) => !isPublicAddress(a.address));
-          if (bad) throw new UrlNotAllowedError(`${hostname} resolves to ${bad.address}, which is not public`);
-        }
-        const wanted = options.family === 4 || options.family === 6 ? addresses.filter((a) => a.family === options.family) : addresses;
-        const pick = wanted[0] ?? addresses[0]!;
-        if (options.all) callback(null, [{ address: pick.address, family: pick.family }]);
-        else callback(null, pick.address, pick.family);
-      })
-      .catch((err: unknown) => {
-        const e = err instanceof UrlNotAllowedError || err instanceof UrlFetchFailedError ? err : new UrlFetchFailedError(`DNS lookup of ${hostname} failed: ${(err as Error).message}`);
-        callback(e, '', 4);
-      });
-  }) as net.LookupFunction;
-}
 
 export interface SafeRequestOptions {
   policy: FetchPolicy;
   limits: Limits;
-  method?: 'GET' | 'POST';
+  method?: 'GET' | 'POST' | 'PUT';
   headers?: Record<string, string>;
   body?: Buffer | string;
   /** Follow redirects (GET downloads); webhooks do not. */
@@ -190,20 +101,26 @@ function exchange(url: URL, o: SafeRequestOptions, deadline: number): Promise<Ex
     const req = mod.request(url, {
       method: o.method ?? 'GET',
       agent,
-      lookup: net.isIP(host) ? undefined : pinnedLookup(o.policy, host),
+      lookup: net.isIP(host) ? undefined : pinnedLookup(o.policy, urlAllowed(o.policy, url)),
       headers: { 'user-agent': 'Parla/0.1', 'accept-encoding': 'identity', ...o.headers },
       ...(o.signal ? { signal: o.signal } : {}),
     });
     const total = Math.max(1, deadline - Date.now());
-    timers.push(setTimeout(() => stop(new UrlFetchFailedError(`no complete answer within ${o.limits.totalTimeoutMs} ms`)), total));
-    const connectTimer = setTimeout(() => stop(new UrlFetchFailedError(`no connection within ${o.limits.connectTimeoutMs} ms`)), o.limits.connectTimeoutMs);
+    timers.push(setTimeout(() => stop(new DownloadTooSlowError(`no complete answer within ${o.limits.totalTimeoutMs} ms`)), total));
+    const connectTimer = setTimeout(
+      () => stop(new UrlFetchFailedError(`no connection within ${o.limits.connectTimeoutMs} ms`)),
+      o.limits.connectTimeoutMs,
+    );
     timers.push(connectTimer);
     req.on('socket', (socket) => {
       socket.once(url.protocol === 'https:' ? 'secureConnect' : 'connect', () => clearTimeout(connectTimer));
     });
     req.setTimeout(o.limits.idleTimeoutMs, () => stop(new UrlFetchFailedError(`no data for ${o.limits.idleTimeoutMs} ms`)));
     req.on('error', (err) => {
-      const e = err instanceof UrlNotAllowedError || err instanceof UrlFetchFailedError ? err : new UrlFetchFailedError(`${(err as Error).message}`, null, { cause: err });
+      const e =
+        err instanceof UrlNotAllowedError || err instanceof UrlFetchFailedError
+          ? err
+          : new UrlFetchFailedError(`${(err as Error).message}`, null, { cause: err });
       stop(e);
     });
     req.on('response', (res) => {
@@ -249,8 +166,16 @@ export async function safeRequest(rawUrl: string, o: SafeRequestOptions): Promis
  * The GET of a download, past the checks every download makes before reading the body: a 2xx
  * answer, and no announced Content-Length over maxBytes (refused before a byte is read).
  */
-export async function openDownload(rawUrl: string, opts: { policy: FetchPolicy; maxBytes: number; limits: Limits; signal?: AbortSignal }): Promise<Exchange> {
-  const ex = await safeRequest(rawUrl, { policy: opts.policy, limits: opts.limits, followRedirects: true, ...(opts.signal ? { signal: opts.signal } : {}) });
+export async function openDownload(
+  rawUrl: string,
+  opts: { policy: FetchPolicy; maxBytes: number; limits: Limits; signal?: AbortSignal },
+): Promise<Exchange> {
+  const ex = await safeRequest(rawUrl, {
+    policy: opts.policy,
+    limits: opts.limits,
+    followRedirects: true,
+    ...(opts.signal ? { signal: opts.signal } : {}),
+  });
   const status = ex.res.statusCode ?? 0;
   if (status < 200 || status > 299) {
     ex.finish();
@@ -262,54 +187,4 @@ export async function openDownload(rawUrl: string, opts: { policy: FetchPolicy; 
     throw new FileTooLargeError(opts.maxBytes);
   }
   return ex;
-}
-
-export interface Download {
-  path: string;
-  bytes: number;
-  contentType: string | null;
-  /** After redirects. */
-  finalUrl: string;
-}
-
-/**
- * GETs the URL into a new file in `dir` (deleted again on any failure). Cut at maxBytes: an
- * announced Content-Length over it fails before a byte is read, a longer body when it passes.
- */
-export async function safeDownload(rawUrl: string, opts: { policy: FetchPolicy; maxBytes: number; dir: string; limits?: Limits; signal?: AbortSignal }): Promise<Download> {
-  const ex = await openDownload(rawUrl, { ...opts, limits: opts.limits ?? DOWNLOAD_LIMITS });
-  const file = path.join(opts.dir, `download-${randomBytes(12).toString('hex')}`);
-  const out = createWriteStream(file, { flags: 'wx', mode: 0o600 });
-  let bytes = 0;
-  try {
-    await Promise.race([
-      ex.fail,
-      new Promise<void>((resolve, reject) => {
-        out.on('error', reject);
-        ex.res.on('data', (chunk: Buffer) => {
-          bytes += chunk.length;
-          if (bytes > opts.maxBytes) {
-            reject(new FileTooLargeError(opts.maxBytes));
-            return;
-          }
-          if (!out.write(chunk)) {
-            ex.res.pause();
-            out.once('drain', () => ex.res.resume());
-          }
-        });
-        ex.res.on('end', () => {
-          if (!ex.res.complete) reject(new UrlFetchFailedError('the connection closed before the body ended'));
-          else out.end(() => resolve());
-        });
-        ex.res.on('aborted', () => reject(new UrlFetchFailedError('the connection closed before the body ended')));
-      }),
-    ]);
-    ex.finish();
-    return { path: file, bytes, contentType: ex.res.headers['content-type'] ?? null, finalUrl: ex.url.toString() };
-  } catch (err) {
-    ex.finish();
-    out.destroy();
-    await rm(file, { force: true });
-    throw err;
-  }
 }

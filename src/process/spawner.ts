@@ -1,4 +1,6 @@
-// Starts programs (Flite; ffmpeg encoders, src/audio/ffmpeg-encoder.ts) through a small helper
+// Starts every program of the service (Flite; the ffmpeg encoders, src/audio/ffmpeg-encoder.ts; the
+// live Opus decoder, src/stt/live/opus-decoder.ts; the ffmpeg decode fallback, src/audio/decode.ts;
+// the pronouncer, src/engines/pocketsphinx/pronounce.ts; the ffmpeg probe) through a small helper
 // process instead of from the service's own.
 // spawn() forks the calling process, and fork() copies its page tables while the caller waits: in
 // the service (engines, models and audio: hundreds of MB resident) that held the event loop for
@@ -11,6 +13,7 @@
 
 import { fork, type ChildProcess } from 'node:child_process';
 import { connect, type Socket } from 'node:net';
+import { helperEntry } from './entry.js';
 
 export interface ExitStatus {
   code: number | null;
@@ -38,8 +41,12 @@ export interface PipedRun {
 }
 
 // From TypeScript sources (tests, tsx) the helper needs tsx's hooks; compiled, plain JavaScript.
-const fromSources = import.meta.url.endsWith('.ts');
-const childFile = new URL(fromSources ? './spawner-child.ts' : './spawner-child.js', import.meta.url);
+const childEntry = helperEntry(import.meta.url, 'spawner-child');
+
+/** What a collected run wrote to its stdout, and how it exited. */
+export interface CollectedRun extends ExitStatus {
+  stdout: Buffer;
+}
 
 export class ProcessSpawner {
   private child: ChildProcess | null = null;
@@ -72,6 +79,44 @@ export class ProcessSpawner {
         reject(err);
       });
     });
+  }
+
+  /**
+   * Runs `file` with `args` and no input (stdin at its end at once) and resolves with all it wrote
+   * to stdout and how it exited. Output past `maxBytes` kills the program (a bound on memory, not a
+   * result: the exit says it was killed).
+   */
+  async collect(file: string, args: string[], opts: { signal?: AbortSignal; maxBytes?: number } = {}): Promise<CollectedRun> {
+    const stop = new AbortController();
+    const onAbort = () => stop.abort(opts.signal?.reason);
+    if (opts.signal?.aborted) onAbort();
+    opts.signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      const { io, exit } = await this.pipe(file, args, stop.signal);
+      io.end();
+      const chunks: Buffer[] = [];
+      let size = 0;
+      // The output is whole only once the socket ended as well as the program exited.
+      const read = (async () => {
+        try {
+          for await (const c of io as AsyncIterable<Buffer>) {
+            size += c.length;
+            if (opts.maxBytes !== undefined && size > opts.maxBytes) {
+              stop.abort(new Error('output over its bound'));
+              break;
+            }
+            chunks.push(c);
+          }
+        } catch {
+          // A killed program's socket is reset; its exit status says why.
+        }
+      })();
+      const [status] = await Promise.all([exit, read]);
+      io.destroy();
+      return { ...status, stdout: Buffer.concat(chunks) };
+    } finally {
+      opts.signal?.removeEventListener('abort', onAbort);
+    }
   }
 
   private start(file: string, args: string[], signal: AbortSignal | undefined, onSocket?: (path: string) => void): Promise<ExitStatus> {
@@ -116,7 +161,11 @@ export class ProcessSpawner {
   private helper(): ChildProcess {
     if (this.child?.connected) return this.child;
     // The parent's own flags (the test runner's, --cpu-prof, inspector ports) are not the helper's.
-    const child = fork(childFile, [], { execArgv: fromSources ? ['--import', 'tsx'] : [], stdio: ['ignore', 'ignore', 'inherit', 'ipc'], serialization: 'json' });
+    const child = fork(childEntry.file, [], {
+      execArgv: childEntry.tsx ? ['--import', 'tsx'] : [],
+      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+      serialization: 'json',
+    });
     child.on('message', (m: Answer) => {
       const p = this.pending.get(m.id);
       if (!p) return;
@@ -148,4 +197,16 @@ export class ProcessSpawner {
       channel?.unref?.();
     }
   }
+}
+
+let shared: ProcessSpawner | null = null;
+
+/**
+ * The spawner of this thread: the node's one helper process on the main thread (services.ts hands
+ * it to the engines and encoders; the live Opus decoder, the pronouncer and the ffmpeg probe take
+ * it here), one per worker thread that starts a program (the decode fallback). It is never closed:
+ * its helper keeps the process alive only while a program runs and exits with it.
+ */
+export function sharedSpawner(): ProcessSpawner {
+  return (shared ??= new ProcessSpawner());
 }

@@ -1,9 +1,11 @@
 // The native real-time protocol's messages and close codes (docs/realtime.md) for a session's
-// protocol-neutral events (session-output.ts), over a tiny transport so it is tested without a socket.
+// protocol-neutral events (src/stt/live/session-output.ts), over a tiny transport so it is tested without a socket.
 
 import { engineFamily } from '../registry/model-registry.js';
-import type { LiveResult, SessionEnd, SessionInfo, SessionOutput, SessionSummary } from './session-output.js';
+import type { LiveResult, SessionEnd, SessionInfo, SessionOutput, SessionSummary, Transport } from '../stt/live/session-output.js';
 import type { ErrorCode } from '../errors.js';
+import { LiveRedactor } from '../stt/live/redact-result.js';
+import type { TurnEvent } from '../stt/live/turns.js';
 
 export const CLOSE = {
   NORMAL: 1000,
@@ -14,18 +16,13 @@ export const CLOSE = {
   INSUFFICIENT_CREDITS: 4002,
   IDLE_TIMEOUT: 4008,
   MAX_DURATION: 4009,
+  /** RFC 6455's "Try Again Later": no recognizer free when audio resumed (docs/realtime.md). */
+  TRY_AGAIN_LATER: 1013,
 } as const;
-
-export interface Transport {
-  send(message: Record<string, unknown>): void;
-  close(code: number, reason: string): void;
-  /** Stop / resume reading from the client (backpressure). */
-  pause(): void;
-  resume(): void;
-}
 
 export class NativeOutput implements SessionOutput {
   private info: SessionInfo | null = null;
+  private redactor = new LiveRedactor(undefined);
 
   constructor(
     private readonly t: Transport,
@@ -36,6 +33,7 @@ export class NativeOutput implements SessionOutput {
   opened(info: SessionInfo): void {
     this.info = info;
     const p = info.params;
+    this.redactor = new LiveRedactor(p.redaction);
     this.t.send({
       type: 'Metadata',
       request_id: info.requestId,
@@ -53,6 +51,23 @@ export class NativeOutput implements SessionOutput {
       punctuate: p.punctuate,
       smart_format: p.smartFormat,
       keywords: p.keywords,
+      redact: p.redaction?.redact ?? [],
+      profanity_filter: p.redaction?.profanityFilter ?? false,
+    });
+  }
+
+  /** turns=true: the turn layer's events (docs/realtime.md, "Turns"), in Flux's TurnInfo shape with Parla's words. */
+  turn(e: TurnEvent): void {
+    this.t.send({
+      type: 'TurnInfo',
+      event: e.event,
+      turn_index: e.turnIndex,
+      start: e.start,
+      end: +e.end.toFixed(3),
+      transcript: e.transcript,
+      words: e.words,
+      end_of_turn_confidence: e.confidence,
+      ...(e.trigger ? { trigger: e.trigger } : {}),
     });
   }
 
@@ -60,7 +75,9 @@ export class NativeOutput implements SessionOutput {
     this.t.send({ type: 'SpeechStarted', channel: [0, 1], timestamp });
   }
 
-  results(r: LiveResult): void {
+  results(result: LiveResult): void {
+    const r = this.redactor.apply(result);
+    if (!r) return;
     this.t.send({
       type: 'Results',
       channel_index: [0, 1],
@@ -83,7 +100,14 @@ export class NativeOutput implements SessionOutput {
   }
 
   summary(s: SessionSummary): void {
-    this.t.send({ type: 'Summary', request_id: this.info?.requestId, duration: s.duration, billed_seconds: s.billedSeconds, credits_used: s.credits, utterances: s.utterances });
+    this.t.send({
+      type: 'Summary',
+      request_id: this.info?.requestId,
+      duration: s.duration,
+      billed_seconds: s.billedSeconds,
+      credits_used: s.credits,
+      utterances: s.utterances,
+    });
   }
 
   close(why: SessionEnd): void {
@@ -107,6 +131,8 @@ export class NativeOutput implements SessionOutput {
         return [CLOSE.IDLE_TIMEOUT, `no audio or KeepAlive for ${+(this.idleTimeoutMs / 1000).toFixed(3)} seconds`];
       case 'max_duration':
         return [CLOSE.MAX_DURATION, 'maximum session length reached'];
+      case 'overloaded':
+        return [CLOSE.TRY_AGAIN_LATER, 'every recognizer is busy; reconnect shortly'];
     }
   }
 

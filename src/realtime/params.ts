@@ -1,11 +1,11 @@
-// Query parameters of the real-time stream (docs/realtime.md), validated before the upgrade.
+// Query parameters of the native real-time stream (docs/realtime.md), validated before the upgrade,
+// into the protocol-neutral live parameters (src/stt/live/params.ts).
 
+import { parseRedactField } from '../stt/request.js';
 import { ApiError } from '../errors.js';
+import { parseTurnSettings, TURN_DEFAULTS, type TurnSettings } from '../stt/live/turns.js';
 import { STT_MODELS, type SttModel } from '../registry/model-registry.js';
-
-/** linear16: raw 16-bit little-endian mono PCM; opus: Opus in an Ogg or WebM container. */
-export const REALTIME_ENCODINGS = ['linear16', 'opus'] as const;
-export type RealtimeEncoding = (typeof REALTIME_ENCODINGS)[number];
+import { REALTIME_ENCODINGS, type RealtimeEncoding, type RealtimeParams } from '../stt/live/params.js';
 
 /**
  * Defaults of the query parameters, as /stt/realtime/info reports them. endpointing is 10 ms as on
@@ -23,22 +23,6 @@ export const REALTIME_DEFAULTS = {
   smart_format: true,
 } as const;
 
-export interface RealtimeParams {
-  model: SttModel;
-  language: string | undefined;
-  encoding: RealtimeEncoding;
-  /** Rate of linear16 audio; opus carries its own. */
-  sampleRate: number;
-  interimResults: boolean;
-  /** Silence (ms) that ends an utterance: a final result with speech_final. */
-  endpointing: number;
-  /** Silence (ms) after the last word before an UtteranceEnd message. */
-  utteranceEndMs: number;
-  punctuate: boolean;
-  smartFormat: boolean;
-  keywords: string[];
-}
-
 function bool(q: URLSearchParams, name: string, def: boolean): boolean {
   const v = q.get(name);
   if (v === null || v === '') return def;
@@ -51,19 +35,38 @@ function int(q: URLSearchParams, name: string, def: number, min: number, max: nu
   const v = q.get(name);
   if (v === null || v === '') return def;
   if (!/^\d+$/.test(v) || Number(v) < min || Number(v) > max) {
-    throw new ApiError(name === 'sample_rate' ? 'INVALID_SAMPLE_RATE' : 'INVALID_PARAMETER', { message: `${name} must be a whole number from ${min} to ${max}.`, details: { field: name, provided: v } });
+    throw new ApiError(name === 'sample_rate' ? 'INVALID_SAMPLE_RATE' : 'INVALID_PARAMETER', {
+      message: `${name} must be a whole number from ${min} to ${max}.`,
+      details: { field: name, provided: v },
+    });
   }
   return Number(v);
+}
+
+/** `redact` given once as a list or repeated; bounded, as every query value. */
+function redactRaw(q: URLSearchParams): string | undefined {
+  const all = q.getAll('redact');
+  if (all.length === 0) return undefined;
+  const joined = all.join(',');
+  if (joined.length > 200)
+    throw new ApiError('INVALID_PARAMETER', { message: 'redact is longer than 200 characters.', details: { field: 'redact' } });
+  return joined;
 }
 
 export function parseRealtimeParams(q: URLSearchParams): RealtimeParams {
   const model = q.get('model') ?? REALTIME_DEFAULTS.model;
   if (!(STT_MODELS as readonly string[]).includes(model)) {
-    throw new ApiError('INVALID_MODEL', { message: `Unknown speech-to-text model "${model}".`, details: { field: 'model', provided: model, suggestions: [...STT_MODELS] } });
+    throw new ApiError('INVALID_MODEL', {
+      message: `Unknown speech-to-text model "${model}".`,
+      details: { field: 'model', provided: model, suggestions: [...STT_MODELS] },
+    });
   }
   const encoding = q.get('encoding') ?? REALTIME_DEFAULTS.encoding;
   if (!(REALTIME_ENCODINGS as readonly string[]).includes(encoding)) {
-    throw new ApiError('INVALID_FORMAT', { message: 'encoding must be linear16 (raw 16-bit little-endian PCM) or opus (Opus in Ogg or WebM).', details: { field: 'encoding', provided: encoding, suggestions: [...REALTIME_ENCODINGS] } });
+    throw new ApiError('INVALID_FORMAT', {
+      message: 'encoding must be linear16 (raw 16-bit little-endian PCM) or opus (Opus in Ogg or WebM).',
+      details: { field: 'encoding', provided: encoding, suggestions: [...REALTIME_ENCODINGS] },
+    });
   }
   const endpointingRaw = q.get('endpointing');
   const endpointing = endpointingRaw === 'false' ? 0 : int(q, 'endpointing', REALTIME_DEFAULTS.endpointing, 10, 10_000);
@@ -77,6 +80,30 @@ export function parseRealtimeParams(q: URLSearchParams): RealtimeParams {
     utteranceEndMs: int(q, 'utterance_end_ms', REALTIME_DEFAULTS.utterance_end_ms, 100, 10_000),
     punctuate: bool(q, 'punctuate', REALTIME_DEFAULTS.punctuate),
     smartFormat: bool(q, 'smart_format', REALTIME_DEFAULTS.smart_format),
-    keywords: (q.get('keywords') ?? '').split(',').map((k) => k.trim()).filter(Boolean).slice(0, 50),
+    keywords: (q.get('keywords') ?? '')
+      .split(',')
+      .map((k) => k.trim())
+      .filter(Boolean)
+      .slice(0, 50),
+    redaction: { redact: parseRedactField(redactRaw(q)), profanityFilter: bool(q, 'profanity_filter', false) },
   };
+}
+
+/**
+ * turns=true (docs/realtime.md, "Turns"): TurnInfo messages from the session's turn layer, with
+ * Flux's thresholds (eot_threshold, eager_eot_threshold, eot_timeout_ms); utterances then end with
+ * turns (endpointing is off). null when not asked.
+ */
+export function parseTurnQuery(q: URLSearchParams): TurnSettings | null {
+  if (!bool(q, 'turns', false)) {
+    for (const name of ['eot_threshold', 'eager_eot_threshold', 'eot_timeout_ms']) {
+      if (q.has(name)) throw new ApiError('INVALID_PARAMETER', { message: `${name} applies with turns=true.`, details: { field: name } });
+    }
+    return null;
+  }
+  const one = (name: string) => q.get(name) ?? undefined;
+  return parseTurnSettings(
+    { eot_threshold: one('eot_threshold'), eager_eot_threshold: one('eager_eot_threshold'), eot_timeout_ms: one('eot_timeout_ms') },
+    TURN_DEFAULTS,
+  );
 }

@@ -14,13 +14,14 @@ import type { Services } from '../services.js';
 import { ApiError, errorBody } from '../errors.js';
 import { refuseUpgrade as refuse } from '../edge/ws-routes.js';
 import { newRequestId } from '../edge/request-id.js';
-import { toApiError } from '../edge/errors.js';
-import { parseRealtimeParams } from './params.js';
-import type { RealtimeSession } from './session.js';
+import { toApiError } from '../faults/translate.js';
+import { handshakeProblem } from '../edge/ws-handshake.js';
+import { parseRealtimeParams, parseTurnQuery } from './params.js';
+import type { RealtimeSession } from '../stt/live/session.js';
 import { NativeOutput } from './native-output.js';
-import { acceptLiveStream, transportOf } from './live-upgrade.js';
+import { acceptLiveStream, closeSockets, readFrames, transportOf } from '../edge/live-upgrade.js';
 import { loadTls } from './tls.js';
-import { opusSupported } from './opus-decoder.js';
+import { opusSupported } from '../stt/live/opus-decoder.js';
 
 export const REALTIME_PATH = '/api/v1/stt/realtime/stream';
 
@@ -30,8 +31,9 @@ export interface RealtimeServerOptions {
   /** Overrides config.realtimeMaxSessionSeconds (tests). */
   maxSessionSeconds?: number;
   /**
-   * How long an upgrade waits for a free recognizer (each live stream keeps one for its whole
-   * life) before it is refused with 503 SERVICE_OVERLOADED; default 3 s.
+   * How long an upgrade waits for a free recognizer before it is refused with 503
+   * SERVICE_OVERLOADED, and resumed audio for one after the stream gave its own back (then the
+   * stream ends with 1013); default 3 s.
    */
   recognizerWaitMs?: number;
 }
@@ -52,11 +54,17 @@ export class RealtimeServer {
     this.cert = tls.cert;
     this.https = https.createServer({ cert: tls.cert, key: tls.key }, (req, res) => {
       const requestId = newRequestId();
-      const body = errorBody(new ApiError('NOT_FOUND', { message: `This port serves the real-time WebSocket at ${REALTIME_PATH}.` }), requestId);
+      const body = errorBody(
+        new ApiError('NOT_FOUND', { message: `This port serves the real-time WebSocket at ${REALTIME_PATH}.` }),
+        requestId,
+      );
       res.writeHead(404, { 'content-type': 'application/json; charset=utf-8', 'x-request-id': requestId }).end(JSON.stringify(body));
       void req;
     });
     this.https.on('upgrade', (req, socket, head) => {
+      // Node hands an upgraded socket over without its error listener: a reset during the
+      // (asynchronous) admission would otherwise be an uncaught 'error' that ends the process.
+      socket.on('error', () => socket.destroy());
       this.upgrade(req, socket, head).catch((err: unknown) => {
         services.log.error({ err }, 'real-time upgrade failed');
         refuse(socket, new ApiError('INTERNAL_ERROR'), newRequestId());
@@ -82,17 +90,24 @@ export class RealtimeServer {
     // The dialects' sockets (Deepgram's /v1/listen, /v1/speak) are served on this port too.
     const other = url.pathname === REALTIME_PATH ? undefined : this.services.wsRoutes.match(req.url);
     if (other) return other(req, socket, head, { requestId, port: 'realtime' });
-    if (url.pathname !== REALTIME_PATH) return refuse(socket, new ApiError('NOT_FOUND', { message: `No WebSocket at ${url.pathname}; use ${REALTIME_PATH}.` }), requestId);
+    if (url.pathname !== REALTIME_PATH)
+      return refuse(socket, new ApiError('NOT_FOUND', { message: `No WebSocket at ${url.pathname}; use ${REALTIME_PATH}.` }), requestId);
     // A handshake ws would refuse is refused here, before a slot, a hold and a recognizer are taken.
     const handshake = handshakeProblem(req);
     if (handshake) return refuse(socket, new ApiError('INVALID_REQUEST', { message: handshake }), requestId);
     const { services } = this;
     try {
-      const auth = await services.authenticator.authenticate(url.searchParams.get('api_key'));
+      const auth = await services.authenticator.authenticateLive(url.searchParams.get('api_key'));
       services.stt.checkAccess(auth, 'live');
       const params = parseRealtimeParams(url.searchParams);
+      const turns = parseTurnQuery(url.searchParams);
+      // With turns, utterances end with turns, not with endpointing's silence.
+      if (turns) params.endpointing = 0;
       if (params.encoding === 'opus' && !(await opusSupported())) {
-        throw new ApiError('INVALID_FORMAT', { message: 'This server has no Opus decoder (ffmpeg); send linear16.', details: { field: 'encoding', provided: 'opus', suggestions: ['linear16'] } });
+        throw new ApiError('INVALID_FORMAT', {
+          message: 'This server has no Opus decoder (ffmpeg); send linear16.',
+          details: { field: 'encoding', provided: 'opus', suggestions: ['linear16'] },
+        });
       }
       // Language, engine, admission (windows and slot), the first block of credits, a recognizer.
       const idleTimeoutMs = this.opts.idleTimeoutMs ?? services.config.realtimeIdleTimeoutSeconds * 1000;
@@ -105,11 +120,14 @@ export class RealtimeServer {
         requestId,
         auth,
         params,
+        turns: turns ?? undefined,
         recognizerWaitMs: this.opts.recognizerWaitMs ?? 3000,
+        recognizerIdleMs: services.config.realtimeRecognizerIdleSeconds * 1000,
         idleTimeoutMs,
         maxSessionSeconds: this.opts.maxSessionSeconds ?? services.config.realtimeMaxSessionSeconds,
         output: (ws) => new NativeOutput(transportOf(ws), idleTimeoutMs),
-        wire: (ws, session) => ws.on('message', (data, isBinary) => (isBinary ? session.onAudio(Buffer.isBuffer(data) ? data : Buffer.from(data as ArrayBuffer)) : session.onText(data.toString()))),
+        wire: (ws, session) =>
+          readFrames(ws, session, (data, isBinary) => (isBinary ? session.onAudio(data) : session.onText(data.toString()))),
         track: (session) => this.sessions.add(session),
         ended: (session) => this.sessions.delete(session),
       });
@@ -124,30 +142,8 @@ export class RealtimeServer {
    */
   async close(): Promise<void> {
     await Promise.all([...[...this.sessions].map((s) => s.end('shutdown')), this.services.wsRoutes.shutdown()]);
-    // Give the close handshakes a moment so clients see 1001 rather than a dropped connection.
-    const deadline = Date.now() + 2000;
-    while ([...this.wss.clients].some((ws) => ws.readyState !== ws.CLOSED) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-    for (const ws of this.wss.clients) ws.terminate();
+    await closeSockets(this.wss.clients);
     await new Promise<void>((resolve) => this.https.close(() => resolve()));
     this.https.closeAllConnections?.();
   }
-}
-
-const WS_KEY = /^[+/0-9A-Za-z]{22}==$/;
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-
-/** Why ws would refuse this handshake (RFC 6455 4.2.1, as ws checks it), or null. */
-export function handshakeProblem(req: IncomingMessage): string | null {
-  if (req.method !== 'GET') return 'The WebSocket handshake is a GET request.';
-  if ((req.headers.upgrade ?? '').toLowerCase() !== 'websocket') return 'The handshake needs the header Upgrade: websocket.';
-  const key = req.headers['sec-websocket-key'];
-  if (typeof key !== 'string' || !WS_KEY.test(key)) return 'Missing or invalid Sec-WebSocket-Key header.';
-  const version = req.headers['sec-websocket-version'];
-  if (version !== '13' && version !== '8') return 'Sec-WebSocket-Version must be 13.';
-  const protocols = req.headers['sec-websocket-protocol'];
-  if (protocols !== undefined) {
-    const list = protocols.split(',').map((p) => p.trim());
-    if (list.some((p) => !TOKEN.test(p)) || new Set(list).size !== list.length) return 'Invalid Sec-WebSocket-Protocol header.';
-  }
-  return null;
 }

@@ -22,7 +22,16 @@ export function loadTls(config: Config, log: FastifyBaseLogger): { cert: string;
     days: 825,
     keySize: 2048,
     algorithm: 'sha256',
-    extensions: [{ name: 'subjectAltName', altNames: [{ type: 2, value: 'localhost' }, { type: 7, ip: '127.0.0.1' }, { type: 7, ip: '::1' }] }],
+    extensions: [
+      {
+        name: 'subjectAltName',
+        altNames: [
+          { type: 2, value: 'localhost' },
+          { type: 7, ip: '127.0.0.1' },
+          { type: 7, ip: '::1' },
+        ],
+      },
+    ],
   });
   mkdirSync(dir, { recursive: true });
   writeFileSync(certFile, pems.cert);

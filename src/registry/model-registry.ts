@@ -9,7 +9,7 @@ import type { Config } from '../config.js';
 import { engineVoiceFor, type EngineVoices, type SttEngine, type TtsEngine } from '../engines/engine.js';
 import { ApiError } from '../errors.js';
 import { sttCredits, ttsCredits } from '../accounts/pricing.js';
-import { baseOf, isRealLanguage, normalizeCode } from '../catalog/language-codes.js';
+import { baseOf, isRealLanguage, normalizeCode } from '../domain/language-codes.js';
 
 export const TTS_MODELS = ['aura-lite', 'aura-prime', 'aura-max', 'rapid-flash', 'rapid-max'] as const;
 export type TtsModel = (typeof TTS_MODELS)[number];
@@ -83,7 +83,9 @@ export class ModelRegistry {
   ttsChain(model: string): TtsEngine[] {
     const configured = this.config.product.ttsBindings[model];
     if (!configured) return [];
-    return [...new Set([...(this.ttsFirst[model] ?? []), ...configured])].map((id) => this.tts.get(id)).filter((e): e is TtsEngine => e !== undefined && e.status().available);
+    return [...new Set([...(this.ttsFirst[model] ?? []), ...configured])]
+      .map((id) => this.tts.get(id))
+      .filter((e): e is TtsEngine => e !== undefined && e.status().available);
   }
 
   /**
@@ -92,7 +94,11 @@ export class ModelRegistry {
    * speaks its female English voices with Festival's HTS voice and its male ones with Flite).
    */
   resolveTtsEngine(model: string, language: string, engineVoices?: EngineVoices): TtsEngine | null {
-    return this.ttsChain(model).find((e) => e.languages().includes(language) && (engineVoices === undefined || engineVoiceFor(e, engineVoices, language) !== undefined)) ?? null;
+    return (
+      this.ttsChain(model).find(
+        (e) => e.languages().includes(language) && (engineVoices === undefined || engineVoiceFor(e, engineVoices, language) !== undefined),
+      ) ?? null
+    );
   }
 
   /** As resolveTtsEngine, or LANGUAGE_NOT_SUPPORTED when no engine here speaks the language (in that voice) for the model. */
@@ -175,7 +181,8 @@ export class ModelRegistry {
   /** As sttBinding, or LANGUAGE_NOT_SUPPORTED when no engine here serves the model. */
   requireSttBinding(model: SttModel): SttBindingHere {
     const binding = this.sttBinding(model);
-    if (!binding) throw new ApiError('LANGUAGE_NOT_SUPPORTED', { message: `${model} has no speech engine available in this installation.` });
+    if (!binding)
+      throw new ApiError('LANGUAGE_NOT_SUPPORTED', { message: `${model} has no speech engine available in this installation.` });
     return binding;
   }
 
@@ -191,14 +198,18 @@ export class ModelRegistry {
     const served = this.sttLanguages(model);
     if (requested === undefined || requested.trim() === '') {
       const detected = served.find((l) => !l.includes('-')) ?? served[0];
-      if (!detected) throw new ApiError('LANGUAGE_NOT_SUPPORTED', { message: `${model} has no speech engine available in this installation.` });
+      if (!detected)
+        throw new ApiError('LANGUAGE_NOT_SUPPORTED', { message: `${model} has no speech engine available in this installation.` });
       return detected;
     }
     const code = normalizeCode(requested);
     if (served.includes(code)) return code;
     if (served.includes(baseOf(code))) return baseOf(code);
     if (!isRealLanguage(code)) {
-      throw new ApiError('INVALID_LANGUAGE', { message: `"${requested}" is not a language code.`, details: { field: 'language', provided: requested, suggestions: served } });
+      throw new ApiError('INVALID_LANGUAGE', {
+        message: `"${requested}" is not a language code.`,
+        details: { field: 'language', provided: requested, suggestions: served },
+      });
     }
     throw new ApiError('LANGUAGE_NOT_SUPPORTED', {
       message: `${model} recognizes ${served.join(', ') || 'no language'} in this installation, not ${requested}.`,

@@ -28,7 +28,11 @@ export function neuralOrder(engines: readonly TtsEngine[]): TtsEngine[] {
  * Product model -> engine ids served ahead of its configured chain: the operator's bound model
  * first, then (for NEURAL_TTS_MODELS) every verified voice model in take-over order.
  */
-export function neuralTtsChains(engines: readonly TtsEngine[], bound: Readonly<Record<string, string>>, productModels: readonly string[]): Record<string, string[]> {
+export function neuralTtsChains(
+  engines: readonly TtsEngine[],
+  bound: Readonly<Record<string, string>>,
+  productModels: readonly string[],
+): Record<string, string[]> {
   const neural = neuralOrder(engines).map((e) => e.id);
   const out: Record<string, string[]> = {};
   for (const model of productModels) {

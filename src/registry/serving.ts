@@ -36,15 +36,28 @@ export function sttServing(registry: ModelRegistry, lifecycle: ModelLifecycle | 
   });
 }
 
-export function ttsServing(registry: ModelRegistry, lifecycle: ModelLifecycle | undefined, productModels: readonly string[], loaded = loadedNames(lifecycle)): TtsServing[] {
+export function ttsServing(
+  registry: ModelRegistry,
+  lifecycle: ModelLifecycle | undefined,
+  productModels: readonly string[],
+  loaded = loadedNames(lifecycle),
+): TtsServing[] {
   return productModels.map((model) => {
     const chain = registry.ttsChain(model);
-    return { model, engines: chain.map((e) => e.id), loaded: [...new Set(chain.flatMap((e) => e.lifecycleModels?.() ?? []))].filter((n) => loaded.has(n)) };
+    return {
+      model,
+      engines: chain.map((e) => e.id),
+      loaded: [...new Set(chain.flatMap((e) => e.lifecycleModels?.() ?? []))].filter((n) => loaded.has(n)),
+    };
   });
 }
 
 /** Both, for /health. */
-export function modelsServing(registry: ModelRegistry, lifecycle: ModelLifecycle | undefined, ttsModels: readonly string[]): { stt: SttServing[]; tts: TtsServing[] } {
+export function modelsServing(
+  registry: ModelRegistry,
+  lifecycle: ModelLifecycle | undefined,
+  ttsModels: readonly string[],
+): { stt: SttServing[]; tts: TtsServing[] } {
   const loaded = loadedNames(lifecycle);
   return { stt: sttServing(registry, lifecycle, loaded), tts: ttsServing(registry, lifecycle, ttsModels, loaded) };
 }

@@ -28,8 +28,13 @@ const HealthRecord = Type.Object(
         stt: Type.Array(
           Type.Object({
             model: Type.String(),
-            engine: Type.Union([Type.String(), Type.Null()], { description: 'Engine serving it now (first available of its chain), e.g. "pocketsphinx" or "sherpa:whisper-base.en"; null when none is.' }),
-            loaded: Type.Boolean({ description: "Whether that engine's model is loaded now (models load on demand and unload when idle)." }),
+            engine: Type.Union([Type.String(), Type.Null()], {
+              description:
+                'Engine serving it now (first available of its chain), e.g. "pocketsphinx" or "sherpa:whisper-base.en"; null when none is.',
+            }),
+            loaded: Type.Boolean({
+              description: "Whether that engine's model is loaded now (models load on demand and unload when idle).",
+            }),
           }),
         ),
         tts: Type.Array(

@@ -2,7 +2,17 @@
 // Date objects from PostgreSQL).
 
 import type { DashboardSession } from './store.js';
-import { FEATURES, type Account, type ApiKeyRecord, type FeatureSwitches, type KeyMode, type Plan, type StoredKeyState, type UsageKind, type UsageRecord } from '../domain/accounts.js';
+import {
+  FEATURES,
+  type Account,
+  type ApiKeyRecord,
+  type FeatureSwitches,
+  type KeyMode,
+  type Plan,
+  type StoredKeyState,
+  type UsageKind,
+  type UsageRecord,
+} from '../domain/accounts.js';
 
 export type Stamp = number | string | Date;
 

@@ -121,7 +121,14 @@ export interface Store {
   // Billing
   holdCredits(req: HoldRequest): Promise<HoldResult>;
   /** Adds to a running hold (real-time streams); same checks as holdCredits. */
-  extendHold(holdId: string, extraCredits: number, extraCharacters: number, characterLimit: number | null, periodStart: Date, expiresAt: Date): Promise<HoldResult>;
+  extendHold(
+    holdId: string,
+    extraCredits: number,
+    extraCharacters: number,
+    characterLimit: number | null,
+    periodStart: Date,
+    expiresAt: Date,
+  ): Promise<HoldResult>;
   /**
    * One transaction: remove the hold, refund held minus usage.credits, write the ledger row.
    * Idempotent per usage.requestId. The ledger row records what was actually charged: beyond the

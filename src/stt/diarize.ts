@@ -6,6 +6,7 @@
 // Written here because no maintained npm package does speaker clustering offline.
 
 import { medianF0 } from '../audio/analysis.js';
+import { labelSpans, referencePieces, rmsDistance } from '../audio/speaker-clusters.js';
 
 const RATE = 16000;
 const FRAME = 400; // 25 ms
@@ -126,59 +127,54 @@ function FEATURE_SCALE(d: number): number {
   return 0.5;
 }
 
-function distance(a: number[], b: number[]): number {
-  let acc = 0;
-  for (let i = 0; i < a.length; i++) acc += (a[i]! - b[i]!) ** 2;
-  return Math.sqrt(acc / a.length);
-}
+// Fixed scales (typical spread of each feature group across speakers) rather than the data's own
+// spread: with few segments, standardizing by their spread would exaggerate differences.
+const scaled = (f: number[]) => f.map((v, d) => v / FEATURE_SCALE(d));
 
 /** Cluster labels (0, 1, ... by first appearance) for the segments; null features join their neighbour. */
 export function clusterSpeakers(features: Array<number[] | null>, threshold = SPEAKER_THRESHOLD): number[] {
-  const valid = features.map((f, i) => ({ f, i })).filter((x): x is { f: number[]; i: number } => x.f !== null);
-  if (valid.length === 0) return features.map(() => 0);
-  // Fixed scales (typical spread of each feature group across speakers) rather than the data's
-  // own spread: with few segments, standardizing by their spread would exaggerate differences.
-  const z = valid.map(({ f }) => f.map((v, d) => v / FEATURE_SCALE(d)));
-  let clusters = z.map((_, k) => [k]);
-  const avgDist = (a: number[], b: number[]) => {
-    let acc = 0;
-    for (const x of a) for (const y of b) acc += distance(z[x]!, z[y]!);
-    return acc / (a.length * b.length);
-  };
-  while (clusters.length > 1) {
-    let best = Infinity;
-    let pair: [number, number] = [0, 1];
-    for (let a = 0; a < clusters.length; a++) {
-      for (let b = a + 1; b < clusters.length; b++) {
-        const d = avgDist(clusters[a]!, clusters[b]!);
-        if (d < best) {
-          best = d;
-          pair = [a, b];
-        }
-      }
-    }
-    if (best > threshold) break;
-    clusters[pair[0]] = [...clusters[pair[0]]!, ...clusters[pair[1]]!];
-    clusters = clusters.filter((_, k) => k !== pair[1]);
-  }
-  const clusterOf = new Map<number, number>();
-  clusters.forEach((members, c) => members.forEach((k) => clusterOf.set(valid[k]!.i, c)));
-  const order = new Map<number, number>();
-  const labels: number[] = [];
-  let last = 0;
-  for (let i = 0; i < features.length; i++) {
-    const c = clusterOf.get(i);
-    if (c === undefined) {
-      labels.push(last);
-      continue;
-    }
-    if (!order.has(c)) order.set(c, order.size);
-    last = order.get(c)!;
-    labels.push(last);
-  }
-  return labels;
+  return labelSpans(
+    features.map((f) => f && scaled(f)),
+    [],
+    [],
+    threshold,
+    rmsDistance,
+  ).labels;
 }
 
 export function diarizeSegments(pcm: Int16Array, segments: Array<{ start: number; end: number }>): number[] {
   return clusterSpeakers(segments.map((s) => segmentFeatures(pcm, s.start, s.end)));
+}
+
+/**
+ * Diarization with known speakers (OpenAI's known_speaker_references, decision #50): each
+ * reference's pieces join the clustering as anchors, described by the same features as the
+ * segments. A cluster that takes in a reference's pieces (within the same merge threshold as any
+ * two segments) is that speaker; two references never merge, so two known voices stay apart.
+ * `known[label]` is the index of the reference a label's speaker matched, or -1.
+ */
+export function diarizeKnown(
+  pcm: Int16Array,
+  segments: Array<{ start: number; end: number }>,
+  references: Int16Array[],
+): { labels: number[]; known: number[] } {
+  const refs: number[][] = [];
+  const refOf: number[] = [];
+  references.forEach((r, k) => {
+    for (const [a, b] of referencePieces(r.length / RATE)) {
+      const f = segmentFeatures(r, a, b);
+      if (f) {
+        refs.push(f);
+        refOf.push(k);
+      }
+    }
+  });
+  const features = segments.map((s) => segmentFeatures(pcm, s.start, s.end));
+  return labelSpans(
+    features.map((f) => f && scaled(f)),
+    refs.map(scaled),
+    refOf,
+    SPEAKER_THRESHOLD,
+    rmsDistance,
+  );
 }

@@ -9,20 +9,104 @@ export const SENTENCE_GAP = 0.7;
 export const COMMA_GAP = 0.35;
 const WH_WORDS = new Set(['who', 'what', 'when', 'where', 'why', 'how', 'which', 'whose', 'whom']);
 const AUXILIARIES = new Set([
-  'is', 'are', 'was', 'were', 'am', 'do', 'does', 'did', 'can', 'could', 'would', 'will', 'should', 'shall', 'may', 'might', 'must', 'have', 'has', 'had',
-  "isn't", "aren't", "wasn't", "weren't", "don't", "doesn't", "didn't", "can't", "couldn't", "won't", "wouldn't", "shouldn't", "haven't", "hasn't",
+  'is',
+  'are',
+  'was',
+  'were',
+  'am',
+  'do',
+  'does',
+  'did',
+  'can',
+  'could',
+  'would',
+  'will',
+  'should',
+  'shall',
+  'may',
+  'might',
+  'must',
+  'have',
+  'has',
+  'had',
+  "isn't",
+  "aren't",
+  "wasn't",
+  "weren't",
+  "don't",
+  "doesn't",
+  "didn't",
+  "can't",
+  "couldn't",
+  "won't",
+  "wouldn't",
+  "shouldn't",
+  "haven't",
+  "hasn't",
 ]);
 /** What follows an auxiliary that asks: its subject ("is it", "did the train", "can you"). */
 const SUBJECTS = new Set([
-  'i', 'you', 'he', 'she', 'it', 'we', 'they', 'there', 'this', 'that', 'these', 'those', 'the', 'my', 'your', 'his', 'her', 'its', 'our', 'their',
-  'anyone', 'anybody', 'anything', 'someone', 'somebody', 'something', 'everyone', 'everybody', 'everything', 'no', 'any', 'some', 'all',
+  'i',
+  'you',
+  'he',
+  'she',
+  'it',
+  'we',
+  'they',
+  'there',
+  'this',
+  'that',
+  'these',
+  'those',
+  'the',
+  'my',
+  'your',
+  'his',
+  'her',
+  'its',
+  'our',
+  'their',
+  'anyone',
+  'anybody',
+  'anything',
+  'someone',
+  'somebody',
+  'something',
+  'everyone',
+  'everybody',
+  'everything',
+  'no',
+  'any',
+  'some',
+  'all',
 ]);
 /**
  * Auxiliaries that also open a conditional by inversion ("had he married ..., he might have ...",
  * "should you need ..., call"): a question only when no main clause follows.
  */
 const CONDITIONAL_OPENERS = new Set(['had', 'were', 'should']);
-const MAIN_CLAUSE_MARKERS = new Set(['would', 'could', 'might', 'will', 'shall', "i'd", "you'd", "he'd", "she'd", "we'd", "they'd", "i'll", "you'll", "he'll", "she'll", "we'll", "they'll", 'then', 'please', 'call']);
+const MAIN_CLAUSE_MARKERS = new Set([
+  'would',
+  'could',
+  'might',
+  'will',
+  'shall',
+  "i'd",
+  "you'd",
+  "he'd",
+  "she'd",
+  "we'd",
+  "they'd",
+  "i'll",
+  "you'll",
+  "he'll",
+  "she'll",
+  "we'll",
+  "they'll",
+  'then',
+  'please',
+  'call',
+]);
 
 /**
  * A question opens with a question word, or with an auxiliary followed by its subject ("is it",
@@ -51,7 +135,25 @@ function capitalize(s: string): string {
 }
 
 // Names of days and months are proper nouns; "may" and "march" are more often verbs and stay as said.
-const PROPER = new Set(['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday', 'january', 'february', 'april', 'june', 'july', 'august', 'september', 'october', 'november', 'december']);
+const PROPER = new Set([
+  'monday',
+  'tuesday',
+  'wednesday',
+  'thursday',
+  'friday',
+  'saturday',
+  'sunday',
+  'january',
+  'february',
+  'april',
+  'june',
+  'july',
+  'august',
+  'september',
+  'october',
+  'november',
+  'december',
+]);
 
 function fixI(w: string): string {
   if (PROPER.has(w)) return capitalize(w);

@@ -8,14 +8,82 @@
 // without a.m./p.m. are a time only after at/by/until/...; paired years only for 1700-2099.
 
 import type { WordTiming } from '../engines/engine.js';
+import { table } from '../domain/lookup.js';
 
-const UNITS: Record<string, number> = { zero: 0, oh: 0, one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10, eleven: 11, twelve: 12, thirteen: 13, fourteen: 14, fifteen: 15, sixteen: 16, seventeen: 17, eighteen: 18, nineteen: 19 };
-const TENS: Record<string, number> = { twenty: 20, thirty: 30, forty: 40, fifty: 50, sixty: 60, seventy: 70, eighty: 80, ninety: 90 };
-const SCALES: Record<string, number> = { thousand: 1e3, million: 1e6, billion: 1e9 };
-const ORDINAL_UNITS: Record<string, number> = { first: 1, second: 2, third: 3, fourth: 4, fifth: 5, sixth: 6, seventh: 7, eighth: 8, ninth: 9, tenth: 10, eleventh: 11, twelfth: 12, thirteenth: 13, fourteenth: 14, fifteenth: 15, sixteenth: 16, seventeenth: 17, eighteenth: 18, nineteenth: 19 };
-const ORDINAL_TENS: Record<string, number> = { twentieth: 20, thirtieth: 30, fortieth: 40, fiftieth: 50, sixtieth: 60, seventieth: 70, eightieth: 80, ninetieth: 90 };
+const UNITS: Record<string, number> = table({
+  zero: 0,
+  oh: 0,
+  one: 1,
+  two: 2,
+  three: 3,
+  four: 4,
+  five: 5,
+  six: 6,
+  seven: 7,
+  eight: 8,
+  nine: 9,
+  ten: 10,
+  eleven: 11,
+  twelve: 12,
+  thirteen: 13,
+  fourteen: 14,
+  fifteen: 15,
+  sixteen: 16,
+  seventeen: 17,
+  eighteen: 18,
+  nineteen: 19,
+});
+const TENS: Record<string, number> = table({
+  twenty: 20,
+  thirty: 30,
+  forty: 40,
+  fifty: 50,
+  sixty: 60,
+  seventy: 70,
+  eighty: 80,
+  ninety: 90,
+});
+const SCALES: Record<string, number> = table({ thousand: 1e3, million: 1e6, billion: 1e9 });
+const ORDINAL_UNITS: Record<string, number> = table({
+  first: 1,
+  second: 2,
+  third: 3,
+  fourth: 4,
+  fifth: 5,
+  sixth: 6,
+  seventh: 7,
+  eighth: 8,
+  ninth: 9,
+  tenth: 10,
+  eleventh: 11,
+  twelfth: 12,
+  thirteenth: 13,
+  fourteenth: 14,
+  fifteenth: 15,
+  sixteenth: 16,
+  seventeenth: 17,
+  eighteenth: 18,
+  nineteenth: 19,
+});
+const ORDINAL_TENS: Record<string, number> = table({
+  twentieth: 20,
+  thirtieth: 30,
+  fortieth: 40,
+  fiftieth: 50,
+  sixtieth: 60,
+  seventieth: 70,
+  eightieth: 80,
+  ninetieth: 90,
+});
 const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
-const CURRENCIES: Record<string, { symbol: string; minor?: string }> = { dollar: { symbol: '$', minor: 'cent' }, dollars: { symbol: '$', minor: 'cent' }, euro: { symbol: '€', minor: 'cent' }, euros: { symbol: '€', minor: 'cent' }, pound: { symbol: '£', minor: 'pence' }, pounds: { symbol: '£', minor: 'pence' } };
+const CURRENCIES: Record<string, { symbol: string; minor?: string }> = {
+  dollar: { symbol: '$', minor: 'cent' },
+  dollars: { symbol: '$', minor: 'cent' },
+  euro: { symbol: '€', minor: 'cent' },
+  euros: { symbol: '€', minor: 'cent' },
+  pound: { symbol: '£', minor: 'pence' },
+  pounds: { symbol: '£', minor: 'pence' },
+};
 
 interface Parsed {
   value: number;
@@ -39,7 +107,13 @@ function parseBelowThousand(words: WordTiming[], i: number): Parsed | null {
     value = (w0 === 'a' ? 1 : UNITS[w0]!) * 100;
     j += 2;
     any = true;
-    if (lower(words[j]) === 'and' && (UNITS[lower(words[j + 1])] !== undefined || TENS[lower(words[j + 1])] !== undefined || ORDINAL_UNITS[lower(words[j + 1])] !== undefined)) j++;
+    if (
+      lower(words[j]) === 'and' &&
+      (UNITS[lower(words[j + 1])] !== undefined ||
+        TENS[lower(words[j + 1])] !== undefined ||
+        ORDINAL_UNITS[lower(words[j + 1])] !== undefined)
+    )
+      j++;
   }
   const w = lower(words[j]);
   if (TENS[w] !== undefined) {
@@ -106,7 +180,8 @@ function parseYear(words: WordTiming[], i: number): Parsed | null {
   if (hi !== undefined && hi >= 10 && hi <= 29) {
     const b = lower(words[i + 1]);
     if (b === 'hundred') return { value: hi * 100, n: 2, ordinal: false };
-    if (b === 'oh' && UNITS[lower(words[i + 2])] !== undefined) return { value: hi * 100 + UNITS[lower(words[i + 2])]!, n: 3, ordinal: false };
+    if (b === 'oh' && UNITS[lower(words[i + 2])] !== undefined)
+      return { value: hi * 100 + UNITS[lower(words[i + 2])]!, n: 3, ordinal: false };
     if (TENS[b] !== undefined || (UNITS[b] !== undefined && UNITS[b]! >= 10)) {
       const lo = parseBelowThousand(words, i + 1);
       if (lo && !lo.ordinal && lo.value >= 10 && lo.value < 100) return { value: hi * 100 + lo.value, n: 1 + lo.n, ordinal: false };
@@ -145,7 +220,12 @@ function parseDecimal(words: WordTiming[], i: number): { n: number; text: string
 function merge(words: WordTiming[], i: number, n: number, text: string): WordTiming {
   const span = words.slice(i, i + n);
   const conf = span.map((w) => w.confidence).filter((c): c is number => c !== undefined);
-  return { word: text, start: span[0]!.start, end: span[span.length - 1]!.end, ...(conf.length ? { confidence: +(conf.reduce((a, b) => a + b, 0) / conf.length).toFixed(3) } : {}) };
+  return {
+    word: text,
+    start: span[0]!.start,
+    end: span[span.length - 1]!.end,
+    ...(conf.length ? { confidence: +(conf.reduce((a, b) => a + b, 0) / conf.length).toFixed(3) } : {}),
+  };
 }
 
 type Matcher = (words: WordTiming[], i: number) => { n: number; text: string } | null;
@@ -200,7 +280,9 @@ const matchTime: Matcher = (words, i) => {
   if (!meridiem) {
     // Without a.m./p.m., hour and minutes read as a time only after a word that introduces one.
     const saidMinutes = j > i + h.n;
-    return saidMinutes && TIME_INTRODUCERS.has(lower(words[i - 1])) ? { n: j - i, text: `${h.value}:${String(minutes).padStart(2, '0')}` } : null;
+    return saidMinutes && TIME_INTRODUCERS.has(lower(words[i - 1]))
+      ? { n: j - i, text: `${h.value}:${String(minutes).padStart(2, '0')}` }
+      : null;
   }
   return { n: j - i, text: `${h.value}:${String(minutes).padStart(2, '0')} ${meridiem}` };
 };

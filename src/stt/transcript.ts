@@ -25,6 +25,8 @@ export interface Transcript {
   text: string;
   words: TranscriptWord[];
   segments: TranscriptSegment[];
+  /** Diarized with known speakers: the name of each speaker label that matched one (else absent). */
+  speakerNames?: Array<string | undefined>;
 }
 
 /** Longest segment before it is cut at a word boundary (subtitles stay readable). */
@@ -47,6 +49,18 @@ function bestCut(words: TranscriptWord[]): number {
   return best;
 }
 
+function segmentOf(words: TranscriptWord[], id: number): TranscriptSegment {
+  const conf = words.map((w) => w.confidence ?? 0);
+  return {
+    id,
+    start: words[0]!.start,
+    end: words[words.length - 1]!.end,
+    text: words.map((w) => w.punctuated).join(' '),
+    words,
+    avgConfidence: +(conf.reduce((a, b) => a + b, 0) / conf.length).toFixed(3),
+  };
+}
+
 export function buildTranscript(utterances: RecognizedUtterance[], opts: { smartFormat: boolean; punctuate: boolean }): Transcript {
   const words: TranscriptWord[] = [];
   const utteranceEnds = new Set<number>();
@@ -63,15 +77,7 @@ export function buildTranscript(utterances: RecognizedUtterance[], opts: { smart
   let current: TranscriptWord[] = [];
   const flush = () => {
     if (!current.length) return;
-    const conf = current.map((w) => w.confidence ?? 0);
-    segments.push({
-      id: segments.length,
-      start: current[0]!.start,
-      end: current[current.length - 1]!.end,
-      text: current.map((w) => w.punctuated).join(' '),
-      words: current,
-      avgConfidence: +(conf.reduce((a, b) => a + b, 0) / conf.length).toFixed(3),
-    });
+    segments.push(segmentOf(current, segments.length));
     current = [];
   };
   words.forEach((w, i) => {
@@ -90,35 +96,65 @@ export function buildTranscript(utterances: RecognizedUtterance[], opts: { smart
   return { text: words.map((w) => w.punctuated).join(' '), words, segments };
 }
 
-/** Stretches for speaker clustering: segments, long ones cut into pieces of at most six seconds. */
+/** A pause between words (s) long enough for another speaker to take over: spans are cut there. */
+const TURN_GAP = 0.25;
+/** Shortest span described on its own (shorter says too little about its speaker). */
+const MIN_SPAN = 1.0;
+/** Longest span: longer ones are cut, so a change without a pause is found within this. */
+const MAX_SPAN = 6;
+
+/**
+ * Stretches for speaker clustering: each segment cut at pauses of TURN_GAP or more (the recognizer
+ * joins turns with shorter pauses than its utterances need, so one segment can hold two speakers)
+ * and at MAX_SPAN; a stretch shorter than MIN_SPAN joins its neighbour across the shorter pause.
+ */
 export function diarizationSpans(t: Transcript): Array<{ start: number; end: number; words: TranscriptWord[] }> {
   const spans: Array<{ start: number; end: number; words: TranscriptWord[] }> = [];
+  const length = (p: TranscriptWord[]) => p[p.length - 1]!.end - p[0]!.start;
   for (const seg of t.segments) {
     const pieces: TranscriptWord[][] = [];
     let cur: TranscriptWord[] = [];
     for (const w of seg.words) {
-      if (cur.length && w.end - cur[0]!.start > 6) {
+      const prev = cur[cur.length - 1];
+      if (prev && (w.start - prev.end >= TURN_GAP || w.end - cur[0]!.start > MAX_SPAN)) {
         pieces.push(cur);
         cur = [];
       }
       cur.push(w);
     }
-    if (cur.length) {
-      // A short tail says too little about its speaker: it joins the piece before it.
-      const last = pieces[pieces.length - 1];
-      if (last && cur[cur.length - 1]!.end - cur[0]!.start < 1.2) last.push(...cur);
-      else pieces.push(cur);
+    if (cur.length) pieces.push(cur);
+    for (;;) {
+      const k = pieces.findIndex((p) => length(p) < MIN_SPAN);
+      if (k < 0 || pieces.length < 2) break;
+      const gapBefore = k > 0 ? pieces[k]![0]!.start - pieces[k - 1]!.at(-1)!.end : Infinity;
+      const gapAfter = k < pieces.length - 1 ? pieces[k + 1]![0]!.start - pieces[k]!.at(-1)!.end : Infinity;
+      const into = gapBefore <= gapAfter ? k - 1 : k + 1;
+      pieces[Math.min(k, into)] = [...pieces[Math.min(k, into)]!, ...pieces[Math.max(k, into)]!];
+      pieces.splice(Math.max(k, into), 1);
     }
     for (const p of pieces) spans.push({ start: p[0]!.start, end: p[p.length - 1]!.end, words: p });
   }
   return spans;
 }
 
+/**
+ * Words take their span's speaker, and segments are cut where the speaker changes (a segment is
+ * one speaker's, as diarized_json, srt and Deepgram's utterances show it).
+ */
 export function applySpeakers(t: Transcript, spans: ReturnType<typeof diarizationSpans>, labels: number[]): void {
   spans.forEach((s, i) => s.words.forEach((w) => (w.speaker = labels[i] ?? 0)));
+  const segments: TranscriptSegment[] = [];
   for (const seg of t.segments) {
-    const counts = new Map<number, number>();
-    for (const w of seg.words) counts.set(w.speaker ?? 0, (counts.get(w.speaker ?? 0) ?? 0) + 1);
-    seg.speaker = [...counts.entries()].sort((a, b) => b[1] - a[1])[0]?.[0] ?? 0;
+    let run: TranscriptWord[] = [];
+    const flush = () => {
+      if (run.length) segments.push({ ...segmentOf(run, segments.length), speaker: run[0]!.speaker ?? 0 });
+      run = [];
+    };
+    for (const w of seg.words) {
+      if (run.length && (w.speaker ?? 0) !== (run[0]!.speaker ?? 0)) flush();
+      run.push(w);
+    }
+    flush();
   }
+  t.segments = segments;
 }

@@ -1,18 +1,18 @@
 // /tts/generate's pipeline with the output in one of Deepgram's speak encodings (the dialect's
 // POST /v1/speak): the same rendering (split at breaks, segments in parallel on the worker pool,
 // the request's audio ceiling), then one worker task joins, resamples to the requested rate and
-// encodes (src/workers/encode-task.ts). Incomplete audio is never returned.
+// encodes (src/tts/encode-task.ts). Incomplete audio is never returned.
 
-import { EnginePool } from '../workers/pool.js';
+import { WorkerPool } from '../workers/pool.js';
 import type { SpeakEncodeSpec } from '../audio/speak-encoding.js';
 import type { GeneratedAudio } from './generate.js';
 import { splitAtBreaks } from './markup.js';
 import type { TtsJob } from './prepare.js';
-import { renderItems } from './render.js';
+import { renderItems } from './speak-items.js';
 import { AudioBudget } from './audio-limits.js';
 
-export async function generateEncoded(pool: EnginePool, job: TtsJob, spec: SpeakEncodeSpec, signal?: AbortSignal): Promise<GeneratedAudio> {
-  return EnginePool.inFlow(async () => {
+export async function generateEncoded(pool: WorkerPool, job: TtsJob, spec: SpeakEncodeSpec, signal?: AbortSignal): Promise<GeneratedAudio> {
+  return WorkerPool.inFlow(async () => {
     const { segments, silences } = splitAtBreaks(job.items);
     const budget = new AudioBudget(job.maxAudioSeconds);
     budget.take(silences.reduce((a, b) => a + b, 0));

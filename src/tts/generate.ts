@@ -4,13 +4,13 @@
 // pieces, streamed without the extra pool task). Any segment failing after its
 // retries fails the whole request: incomplete audio is never returned.
 
-import { EnginePool } from '../workers/pool.js';
+import { WorkerPool } from '../workers/pool.js';
 import type { Readable } from 'node:stream';
 import { finishDocument } from './finish.js';
-import { documentPieces } from '../workers/finish-task.js';
+import { documentPieces } from './finish-task.js';
 import { splitAtBreaks } from './markup.js';
 import type { TtsJob } from './prepare.js';
-import { renderItems } from './render.js';
+import { renderItems } from './speak-items.js';
 import { wavStream } from '../audio/wav.js';
 import { AudioBudget } from './audio-limits.js';
 
@@ -24,12 +24,12 @@ export interface GeneratedAudio {
   seconds: number;
 }
 
-export async function generateAudio(pool: EnginePool, job: TtsJob, format: OutputFormat, signal?: AbortSignal): Promise<GeneratedAudio> {
+export async function generateAudio(pool: WorkerPool, job: TtsJob, format: OutputFormat, signal?: AbortSignal): Promise<GeneratedAudio> {
   // One flow: this request's chunks take turns with other requests' work in the pool's queue.
-  return EnginePool.inFlow(() => generateInFlow(pool, job, format, signal));
+  return WorkerPool.inFlow(() => generateInFlow(pool, job, format, signal));
 }
 
-async function generateInFlow(pool: EnginePool, job: TtsJob, format: OutputFormat, signal?: AbortSignal): Promise<GeneratedAudio> {
+async function generateInFlow(pool: WorkerPool, job: TtsJob, format: OutputFormat, signal?: AbortSignal): Promise<GeneratedAudio> {
   const { segments, silences } = splitAtBreaks(job.items);
   // The silences count first: the speech may then fill what is left of the request's ceiling.
   const budget = new AudioBudget(job.maxAudioSeconds);
@@ -44,7 +44,14 @@ async function generateInFlow(pool: EnginePool, job: TtsJob, format: OutputForma
   // chunks, for a memory copy) and no buffer the size of the file, silences included.
   if (format === 'wav') {
     if (rendered.some((r) => r !== null && r.sampleRate !== rate)) throw new Error('segments rendered at different sample rates');
-    const wav = wavStream(documentPieces(rendered.map((r) => r?.samples ?? null), silences, rate), rate);
+    const wav = wavStream(
+      documentPieces(
+        rendered.map((r) => r?.samples ?? null),
+        silences,
+        rate,
+      ),
+      rate,
+    );
     return { ...wav, seconds };
   }
   const bytes = await finishDocument(pool, rendered, silences, rate, format, signal);

@@ -1,30 +1,10 @@
 // What the TTS service needs from the catalogue and the model registry. The service depends on
 // these narrow ports; src/services.ts wires the real catalogue and registry to them.
 
-import type { Plan } from '../domain/accounts.js';
 import type { EngineVoices, TtsEngine } from '../engines/engine.js';
+import type { VoiceRequest, VoiceSelection } from '../catalog/voice-selection.js';
 
-export interface VoiceSelection {
-  /** Stable id of the base voice. */
-  id: string;
-  /** The name as the request used it (localized for Aura voices). */
-  name: string;
-  /** Engine voice per engine mapping key (an engine's voiceMapping, else its id; e.g. { espeak: "de+m3", flite: "rms" }). */
-  engineVoices: Record<string, string>;
-  /** Semitones the voice sits above or below its engine voice. */
-  basePitch: number;
-  /** Multiplier on the engine voice's natural rate. */
-  baseRate: number;
-}
-
-export interface VoiceRequest {
-  model: string;
-  language: string;
-  /** False when the request did not name a language (a Flash voice then speaks its own). */
-  languageGiven?: boolean;
-  voice: string;
-  plan: Plan;
-}
+export type { VoiceRequest, VoiceSelection };
 
 export interface TtsCatalogPort {
   /**

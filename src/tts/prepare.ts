@@ -7,11 +7,12 @@ import { countCharacters, ttsCharacters } from '../accounts/pricing.js';
 import type { Config } from '../config.js';
 import { EngineError, engineVoiceFor } from '../engines/engine.js';
 import { ApiError } from '../errors.js';
-import { parseMarkup, withoutBreaks, type MarkupItem } from './markup.js';
+import { parseMarkup, withoutBreaks, type MarkupItem, type ParsedMarkup } from './markup.js';
+import { speakablePlainText } from './plain-text.js';
 import type { TtsCatalogPort, TtsModelsPort } from './ports.js';
 import { cleanTtsText } from './clean-text.js';
 import { audioTooLong, breakSeconds, estimateSeconds } from './audio-limits.js';
-import type { VoiceParams } from './render.js';
+import type { VoiceParams } from './speak-items.js';
 
 export type TtsEndpoint = 'generate' | 'stream';
 
@@ -24,6 +25,11 @@ export interface TtsRequest {
   speed: number;
   /** Undefined when the request did not send pitch. */
   pitch: number | undefined;
+  /**
+   * The compatible doors' plain text (decision #37, plain-text.ts): symbols read as words, tags
+   * dropped, Parla's markup not read, nothing refused. Absent: Parla's markup (the native API).
+   */
+  plainText?: boolean;
 }
 
 export interface TtsJob {
@@ -41,7 +47,14 @@ export interface TtsJob {
 
 const AURA = /^aura-/;
 
-export function prepareTts(config: Config, catalog: TtsCatalogPort, models: TtsModelsPort, auth: AuthContext, req: TtsRequest, endpoint: TtsEndpoint): TtsJob {
+export function prepareTts(
+  config: Config,
+  catalog: TtsCatalogPort,
+  models: TtsModelsPort,
+  auth: AuthContext,
+  req: TtsRequest,
+  endpoint: TtsEndpoint,
+): TtsJob {
   requireFeature(auth, endpoint === 'generate' ? 'tts' : 'tts_stream');
   const plan = config.product.plans[auth.account.plan];
   if (!plan.ttsModels.includes(req.model)) {
@@ -55,7 +68,7 @@ export function prepareTts(config: Config, catalog: TtsCatalogPort, models: TtsM
   const text = cleanTtsText(req.text);
   if (text.trim() === '') throw new ApiError('MISSING_TEXT');
 
-  const parsed = parseMarkup(text);
+  const parsed = req.plainText ? plainTextItems(text) : parseMarkup(text);
   if ((parsed.hasBreaks || parsed.hasExpressions) && !AURA.test(req.model)) {
     throw new ApiError('EXPRESSION_NOT_SUPPORTED', {
       message: `Expression and break tags are supported by Aura models only, not ${req.model}.`,
@@ -70,7 +83,13 @@ export function prepareTts(config: Config, catalog: TtsCatalogPort, models: TtsM
     });
   }
 
-  const { language, voice } = catalog.selectVoice({ model: req.model, language: req.language ?? 'en-US', languageGiven: req.language !== undefined, voice: req.voice, plan: auth.account.plan });
+  const { language, voice } = catalog.selectVoice({
+    model: req.model,
+    language: req.language ?? 'en-US',
+    languageGiven: req.language !== undefined,
+    voice: req.voice,
+    plan: auth.account.plan,
+  });
   const engine = models.requireTtsEngine(req.model, language, voice.engineVoices);
   const engineVoice = engineVoiceFor(engine, voice.engineVoices, language);
   if (engineVoice === undefined) throw new EngineError(engine.id, `voice ${voice.id} has no ${engine.id} mapping`, false);
@@ -99,5 +118,20 @@ export function prepareTts(config: Config, catalog: TtsCatalogPort, models: TtsM
     characters,
     credits: models.ttsCredits(req.model, characters),
     maxAudioSeconds,
+  };
+}
+
+/**
+ * Plain text as one item of speech: the words the engines are given (symbols spelled out, tags
+ * dropped), billed on the characters the client sent (decisions #2 and #37: "<" is one character
+ * whether it is spoken as "less than" or not).
+ */
+function plainTextItems(text: string): ParsedMarkup {
+  const spoken = speakablePlainText(text);
+  return {
+    items: [{ type: 'text', text: spoken, whisper: false, emphasis: false }],
+    plainText: text,
+    hasBreaks: false,
+    hasExpressions: false,
   };
 }

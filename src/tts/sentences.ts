@@ -6,7 +6,26 @@ import { isAsciiLetter, isCloser, isSentenceEnd, isSpace } from './text-scan.js'
 
 const MAX_CHUNK = 300;
 // Common abbreviations whose period does not end a sentence.
-const ABBREVIATIONS = new Set(['mr', 'mrs', 'ms', 'dr', 'prof', 'sr', 'jr', 'st', 'vs', 'etc', 'e.g', 'i.e', 'no', 'fig', 'inc', 'ltd', 'co', 'mt']);
+const ABBREVIATIONS = new Set([
+  'mr',
+  'mrs',
+  'ms',
+  'dr',
+  'prof',
+  'sr',
+  'jr',
+  'st',
+  'vs',
+  'etc',
+  'e.g',
+  'i.e',
+  'no',
+  'fig',
+  'inc',
+  'ltd',
+  'co',
+  'mt',
+]);
 
 function cutLong(sentence: string): string[] {
   if (sentence.length <= MAX_CHUNK) return [sentence];

@@ -2,15 +2,16 @@
 // the compatible dialects and the job queue next). A plain request, the caller's AuthContext and an
 // AbortSignal in; audio and what was charged out. Its steps: prepare the job (permissions, markup,
 // voice, engine, price: prepare.ts), admit it to the worker pool as one whole request or refuse
-// with overload before any credit is held (EnginePool.admit), hold the credits, synthesize, settle
+// with overload before any credit is held (WorkerPool.admit), hold the credits, synthesize, settle
 // once (billing.ts). Nothing here knows HTTP.
 
+import { asTenant } from '../domain/tenant.js';
 import { PassThrough, type Readable } from 'node:stream';
 import type { Config } from '../config.js';
 import type { AuthContext } from '../accounts/auth-context.js';
 import type { Billing, BillableWork, SettleSpec } from '../accounts/billing.js';
 import { ApiError } from '../errors.js';
-import type { EnginePool } from '../workers/pool.js';
+import type { WorkerPool } from '../workers/pool.js';
 import { prepareTts, type TtsRequest } from './prepare.js';
 import { generateAudio, type GeneratedAudio, type OutputFormat } from './generate.js';
 import { generateEncoded } from './encoded.js';
@@ -73,7 +74,7 @@ export interface TtsServiceDeps {
   config: Config;
   catalog: TtsCatalogPort;
   models: TtsModelsPort;
-  pool: EnginePool;
+  pool: WorkerPool;
   billing: Billing;
   /** Told the audio length and the wall time of each synthesis (metrics). */
   onSynthesis?: (audioSeconds: number, workSeconds: number, engineId: string) => void;
@@ -88,7 +89,13 @@ export class TtsService {
 
   /** A complete audio file in `format`. */
   async generate(auth: AuthContext, req: TtsGenerateRequest, signal?: AbortSignal): Promise<TtsGenerated> {
-    return this.billedFile(auth, req, 'generate', (pool, job) => generateAudio(pool, job, req.format, signal), (a) => a.seconds);
+    return this.billedFile(
+      auth,
+      req,
+      'generate',
+      (pool, job) => generateAudio(pool, job, req.format, signal),
+      (a) => a.seconds,
+    );
   }
 
   /**
@@ -97,8 +104,14 @@ export class TtsService {
    * `finish` turns the file into the answer (ffmpeg's Opus and AAC from raw PCM) inside the billed
    * step, so a failure there bills nothing, as a failed synthesis does.
    */
-  async generateEncoded(auth: AuthContext, req: TtsRequest & { requestId: string }, spec: SpeakEncodeSpec, signal?: AbortSignal, finish?: (file: Uint8Array) => Promise<Uint8Array>): Promise<TtsGenerated> {
-    const make = async (pool: EnginePool, job: ReturnType<typeof prepareTts>) => {
+  async generateEncoded(
+    auth: AuthContext,
+    req: TtsRequest & { requestId: string },
+    spec: SpeakEncodeSpec,
+    signal?: AbortSignal,
+    finish?: (file: Uint8Array) => Promise<Uint8Array>,
+  ): Promise<TtsGenerated> {
+    const make = async (pool: WorkerPool, job: ReturnType<typeof prepareTts>) => {
       const audio = await generateEncoded(pool, job, spec, signal);
       if (!finish) return audio;
       const body = await finish(audio.body as Uint8Array);
@@ -141,7 +154,7 @@ export class TtsService {
     auth: AuthContext,
     req: TtsGenerateRequest,
     mode: 'generate',
-    make: (pool: EnginePool, job: ReturnType<typeof prepareTts>) => Promise<T>,
+    make: (pool: WorkerPool, job: ReturnType<typeof prepareTts>) => Promise<T>,
     secondsOf: (made: T) => number,
     check?: (job: ReturnType<typeof prepareTts>) => void,
   ): Promise<{ audio: T; credits: number; balance: number; characters: number; engine: string }> {
@@ -149,24 +162,32 @@ export class TtsService {
     const started = performance.now();
     const job = prepareTts(config, catalog, models, auth, req, mode);
     check?.(job);
-    // A full node refuses before any credit is held (EnginePool.admit).
+    // A full node refuses before any credit is held (WorkerPool.admit).
     const admission = pool.admit();
-    let audio: T;
-    let work: BillableWork;
+    const used = { units: job.characters, characters: job.characters, credits: job.credits };
+    let ran: { result: T; balance: number | null };
     try {
-      work = await billing.begin(auth, { requestId: req.requestId, kind: 'tts', model: job.model, credits: job.credits, characters: job.characters });
-      try {
-        audio = await admission.run(() => make(pool, job));
-        this.d.onSynthesis?.(secondsOf(audio), (performance.now() - started) / 1000, job.voice.engine.id);
-      } catch (err) {
-        await work.fail();
-        throw err;
-      }
+      ran = await billing.run(
+        auth,
+        { requestId: req.requestId, kind: 'tts', model: job.model, credits: job.credits, characters: job.characters },
+        async () => {
+          try {
+            // The account's turn in the pool's queue (decision #58).
+            const made = await admission.run(() => asTenant(auth.account.id, () => make(pool, job)));
+            this.d.onSynthesis?.(secondsOf(made), (performance.now() - started) / 1000, job.voice.engine.id);
+            return { result: made, used };
+          } finally {
+            // The place is freed before settling: the workers are done with this request.
+            admission.release();
+          }
+        },
+      );
     } finally {
-      // The place is freed before settling: the workers are done with this request.
+      // Refused at the hold: the place goes back too (release is idempotent).
       admission.release();
     }
-    const balance = (await work.finish({ units: job.characters, characters: job.characters, credits: job.credits }))!;
+    const audio = ran.result;
+    const balance = ran.balance!;
     return { audio, credits: job.credits, balance, characters: job.characters, engine: job.voice.engine.id };
   }
 
@@ -182,11 +203,17 @@ export class TtsService {
     }
     const job = prepareTts(config, catalog, models, auth, req, 'stream');
     // A full node refuses before any credit is held; the place is freed once the first audio is
-    // out or the stream failed before it (EnginePool.admit says why).
+    // out or the stream failed before it (WorkerPool.admit says why).
     const admission = pool.admit();
     let work: BillableWork;
     try {
-      work = await billing.begin(auth, { requestId: req.requestId, kind: 'tts_stream', model: job.model, credits: job.credits, characters: job.characters });
+      work = await billing.begin(auth, {
+        requestId: req.requestId,
+        kind: 'tts_stream',
+        model: job.model,
+        credits: job.credits,
+        characters: job.characters,
+      });
     } catch (err) {
       admission.release();
       throw err;
@@ -196,7 +223,13 @@ export class TtsService {
     // What the ledger row says was charged, once it is written.
     let creditsUsed: number | null = null;
     const usage = (charactersSent: number): SettleSpec | null =>
-      charactersSent === 0 ? null : { units: charactersSent, characters: charactersSent, credits: Math.round((job.credits * charactersSent) / Math.max(1, job.characters)) };
+      charactersSent === 0
+        ? null
+        : {
+            units: charactersSent,
+            characters: charactersSent,
+            credits: Math.round((job.credits * charactersSent) / Math.max(1, job.characters)),
+          };
     const settle = async (charactersSent: number) => {
       if (work.finished) return;
       const used = usage(charactersSent);
@@ -206,7 +239,7 @@ export class TtsService {
       );
     };
 
-    const run = admission.run(() => streamAudio(pool, job, req.sampleRate, out, signal));
+    const run = admission.run(() => asTenant(auth.account.id, () => streamAudio(pool, job, req.sampleRate, out, signal)));
     try {
       await run.firstChunk;
     } catch (err) {
@@ -226,6 +259,12 @@ export class TtsService {
         out.destroy(err instanceof Error ? err : new Error(String(err)));
       },
     );
-    return { body: out, sampleRate: req.sampleRate, creditsReserved: job.credits, engine: job.voice.engine.id, creditsUsed: () => creditsUsed };
+    return {
+      body: out,
+      sampleRate: req.sampleRate,
+      creditsReserved: job.credits,
+      engine: job.voice.engine.id,
+      creditsUsed: () => creditsUsed,
+    };
   }
 }

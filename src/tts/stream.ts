@@ -5,8 +5,8 @@
 // synthesis promptly; only sentences whose audio was all written are billed (decisions #30).
 
 import type { Writable } from 'node:stream';
-import { EnginePool } from '../workers/pool.js';
-import { streamItems } from './render.js';
+import { WorkerPool } from '../workers/pool.js';
+import { streamItems } from './speak-items.js';
 import type { TtsJob } from './prepare.js';
 import { groupIntoSentences } from './stream-plan.js';
 import { AudioBudget } from './audio-limits.js';
@@ -24,8 +24,14 @@ export interface StreamRun {
 function write(out: Writable, chunk: Buffer, signal: AbortSignal): Promise<void> {
   if (out.write(chunk)) return Promise.resolve();
   return new Promise((resolve, reject) => {
-    const onAbort = () => { out.off('drain', onDrain); reject(signal.reason ?? new Error('aborted')); };
-    const onDrain = () => { signal.removeEventListener('abort', onAbort); resolve(); };
+    const onAbort = () => {
+      out.off('drain', onDrain);
+      reject(signal.reason ?? new Error('aborted'));
+    };
+    const onDrain = () => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    };
     out.once('drain', onDrain);
     signal.addEventListener('abort', onAbort, { once: true });
   });
@@ -77,27 +83,32 @@ class SentenceAudio {
   }
 }
 
-export function streamAudio(pool: EnginePool, job: TtsJob, sampleRate: number, out: Writable, signal: AbortSignal): StreamRun {
+export function streamAudio(pool: WorkerPool, job: TtsJob, sampleRate: number, out: Writable, signal: AbortSignal): StreamRun {
   const groups = groupIntoSentences(job.items);
   let sent = 0;
   let markFirst: () => void = () => undefined;
   let failFirst: (err: unknown) => void = () => undefined;
-  const firstChunk = new Promise<void>((resolve, reject) => { markFirst = resolve; failFirst = reject; });
+  const firstChunk = new Promise<void>((resolve, reject) => {
+    markFirst = resolve;
+    failFirst = reject;
+  });
   // The caller awaits firstChunk; an unobserved rejection here must not crash the process.
   firstChunk.catch(() => undefined);
 
-  const start = (i: number): SentenceAudio => new SentenceAudio((onAudio) => streamItems(pool, job.voice, groups[i]!.items, sampleRate, onAudio, signal));
+  const start = (i: number): SentenceAudio =>
+    new SentenceAudio((onAudio) => streamItems(pool, job.voice, groups[i]!.items, sampleRate, onAudio, signal));
 
   // The request's ceiling on audio, counted on what is written (AUDIO_TOO_LONG ends the stream).
   const budget = new AudioBudget(job.maxAudioSeconds);
-  // One flow for the pool's fair queue (see EnginePool.inFlow).
-  const done = EnginePool.inFlow(async () => {
+  // One flow for the pool's fair queue (see WorkerPool.inFlow).
+  const done = WorkerPool.inFlow(async () => {
     try {
       let current = groups.length > 0 ? start(0) : null;
       for (let i = 0; current; i++) {
         // The next sentence starts once this one is synthesized, while its audio is still being
         // sent: at most one sentence ahead of the client.
-        const upcoming = i + 1 < groups.length ? current.synthesized.then(() => (signal.aborted ? null : start(i + 1))) : Promise.resolve(null);
+        const upcoming =
+          i + 1 < groups.length ? current.synthesized.then(() => (signal.aborted ? null : start(i + 1))) : Promise.resolve(null);
         upcoming.catch(() => undefined);
         for (let piece = await current.next(); piece; piece = await current.next()) {
           if (signal.aborted) throw signal.reason ?? new Error('aborted');

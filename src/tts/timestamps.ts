@@ -5,7 +5,7 @@
 // call, then moved by everything placed before it in the answer: earlier chunks, break silences,
 // and the engine padding trimmed around a break (documentPieces trims exactly the same way).
 
-import { EnginePool } from '../workers/pool.js';
+import { WorkerPool } from '../workers/pool.js';
 import type { PcmAudio, SpeechStyle, WordTiming } from '../engines/engine.js';
 import { sharedAligner, ALIGN_RATE, type AlignedSpan, type ForcedAligner } from '../engines/pocketsphinx/aligner.js';
 import { ApiError } from '../errors.js';
@@ -15,8 +15,10 @@ import { finishDocument } from './finish.js';
 import type { OutputFormat } from './generate.js';
 import { splitAtBreaks, type MarkupItem } from './markup.js';
 import type { TtsJob } from './prepare.js';
-import { readingLanguage, toReadings, type Readings } from './readings/readings.js';
-import { chunkText, CHUNK_CHARS, concatPcm, renderRun, runLimited, type VoiceParams } from './render.js';
+import { asWritten, cleanWord, spokenPlan, type TextWord } from './spoken-words.js';
+
+export { cleanWord, spokenWords, textWords, type TextWord } from './spoken-words.js';
+import { chunkText, CHUNK_CHARS, concatPcm, renderRun, runLimited, type VoiceParams } from './speak-items.js';
 import { VOCAL_REALIZATIONS } from './vocalizations.js';
 
 export interface TimedSpeech {
@@ -47,18 +49,34 @@ export function checkTimestamps(job: TtsJob, aligner: ForcedAligner = sharedAlig
     });
   }
   const st = aligner.status();
-  if (!st.available) throw new ApiError('LANGUAGE_NOT_SUPPORTED', { message: `Word timings for ${engine.id} voices need forced alignment, which is unavailable here: ${st.reason}.`, details: { provided: job.language } });
+  if (!st.available)
+    throw new ApiError('LANGUAGE_NOT_SUPPORTED', {
+      message: `Word timings for ${engine.id} voices need forced alignment, which is unavailable here: ${st.reason}.`,
+      details: { provided: job.language },
+    });
 }
 
-export async function synthesizeWithTimestamps(pool: EnginePool, job: TtsJob, format: OutputFormat, signal?: AbortSignal, aligner: ForcedAligner = sharedAligner()): Promise<TimedSpeech> {
-  return EnginePool.inFlow(() => timedInFlow(pool, job, format, signal, aligner));
+export async function synthesizeWithTimestamps(
+  pool: WorkerPool,
+  job: TtsJob,
+  format: OutputFormat,
+  signal?: AbortSignal,
+  aligner: ForcedAligner = sharedAligner(),
+): Promise<TimedSpeech> {
+  return WorkerPool.inFlow(() => timedInFlow(pool, job, format, signal, aligner));
 }
 
 interface TimedPcm extends PcmAudio {
   words: WordTiming[];
 }
 
-async function timedInFlow(pool: EnginePool, job: TtsJob, format: OutputFormat, signal: AbortSignal | undefined, aligner: ForcedAligner): Promise<TimedSpeech> {
+async function timedInFlow(
+  pool: WorkerPool,
+  job: TtsJob,
+  format: OutputFormat,
+  signal: AbortSignal | undefined,
+  aligner: ForcedAligner,
+): Promise<TimedSpeech> {
   const { segments, silences } = splitAtBreaks(job.items);
   const budget = new AudioBudget(job.maxAudioSeconds);
   budget.take(silences.reduce((a, b) => a + b, 0));
@@ -93,7 +111,14 @@ async function timedInFlow(pool: EnginePool, job: TtsJob, format: OutputFormat, 
 }
 
 /** One segment (no breaks) rendered in order, with the words of its text runs on its own timeline. */
-async function renderTimed(pool: EnginePool, voice: VoiceParams, items: MarkupItem[], signal: AbortSignal | undefined, budget: AudioBudget, aligner: ForcedAligner): Promise<TimedPcm | null> {
+async function renderTimed(
+  pool: WorkerPool,
+  voice: VoiceParams,
+  items: MarkupItem[],
+  signal: AbortSignal | undefined,
+  budget: AudioBudget,
+  aligner: ForcedAligner,
+): Promise<TimedPcm | null> {
   const jobs: Array<() => Promise<TimedPcm>> = [];
   for (const item of items) {
     if (item.type === 'break') continue;
@@ -106,7 +131,10 @@ async function renderTimed(pool: EnginePool, voice: VoiceParams, items: MarkupIt
       // A vocalization is markup: heard, but no word of the text.
       const v = VOCAL_REALIZATIONS[item.kind];
       const style: SpeechStyle = item.whisper ? 'whisper' : v.style;
-      jobs.push(async () => ({ ...(await renderRun(pool, voice, v.text, style, voice.speed * v.speed, voice.pitch + v.pitch, v.gain, signal)), words: [] }));
+      jobs.push(async () => ({
+        ...(await renderRun(pool, voice, v.text, style, voice.speed * v.speed, voice.pitch + v.pitch, v.gain, signal)),
+        words: [],
+      }));
     }
   }
   if (jobs.length === 0) return null;
@@ -129,83 +157,26 @@ async function renderTimed(pool: EnginePool, voice: VoiceParams, items: MarkupIt
 
 const SPEAKABLE = /[\p{L}\p{N}]/u;
 
-async function renderChunk(pool: EnginePool, voice: VoiceParams, text: string, style: SpeechStyle, signal: AbortSignal | undefined, aligner: ForcedAligner): Promise<TimedPcm> {
-  const lang = readingLanguage(voice.language, text);
-  const readings = lang ? await toReadings(lang, text) : null;
-  const spokenText = readings?.text ?? text;
-  const run = await renderRun(pool, voice, text, style, voice.speed, voice.pitch, 1, signal, { spokenText, wordTimings: true });
+async function renderChunk(
+  pool: WorkerPool,
+  voice: VoiceParams,
+  text: string,
+  style: SpeechStyle,
+  signal: AbortSignal | undefined,
+  aligner: ForcedAligner,
+): Promise<TimedPcm> {
+  // Timed on what is said (numbers, dates and abbreviations as words), given for the words as written.
+  const plan = await spokenPlan(voice.language, text, !voice.engine.wordEvents);
+  const run = await renderRun(pool, voice, text, style, voice.speed, voice.pitch, 1, signal, {
+    spokenText: plan.engineText,
+    wordTimings: true,
+  });
   const pcm = { samples: run.samples, sampleRate: run.sampleRate };
   const duration = pcm.samples.length / pcm.sampleRate;
-  const words = textWords(text, lang === 'ja' ? readings : null, readings);
-  if (words.length === 0) return { ...pcm, words: [] };
-  const spans = run.words ? spansFromEvents(words, run.words) : await alignedSpans(pool, pcm, words, signal, aligner);
-  return { ...pcm, words: fillGaps(words, spans, duration) };
-}
-
-/** A word of the text: as written, and where it is in the text the engine was given. */
-export interface TextWord {
-  word: string;
-  /** [from, to) in the engine's text (the readings, when the text was converted). */
-  from: number;
-  to: number;
-}
-
-const WORD_CHAR = /[\p{L}\p{N}\p{M}]/u;
-const APOSTROPHES = new Set(["'", '\u2019']);
-
-/**
- * The words of a text in order: runs of letters, digits and marks, with an apostrophe inside a
- * word ("don't") kept; offsets in UTF-16 units. One pass over the characters (no regex over the text).
- */
-export function spokenWords(text: string): TextWord[] {
-  const out: TextWord[] = [];
-  let from = -1;
-  let i = 0;
-  const at = (k: number) => String.fromCodePoint(text.codePointAt(k) ?? 0);
-  while (i < text.length) {
-    const c = at(i);
-    const word = WORD_CHAR.test(c) || (from >= 0 && APOSTROPHES.has(c) && i + 1 < text.length && WORD_CHAR.test(at(i + 1)));
-    if (word && from < 0) from = i;
-    if (!word && from >= 0) {
-      out.push({ word: text.slice(from, i), from, to: i });
-      from = -1;
-    }
-    i += c.length;
-  }
-  if (from >= 0) out.push({ word: text.slice(from), from, to: text.length });
-  return out;
-}
-
-/**
- * The words of a chunk, placed in the text the engine read. Japanese has no spaces: its words are
- * the analyser's tokens (`wordTokens`), each placed on its reading. Elsewhere words are found in
- * the text as written and, when parts of it were converted (Korean hanja), moved onto the readings
- * token by token.
- */
-export function textWords(text: string, wordTokens: Readings | null, readings: Readings | null): TextWord[] {
-  if (wordTokens) {
-    const out: TextWord[] = [];
-    let at = 0;
-    for (const t of wordTokens.tokens) {
-      const word = cleanWord(t.surface);
-      if (word) out.push({ word, from: at, to: at + t.reading.length });
-      at += t.reading.length;
-    }
-    return out;
-  }
-  const words = spokenWords(text);
-  if (!readings) return words;
-  // Source offset -> reading offset: a token's characters map onto its reading in order.
-  const spokenAt = new Int32Array(text.length + 1);
-  let src = 0;
-  let dst = 0;
-  for (const t of readings.tokens) {
-    for (let k = 0; k < t.surface.length; k++) spokenAt[src + k] = dst + Math.min(k, Math.max(0, t.reading.length - 1));
-    src += t.surface.length;
-    dst += t.reading.length;
-  }
-  spokenAt[Math.min(src, text.length)] = dst;
-  return words.map((w) => ({ word: w.word, from: spokenAt[w.from]!, to: Math.max(spokenAt[w.from]! + 1, spokenAt[w.to]!) }));
+  if (plan.words.length === 0) return { ...pcm, words: [] };
+  const spans = run.words ? spansFromEvents(plan.words, run.words) : await alignedSpans(pool, pcm, plan.words, signal, aligner);
+  const written = asWritten(text, plan.words, spans);
+  return { ...pcm, words: fillGaps(written.words, written.spans, duration) };
 }
 
 /**
@@ -234,12 +205,26 @@ export function spansFromEvents(words: TextWord[], events: WordTiming[]): Aligne
 }
 
 /** Forced alignment of the chunk's words on its audio (16 kHz for the acoustic model). */
-async function alignedSpans(pool: EnginePool, pcm: PcmAudio, words: TextWord[], signal: AbortSignal | undefined, aligner: ForcedAligner): Promise<AlignedSpan[]> {
+async function alignedSpans(
+  pool: WorkerPool,
+  pcm: PcmAudio,
+  words: TextWord[],
+  signal: AbortSignal | undefined,
+  aligner: ForcedAligner,
+): Promise<AlignedSpan[]> {
   const at16k =
     pcm.sampleRate === ALIGN_RATE
       ? pcm.samples
-      : await pool.run('audio.resample', { samples: pcm.samples, inputRate: pcm.sampleRate, outputRate: ALIGN_RATE }, signal ? { signal } : {});
-  return aligner.align(at16k, words.map((w) => w.word), signal);
+      : await pool.run(
+          'audio.resample',
+          { samples: pcm.samples, inputRate: pcm.sampleRate, outputRate: ALIGN_RATE },
+          signal ? { signal } : {},
+        );
+  return aligner.align(
+    at16k,
+    words.map((w) => w.word),
+    signal,
+  );
 }
 
 /** Shortest time a word placed in a pause is given before the pause is judged too short for it. */
@@ -292,16 +277,6 @@ export function fillGaps(words: TextWord[], spans: AlignedSpan[], duration: numb
     const end = next && next.start >= s!.start ? Math.min(s!.end, next.start) : s!.end;
     return { word: words[k]!.word, start: s!.start, end };
   });
-}
-
-/** A word without the punctuation around it ("1995." and "(so" as eSpeak spans them). */
-export function cleanWord(raw: string): string {
-  const chars = [...raw.trim()];
-  let a = 0;
-  let b = chars.length;
-  while (a < b && !WORD_CHAR.test(chars[a]!)) a++;
-  while (b > a && !WORD_CHAR.test(chars[b - 1]!)) b--;
-  return chars.slice(a, b).join('');
 }
 
 const round3 = (x: number) => Math.round(x * 1000) / 1000;

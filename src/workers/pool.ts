@@ -1,13 +1,16 @@
-// The bounded worker-thread pool every CPU-heavy task runs on (synthesis, encoding, decoding,
-// resampling), so the event loop stays free. Bounded queue: when it is full, callers get
+// A bounded worker-thread pool, generic over the tasks its workers run (a task table module:
+// src/tasks/table.ts for the main pool every CPU-heavy task runs on, synthesis, encoding, decoding,
+// resampling; src/tts/readings/readings-tasks.ts for the readings thread), so the event loop stays free. Bounded queue: when it is full, callers get
 // PoolOverloadedError (the edges answer 503 SERVICE_OVERLOADED) at once instead of waiting without
-// bound (decisions #31). Synthesis is bounded by whole requests (EnginePool.admit), other work by tasks.
+// bound (decisions #31). Synthesis is bounded by whole requests (WorkerPool.admit), other work by tasks.
 
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { MessagePort } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { FairTaskQueue, type FairQueueOptions } from './fair-queue.js';
-import type { TaskName, TaskPayload, TaskResult } from './worker-tasks.js';
+import type { TaskMap, TaskShapes } from './task-map.js';
+import { PoolOverloadedError } from '../domain/overload.js';
+import { currentTenant } from '../domain/tenant.js';
 
 // From TypeScript sources the worker needs tsx registered first (worker-dev.mjs); compiled, worker.js.
 const workerFile = import.meta.url.endsWith('.ts') ? './worker-dev.mjs' : './worker.js';
@@ -31,6 +34,8 @@ export interface PoolOptions {
   threads: number;
   /** Tasks allowed to wait for a free worker. */
   maxQueue: number;
+  /** The URL of the task table module each worker loads (a TaskTable: its import.meta.url). */
+  tasks: string;
 }
 
 export interface PoolStats {
@@ -42,25 +47,10 @@ export interface PoolStats {
   waitMeanMs: number;
 }
 
-/** The flow (request) the current async context belongs to; see EnginePool.inFlow. */
+/** The flow (request) the current async context belongs to; see WorkerPool.inFlow. */
 const flows = new AsyncLocalStorage<object>();
 
-/**
- * The pool is full: the work is refused at once rather than queued without bound. The edges answer
- * 503 SERVICE_OVERLOADED with Retry-After (src/edge/errors.ts).
- */
-export class PoolOverloadedError extends Error {
-  constructor(
-    /** Seconds after which a retry has a fair chance. */
-    readonly retryAfter: number,
-    readonly details: Record<string, number>,
-  ) {
-    super('The worker pool is full.');
-    this.name = 'PoolOverloadedError';
-  }
-}
-
-/** A synthesis request let in by EnginePool.admit. */
+/** A synthesis request let in by WorkerPool.admit. */
 export interface Admission {
   /** Runs fn in the request's flow: its pool tasks are never refused for a full queue. */
   run<T>(fn: () => T): T;
@@ -68,7 +58,7 @@ export interface Admission {
   release(): void;
 }
 
-export class EnginePool {
+export class WorkerPool<M extends TaskShapes<M> = TaskMap> {
   private readonly piscina: Piscina;
   private readonly maxQueue: number;
   private readonly threads: number;
@@ -99,6 +89,7 @@ export class EnginePool {
       idleTimeout: 2 ** 31 - 1,
       concurrentTasksPerWorker: 1,
       taskQueue: new FairTaskQueue(),
+      workerData: { tasks: opts.tasks },
     });
   }
 
@@ -145,7 +136,11 @@ export class EnginePool {
    * of the payload handed over without a copy (see movableBuffers; they are detached here after).
    * `ports`: message ports in the payload (a task that reports progress), handed to the worker.
    */
-  async run<N extends TaskName>(name: N, payload: TaskPayload<N>, opts: { move?: ArrayBufferView[]; ports?: MessagePort[]; signal?: AbortSignal } = {}): Promise<TaskResult<N>> {
+  async run<N extends keyof M & string>(
+    name: N,
+    payload: M[N]['payload'],
+    opts: { move?: ArrayBufferView[]; ports?: MessagePort[]; signal?: AbortSignal } = {},
+  ): Promise<M[N]['result']> {
     const flow = flows.getStore();
     if (!(flow && this.admittedFlows.has(flow)) && this.piscina.queueSize >= this.maxQueue) {
       throw new PoolOverloadedError(1, { queued: this.piscina.queueSize });
@@ -155,8 +150,8 @@ export class EnginePool {
     if (transferList.length > 0) runOpts.transferList = transferList as never;
     if (opts.signal) runOpts.signal = opts.signal;
     // Symbol keys are not cloned to the worker: the flow stays here, for the queue.
-    const queueOptions: FairQueueOptions = { flow };
-    return (await this.piscina.run({ name, payload, [Piscina.queueOptionsSymbol]: queueOptions }, runOpts)) as TaskResult<N>;
+    const queueOptions: FairQueueOptions = { flow, tenant: currentTenant() };
+    return (await this.piscina.run({ name, payload, [Piscina.queueOptionsSymbol]: queueOptions }, runOpts)) as M[N]['result'];
   }
 
   stats(): PoolStats {

@@ -1,14 +1,20 @@
-// Worker-thread entry of the engine pool: dispatches a named task to its handler. Result arrays the
-// task made fresh go back to the main thread by transfer, not by copy (resultArrays).
+// Worker-thread entry of a worker pool: loads the pool's task table (PoolOptions.tasks, passed as
+// workerData) and dispatches a named task to its handler. Result arrays the task made fresh go back
+// to the main thread by transfer, not by copy (TaskTable.resultArrays).
 import { Piscina } from 'piscina';
 import { movableBuffers } from './pool.js';
-import { resultArrays, taskHandlers, type TaskName } from './worker-tasks.js';
+import type { TaskShape, TaskTable } from './task-map.js';
 
-export async function runTask(msg: { name: TaskName; payload: unknown }): Promise<unknown> {
-  const handler = taskHandlers[msg.name] as ((p: unknown) => Promise<unknown>) | undefined;
+type AnyTable = TaskTable<Record<string, TaskShape>>;
+let table: Promise<AnyTable> | null = null;
+
+export async function runTask(msg: { name: string; payload: unknown }): Promise<unknown> {
+  table ??= import((Piscina.workerData as { tasks: string }).tasks) as Promise<AnyTable>;
+  const { taskHandlers, resultArrays } = await table;
+  const handler = taskHandlers[msg.name];
   if (!handler) throw new Error(`unknown worker task ${String(msg.name)}`);
   const result = await handler(msg.payload);
-  const arrays = (resultArrays[msg.name] as ((r: unknown) => ArrayBufferView[]) | undefined)?.(result);
+  const arrays = resultArrays[msg.name]?.(result);
   const buffers = arrays ? movableBuffers(arrays) : [];
   if (buffers.length === 0) return result;
   return Piscina.move({ [Piscina.transferableSymbol]: buffers, [Piscina.valueSymbol]: result } as never);

@@ -3,7 +3,7 @@
 // mixed down to mono and resampled (Parla's resampler, on its thread), chunk by chunk, keeping
 // the resampler's state across chunks so there are no seams.
 
-import { ThreadResampler } from '../realtime/thread-resampler.js';
+import { ThreadResampler } from '../stt/live/thread-resampler.js';
 
 export interface AudioFormat {
   rate: number;
@@ -47,7 +47,10 @@ export function readFormat(data: Record<string, unknown>, fallback: AudioFormat 
  */
 export function toMonoInt16(bytes: Buffer, f: AudioFormat): Int16Array {
   const frame = f.width * f.channels;
-  if (bytes.length % frame !== 0) throw new AudioFormatError(`an audio chunk of ${bytes.length} bytes is not whole frames of ${f.channels} channel(s) x ${f.width} byte(s).`);
+  if (bytes.length % frame !== 0)
+    throw new AudioFormatError(
+      `an audio chunk of ${bytes.length} bytes is not whole frames of ${f.channels} channel(s) x ${f.width} byte(s).`,
+    );
   const frames = bytes.length / frame;
   const out = new Int16Array(frames);
   if (f.width === 2 && f.channels === 1) {
@@ -70,59 +73,49 @@ export function toMonoInt16(bytes: Buffer, f: AudioFormat): Int16Array {
 }
 
 /**
- * Collects one utterance as 16 kHz mono 16-bit, whatever formats its chunks come in. The mix-down
- * is a cheap pass here; resampling runs on the shared resampling thread (as for the real-time
- * socket), so a large chunk does not hold the event loop. One growing buffer (doubled when full),
- * so a flood of tiny chunks costs no more memory than their samples. Call add() one at a time.
+ * Turns one utterance's chunks into 16 kHz mono 16-bit as they arrive, whatever formats they come
+ * in, for the live recognizer (src/wyoming/listen.ts). The mix-down is a cheap pass here;
+ * resampling runs on the shared resampling thread (as for the real-time socket), so a large chunk
+ * does not hold the event loop, and keeps its state across chunks so there are no seams. Counts
+ * what it took against the utterance's longest length. Call push() one at a time.
  */
-export class Utterance16k {
-  private buf = new Int16Array(16000);
-  private samples = 0;
+export class Stream16k {
   /** Input samples taken (at 16 kHz), for the length check before the resampled audio is back. */
   private planned = 0;
   private resampler: { rate: number; thread: ThreadResampler } | null = null;
 
   constructor(private readonly maxSamples: number) {}
 
-  /** Adds a chunk; false when the utterance would be longer than allowed (nothing is added). */
-  async add(bytes: Buffer, f: AudioFormat): Promise<boolean> {
+  /** The chunk at 16 kHz (with a rate change, the old rate's tail first); null when the utterance would be longer than allowed (nothing is taken). */
+  async push(bytes: Buffer, f: AudioFormat): Promise<Int16Array | null> {
     const mono = toMonoInt16(bytes, f);
     const planned = Math.ceil((mono.length * 16000) / f.rate);
-    if (this.planned + planned > this.maxSamples) return false;
+    if (this.planned + planned > this.maxSamples) return null;
     this.planned += planned;
+    let tail: Int16Array | null = null;
     if (this.resampler?.rate !== f.rate) {
       // A rate change mid-stream: finish the old rate's tail, start a new resampler.
-      if (this.resampler) this.keep(await this.resampler.thread.flush());
+      if (this.resampler) tail = await this.resampler.thread.flush();
       this.resampler = f.rate === 16000 ? null : { rate: f.rate, thread: new ThreadResampler(f.rate, 16000) };
     }
-    this.keep(this.resampler ? await this.resampler.thread.push(mono) : mono);
-    return true;
+    const out = this.resampler ? await this.resampler.thread.push(mono) : mono;
+    if (!tail?.length) return out;
+    const joined = new Int16Array(tail.length + out.length);
+    joined.set(tail);
+    joined.set(out, tail.length);
+    return joined;
   }
 
-  /** All of it, the resampler's tail included. */
+  /** The resampler's last samples (empty at 16 kHz); the resampler is given back. */
   async finish(): Promise<Int16Array> {
-    if (this.resampler) {
-      const r = this.resampler;
-      this.resampler = null;
-      this.keep(await r.thread.flush());
-    }
-    return this.buf.subarray(0, this.samples);
+    const r = this.resampler;
+    this.resampler = null;
+    return r ? r.thread.flush() : new Int16Array(0);
   }
 
   /** Gives the resampler back when the utterance is dropped unfinished. */
   dispose(): void {
     this.resampler?.thread.close();
     this.resampler = null;
-  }
-
-  private keep(pcm: Int16Array): void {
-    if (pcm.length === 0) return;
-    if (this.samples + pcm.length > this.buf.length) {
-      const grown = new Int16Array(Math.max(this.samples + pcm.length, this.buf.length * 2));
-      grown.set(this.buf.subarray(0, this.samples));
-      this.buf = grown;
-    }
-    this.buf.set(pcm, this.samples);
-    this.samples += pcm.length;
   }
 }

@@ -48,7 +48,8 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
 function length(header: Record<string, unknown>, field: string, max: number): number {
   const v = header[field];
   if (v === undefined || v === null) return 0;
-  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) throw new FrameError('invalid_frame', `${field} must be a whole number of bytes.`);
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0)
+    throw new FrameError('invalid_frame', `${field} must be a whole number of bytes.`);
   if (v > max) throw new FrameError('frame_too_large', `${field} ${v} is over this server's limit of ${max} bytes.`);
   return v;
 }
@@ -63,7 +64,8 @@ export class EventReader {
   /** Bytes in parts before parts[scanPart]. */
   private scanBase = 0;
   private state: 'header' | 'data' | 'payload' = 'header';
-  private pending: { type: string; data: Record<string, unknown>; dataLength: number; payloadLength: number; extra: Buffer | null } | null = null;
+  private pending: { type: string; data: Record<string, unknown>; dataLength: number; payloadLength: number; extra: Buffer | null } | null =
+    null;
   /** The error that broke the stream; set by push(), which still returns the events before it. */
   failure: FrameError | null = null;
 
@@ -107,10 +109,12 @@ export class EventReader {
     if (this.state === 'header') {
       const at = this.findNewline();
       if (at < 0) {
-        if (this.buffered > this.limits.maxHeaderBytes) throw new FrameError('frame_too_large', `The header line is longer than ${this.limits.maxHeaderBytes} bytes.`);
+        if (this.buffered > this.limits.maxHeaderBytes)
+          throw new FrameError('frame_too_large', `The header line is longer than ${this.limits.maxHeaderBytes} bytes.`);
         return undefined;
       }
-      if (at > this.limits.maxHeaderBytes) throw new FrameError('frame_too_large', `The header line is longer than ${this.limits.maxHeaderBytes} bytes.`);
+      if (at > this.limits.maxHeaderBytes)
+        throw new FrameError('frame_too_large', `The header line is longer than ${this.limits.maxHeaderBytes} bytes.`);
       const line = this.take(at + 1).subarray(0, at);
       const text = line.toString('utf8').trim();
       // Blank lines between events are harmless; skip them.
@@ -122,8 +126,10 @@ export class EventReader {
         throw new FrameError('invalid_json', 'The header line is not valid JSON.');
       }
       if (!isPlainObject(header)) throw new FrameError('invalid_json', 'The header line must be a JSON object.');
-      if (typeof header.type !== 'string' || !TYPE_PATTERN.test(header.type)) throw new FrameError('invalid_frame', 'The header needs a "type": lower-case letters, digits and dashes.');
-      if (header.data !== undefined && header.data !== null && !isPlainObject(header.data)) throw new FrameError('invalid_frame', '"data" must be a JSON object.');
+      if (typeof header.type !== 'string' || !TYPE_PATTERN.test(header.type))
+        throw new FrameError('invalid_frame', 'The header needs a "type": lower-case letters, digits and dashes.');
+      if (header.data !== undefined && header.data !== null && !isPlainObject(header.data))
+        throw new FrameError('invalid_frame', '"data" must be a JSON object.');
       const dataLength = length(header, 'data_length', this.limits.maxDataBytes);
       const payloadLength = length(header, 'payload_length', this.limits.maxPayloadBytes);
       this.pending = { type: header.type, data: isPlainObject(header.data) ? header.data : {}, dataLength, payloadLength, extra: null };
@@ -212,7 +218,8 @@ export function encodeEvent(type: string, data?: Record<string, unknown>, payloa
   if (payload && payload.length > 0) header.payload_length = payload.length;
   parts.push(Buffer.from(JSON.stringify(header) + '\n', 'utf8'));
   if (dataBytes) parts.push(dataBytes);
-  if (payload && payload.length > 0) parts.push(Buffer.isBuffer(payload) ? payload : Buffer.from(payload.buffer, payload.byteOffset, payload.length));
+  if (payload && payload.length > 0)
+    parts.push(Buffer.isBuffer(payload) ? payload : Buffer.from(payload.buffer, payload.byteOffset, payload.length));
   return Buffer.concat(parts);
 }
 

@@ -12,7 +12,7 @@ import { PassThrough, Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ProcessSpawner } from '../../src/process/spawner.js';
 import { EncoderError, encodeWhole, ffmpegBitRateRange, FfmpegEncoders } from '../../src/audio/ffmpeg-encoder.js';
-import { PoolOverloadedError } from '../../src/workers/pool.js';
+import { PoolOverloadedError } from '../../src/domain/overload.js';
 
 const spawner = new ProcessSpawner();
 after(() => spawner.close());
@@ -29,7 +29,23 @@ function probe(file: Buffer): { container: string; codec: string; seconds: numbe
   try {
     const f = path.join(dir, 'a');
     writeFileSync(f, file);
-    const out = JSON.parse(execFileSync('ffprobe', ['-v', 'error', '-show_entries', 'format=format_name:stream=codec_name,time_base', '-show_entries', 'packet=duration', '-of', 'json', f], { encoding: 'utf8' }));
+    const out = JSON.parse(
+      execFileSync(
+        'ffprobe',
+        [
+          '-v',
+          'error',
+          '-show_entries',
+          'format=format_name:stream=codec_name,time_base',
+          '-show_entries',
+          'packet=duration',
+          '-of',
+          'json',
+          f,
+        ],
+        { encoding: 'utf8' },
+      ),
+    );
     const [num, den] = String(out.streams[0].time_base).split('/').map(Number) as [number, number];
     const ticks = (out.packets as Array<{ duration?: number }>).reduce((a, p) => a + Number(p.duration ?? 0), 0);
     return { container: out.format.format_name, codec: out.streams[0].codec_name, seconds: (ticks * num) / den };
@@ -56,7 +72,10 @@ const never = new AbortController().signal;
 
 test('opus and aac: real Ogg Opus and ADTS AAC of the input length, out in pieces while PCM comes in', async () => {
   const encoders = new FfmpegEncoders(spawner, { concurrent: 2, queue: 2 });
-  for (const [format, container, codec] of [['opus', 'ogg', 'opus'], ['aac', 'aac', 'aac']] as const) {
+  for (const [format, container, codec] of [
+    ['opus', 'ogg', 'opus'],
+    ['aac', 'aac', 'aac'],
+  ] as const) {
     assert.equal(await encoders.supports(format), true);
     // The PCM arrives a second at a time; output must come before the input has ended.
     const pcm = new PassThrough();
@@ -84,9 +103,14 @@ test('bit rate: the rate asked for changes the file size accordingly; one outsid
   const encoders = new FfmpegEncoders(spawner, { concurrent: 1, queue: 0 });
   // 2 s of a tone with a sweep, so the encoders have something to spend bits on.
   const pcm = new Int16Array(48000);
-  for (let i = 0; i < pcm.length; i++) pcm[i] = Math.round(8000 * Math.sin((2 * Math.PI * (300 + i / 40) * i) / 24000) + 2000 * Math.sin(i * 1.7));
-  const size = async (format: 'opus' | 'aac', bitRate: number) => (await encodeWhole(await encoders.reserve(format, never), new Uint8Array(pcm.buffer), 24000, never, bitRate)).length * 4;
-  for (const [format, low, high] of [['opus', 12000, 96000], ['aac', 16000, 96000]] as const) {
+  for (let i = 0; i < pcm.length; i++)
+    pcm[i] = Math.round(8000 * Math.sin((2 * Math.PI * (300 + i / 40) * i) / 24000) + 2000 * Math.sin(i * 1.7));
+  const size = async (format: 'opus' | 'aac', bitRate: number) =>
+    (await encodeWhole(await encoders.reserve(format, never), new Uint8Array(pcm.buffer), 24000, never, bitRate)).length * 4;
+  for (const [format, low, high] of [
+    ['opus', 12000, 96000],
+    ['aac', 16000, 96000],
+  ] as const) {
     const small = await size(format, low);
     const big = await size(format, high);
     // bits a second for 2 s; the container's overhead and the encoder's rate control allow slack.
@@ -94,7 +118,11 @@ test('bit rate: the rate asked for changes the file size accordingly; one outsid
     assert.ok(big > high * 0.5 && big < high * 1.5, `${format} ${high}: ${big} bps`);
   }
   assert.deepEqual(ffmpegBitRateRange('aac', 22050), { min: 4000, max: 132300 });
-  for (const [format, bitRate] of [['opus', 300_000], ['aac', 150_000], ['opus', 1.5]] as const) {
+  for (const [format, bitRate] of [
+    ['opus', 300_000],
+    ['aac', 150_000],
+    ['opus', 1.5],
+  ] as const) {
     await assert.rejects((await encoders.reserve(format, never)).encode(Readable.from([tone(0.1)]), 24000, never, bitRate), RangeError);
   }
   // The refused encodes gave their place back (concurrent 1, queue 0: a leak would be PoolOverloadedError).
@@ -145,7 +173,10 @@ test('an abort, and a failed input, kill the encoder and fail its output', async
 
 test('a program that fails, or is not there, is EncoderError; supports() is false for a missing ffmpeg', async () => {
   const failing = new FfmpegEncoders(spawner, { concurrent: 1, queue: 0 }, 'false');
-  await assert.rejects((await failing.reserve('opus', never)).encode(Readable.from([tone(0.1)]), 24000, never), (err: unknown) => err instanceof EncoderError && /exited with 1/.test(err.message));
+  await assert.rejects(
+    (await failing.reserve('opus', never)).encode(Readable.from([tone(0.1)]), 24000, never),
+    (err: unknown) => err instanceof EncoderError && /exited with 1/.test(err.message),
+  );
   const missing = new FfmpegEncoders(spawner, { concurrent: 1, queue: 0 }, '/nonexistent/ffmpeg');
   assert.equal(await missing.supports('aac'), false);
   await assert.rejects((await missing.reserve('aac', never)).encode(Readable.from([tone(0.1)]), 24000, never), EncoderError);

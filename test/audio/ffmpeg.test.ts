@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { ffmpegAvailable } from '../../src/audio/ffmpeg.js';
-import { opusSupported } from '../../src/realtime/opus-decoder.js';
+import { opusSupported } from '../../src/stt/live/opus-decoder.js';
 
 test('ffmpeg is found here, and real-time Opus asks the same probe (one answer per process)', async () => {
   assert.equal(await ffmpegAvailable(), true);
@@ -15,7 +15,7 @@ test('ffmpeg is found here, and real-time Opus asks the same probe (one answer p
 
 test('without ffmpeg on the PATH both say no', async () => {
   const script = `const { ffmpegAvailable } = await import('./src/audio/ffmpeg.ts');
-const { opusSupported } = await import('./src/realtime/opus-decoder.ts');
+const { opusSupported } = await import('./src/stt/live/opus-decoder.ts');
 console.log(JSON.stringify([await ffmpegAvailable(), await opusSupported()]));`;
   const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
     cwd: new URL('../..', import.meta.url).pathname,

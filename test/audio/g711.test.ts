@@ -23,10 +23,16 @@ test('compandBytes reads s16le bytes as compand reads samples', () => {
 test("every 16-bit input: ffmpeg's encoder agrees on 98% of codes, and decodes ours within one level elsewhere", () => {
   const pcm = Buffer.from(every.buffer);
   for (const law of ['mulaw', 'alaw'] as const) {
-    const theirs = execFileSync('ffmpeg', ['-v', 'error', '-f', 's16le', '-ar', '8000', '-ac', '1', '-i', '-', '-f', law, '-'], { input: pcm, maxBuffer: 1 << 24 });
+    const theirs = execFileSync('ffmpeg', ['-v', 'error', '-f', 's16le', '-ar', '8000', '-ac', '1', '-i', '-', '-f', law, '-'], {
+      input: pcm,
+      maxBuffer: 1 << 24,
+    });
     const ours = compand(every, law);
     const decode = (codes: Buffer) => {
-      const out = execFileSync('ffmpeg', ['-v', 'error', '-f', law, '-ar', '8000', '-ac', '1', '-i', '-', '-f', 's16le', '-'], { input: codes, maxBuffer: 1 << 24 });
+      const out = execFileSync('ffmpeg', ['-v', 'error', '-f', law, '-ar', '8000', '-ac', '1', '-i', '-', '-f', 's16le', '-'], {
+        input: codes,
+        maxBuffer: 1 << 24,
+      });
       return new Int16Array(out.buffer, out.byteOffset, out.length >> 1);
     };
     const a = decode(ours);

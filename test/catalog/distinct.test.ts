@@ -69,8 +69,21 @@ async function alikePairs(engineId: 'espeak' | 'flite', language: string, text: 
   const measured = [];
   // One at a time: the test pool's queue is small on purpose.
   for (const v of catalog.data.auraVoices) {
-    const pcm = await engine.synthesize({ text, engineVoice: v[engineId], language, speed: v.baseRate, pitch: v.basePitch, style: 'normal' });
-    measured.push({ id: v.id, engineVoice: v[engineId], f0: medianF0Wide(pcm.samples, pcm.sampleRate), seconds: pcm.samples.length / pcm.sampleRate, centroid: spectralCentroid(pcm.samples, pcm.sampleRate) });
+    const pcm = await engine.synthesize({
+      text,
+      engineVoice: v[engineId],
+      language,
+      speed: v.baseRate,
+      pitch: v.basePitch,
+      style: 'normal',
+    });
+    measured.push({
+      id: v.id,
+      engineVoice: v[engineId],
+      f0: medianF0Wide(pcm.samples, pcm.sampleRate),
+      seconds: pcm.samples.length / pcm.sampleRate,
+      centroid: spectralCentroid(pcm.samples, pcm.sampleRate),
+    });
   }
   const close: string[] = [];
   for (let i = 0; i < measured.length; i++) {
@@ -82,7 +95,9 @@ async function alikePairs(engineId: 'espeak' | 'flite', language: string, text: 
       const rel = (x: number, y: number) => Math.abs(x - y) / Math.max(x, y);
       // Thresholds near what listeners notice: ~1 semitone of pitch, 5% of tempo, 5% of brightness.
       if (rel(a.f0, b.f0) < 0.055 && rel(a.seconds, b.seconds) < 0.05 && rel(a.centroid, b.centroid) < 0.05) {
-        close.push(`${a.id}/${b.id} f0 ${a.f0.toFixed(0)}/${b.f0.toFixed(0)} s ${a.seconds.toFixed(2)}/${b.seconds.toFixed(2)} c ${a.centroid.toFixed(0)}/${b.centroid.toFixed(0)}`);
+        close.push(
+          `${a.id}/${b.id} f0 ${a.f0.toFixed(0)}/${b.f0.toFixed(0)} s ${a.seconds.toFixed(2)}/${b.seconds.toFixed(2)} c ${a.centroid.toFixed(0)}/${b.centroid.toFixed(0)}`,
+        );
       }
     }
   }

@@ -59,7 +59,8 @@ test('language errors: not a language code vs a language the model does not serv
   const zu = apiError(() => catalog.resolveLanguage('aura-prime', 'zu'));
   assert.equal(zu.code, 'LANGUAGE_NOT_SUPPORTED');
   assert.equal(zu.status, 400);
-  for (const code of ['sw', 'ru', 'de-AT', 'en-NZ']) assert.equal(apiError(() => catalog.resolveLanguage('rapid-flash', code)).code, 'LANGUAGE_NOT_SUPPORTED', code);
+  for (const code of ['sw', 'ru', 'de-AT', 'en-NZ'])
+    assert.equal(apiError(() => catalog.resolveLanguage('rapid-flash', code)).code, 'LANGUAGE_NOT_SUPPORTED', code);
   const deAt = apiError(() => catalog.resolveLanguage('rapid-flash', 'de-AT'));
   assert.ok((deAt.details as { suggestions: string[] }).suggestions.includes('de-DE'), 'suggests the served code of that language');
 });
@@ -69,7 +70,13 @@ test('Aura voices: localized names resolve to one base voice with its engine map
   const en = select('aura-prime', 'Aria');
   assert.equal(en.language, 'en-US');
   assert.equal(en.voice.id, 'aura-01');
-  assert.deepEqual(en.voice.engineVoices, { espeak: d.auraVoices[0]!.espeak, flite: d.auraVoices[0]!.flite, 'flite-lite': 'kal16@185', festival: 'cmu_us_slt_arctic_hts', neural: 'female:0' });
+  assert.deepEqual(en.voice.engineVoices, {
+    espeak: d.auraVoices[0]!.espeak,
+    flite: d.auraVoices[0]!.flite,
+    'flite-lite': 'kal16@185',
+    festival: 'cmu_us_slt_arctic_hts',
+    neural: 'female:0',
+  });
   const de = select('aura-lite', 'anna', 'de-DE');
   assert.equal(de.language, 'de');
   assert.equal(de.voice.id, 'aura-01');
@@ -133,12 +140,15 @@ test('premium Aura voices: 403 VOICE_ACCESS_DENIED on free and basic, usable on 
 test('model language counts come from the engines present, not from the data files', () => {
   const { config } = t.services;
   const espeak = t.services.registry.ttsEngine('espeak')!;
-  const noFlite = new FliteEngine(t.services.pool, { binary: '/nonexistent/flite' });
+  const noFlite = new FliteEngine(t.services.pool, { binary: '/nonexistent/flite', native: false });
   assert.equal(noFlite.status().available, false);
 
   const full = Object.fromEntries(listModels(catalog, config).models.map((m) => [m.id, m.languages]));
-  assert.equal(full['rapid-flash'], 18);
-  assert.equal(full['aura-lite'], loadCatalogData().auraLanguages.length);
+  assert.equal(full['rapid-flash'], 17, 'the 18 codes of the spec less Thai (decision #41)');
+  // The data's Aura languages less Thai, which no engine here speaks well (decision #41).
+  const auraCodes = loadCatalogData().auraLanguages.map((l) => l.code);
+  assert.ok(auraCodes.includes('th'));
+  assert.equal(full['aura-lite'], auraCodes.length - 1);
 
   // Without eSpeak, only Flite's English remains (aura-max's chain names the studio engines, and
   // aura-lite's Flite is its own kal16-only engine: neither is registered here); without any
@@ -157,6 +167,9 @@ test('model language counts come from the engines present, not from the data fil
 
   // A missing Flite leaves English to eSpeak: the counts do not change (aura-max: eSpeak through
   // its studio finishing).
-  const espeakOnly = new Catalog(config, new ModelRegistry(config, { tts: [noFlite, espeak, t.services.registry.ttsEngine('studio-espeak')!] }));
+  const espeakOnly = new Catalog(
+    config,
+    new ModelRegistry(config, { tts: [noFlite, espeak, t.services.registry.ttsEngine('studio-espeak')!] }),
+  );
   assert.deepEqual(Object.fromEntries(listModels(espeakOnly, config).models.map((m) => [m.id, m.languages])), full);
 });

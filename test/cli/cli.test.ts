@@ -3,12 +3,13 @@ import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { tempDir } from '../helpers/env.js';
+import { parlaArgs } from '../helpers/parla-command.js';
 
 const tmp = tempDir();
 after(() => tmp.cleanup());
 
 function parla(...args: string[]) {
-  const res = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/run.ts', ...args], {
+  const res = spawnSync(process.execPath, parlaArgs(args), {
     encoding: 'utf8',
     env: { ...process.env, PARLA_DATA_DIR: tmp.dir, LOG_LEVEL: 'silent' },
   });
@@ -28,7 +29,18 @@ test('accounts, keys and credits from the command line', () => {
   assert.match(human.out, /Acme/);
   assert.equal(parla('accounts', 'list', '--json').json().length, 1);
 
-  const k = parla('keys', 'create', '--account', account.id, '--name', 'ci', '--test', '--expires-at', '2099-01-01T00:00:00Z', '--json').json();
+  const k = parla(
+    'keys',
+    'create',
+    '--account',
+    account.id,
+    '--name',
+    'ci',
+    '--test',
+    '--expires-at',
+    '2099-01-01T00:00:00Z',
+    '--json',
+  ).json();
   assert.match(k.api_key, /^svc_test_/);
   assert.equal(k.expires_at, '2099-01-01T00:00:00.000Z');
   const past = parla('keys', 'create', '--account', account.id, '--name', 'old', '--expires-at', '2020-01-01T00:00:00Z');
@@ -96,5 +108,6 @@ test('bad arguments: a clear message and exit code 2', () => {
 test('parla help says where listen connects and how to trust a self-signed certificate', () => {
   const help = parla('help');
   assert.equal(help.code, 0);
-  for (const needle of ['--realtime-url', 'PARLA_REALTIME_URL', '/api/v1/stt/realtime/info', '--ca FILE', 'data/tls/realtime-cert.pem']) assert.ok(help.out.includes(needle), needle);
+  for (const needle of ['--realtime-url', 'PARLA_REALTIME_URL', '/api/v1/stt/realtime/info', '--ca FILE', 'data/tls/realtime-cert.pem'])
+    assert.ok(help.out.includes(needle), needle);
 });

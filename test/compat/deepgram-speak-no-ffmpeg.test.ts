@@ -28,7 +28,11 @@ before(async () => {
   await app.listen({ port: 0, host: '127.0.0.1' });
   const acct = await createTestAccount(services, { plan: 'pro', credits: 100_000 });
   accountId = acct.accountId;
-  client = new DeepgramClient({ apiKey: acct.apiKey, baseUrl: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`, maxRetries: 0 } as never);
+  client = new DeepgramClient({
+    apiKey: acct.apiKey,
+    baseUrl: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`,
+    maxRetries: 0,
+  } as never);
 });
 after(async () => {
   await app.close();
@@ -39,15 +43,18 @@ after(async () => {
 test("opus and aac are refused (DeepgramError 400, Deepgram's body naming ffmpeg and the encodings that work); nothing billed; mp3 still served", async () => {
   const balance = await services.store.getBalance(accountId, 'live');
   for (const encoding of ['opus', 'aac']) {
-    await assert.rejects(client.speak.v1.audio.generate({ text: 'Hello there.', model: 'aura-2-thalia-en', encoding } as never), (err: unknown) => {
-      assert.ok(err instanceof DeepgramError, String(err));
-      assert.equal(err.statusCode, 400);
-      const body = err.body as { err_code: string; err_msg: string; request_id: string };
-      assert.equal(body.err_code, 'Bad Request');
-      assert.match(body.err_msg, /ffmpeg cannot encode (Opus|AAC).*linear16, mulaw, alaw, mp3, flac/);
-      assert.match(body.request_id, /^req_/);
-      return true;
-    });
+    await assert.rejects(
+      client.speak.v1.audio.generate({ text: 'Hello there.', model: 'aura-2-thalia-en', encoding } as never),
+      (err: unknown) => {
+        assert.ok(err instanceof DeepgramError, String(err));
+        assert.equal(err.statusCode, 400);
+        const body = err.body as { err_code: string; err_msg: string; request_id: string };
+        assert.equal(body.err_code, 'Bad Request');
+        assert.match(body.err_msg, /ffmpeg cannot encode (Opus|AAC).*linear16, mulaw, alaw, mp3, flac/);
+        assert.match(body.request_id, /^req_/);
+        return true;
+      },
+    );
   }
   assert.equal(await services.store.getBalance(accountId, 'live'), balance);
   const mp3 = await client.speak.v1.audio.generate({ text: 'Hello there.', model: 'aura-2-thalia-en' } as never).withRawResponse();
@@ -65,18 +72,25 @@ test('an ffmpeg that fails on the speech: 500 in Deepgram shape, nothing billed,
   try {
     await a.listen({ port: 0, host: '127.0.0.1' });
     const acct = await createTestAccount(s, { plan: 'pro', credits: 100_000 });
-    const c = new DeepgramClient({ apiKey: acct.apiKey, baseUrl: `http://127.0.0.1:${(a.server.address() as AddressInfo).port}`, maxRetries: 0 } as never);
+    const c = new DeepgramClient({
+      apiKey: acct.apiKey,
+      baseUrl: `http://127.0.0.1:${(a.server.address() as AddressInfo).port}`,
+      maxRetries: 0,
+    } as never);
     const balance = await s.store.getBalance(acct.accountId, 'live');
     // More requests than the node has encoder places and queue: a place not given back would
     // turn the later ones into 503 instead of 500.
     const n = s.config.workerThreads + s.config.engineQueueMax + 1;
     for (let i = 0; i < n; i++) {
-      await assert.rejects(c.speak.v1.audio.generate({ text: 'Hello there.', model: 'aura-2-thalia-en', encoding: i % 2 ? 'aac' : 'opus' } as never), (err: unknown) => {
-        assert.ok(err instanceof DeepgramError, String(err));
-        assert.equal(err.statusCode, 500, JSON.stringify(err.body));
-        assert.match((err.body as { request_id: string }).request_id, /^req_/);
-        return true;
-      });
+      await assert.rejects(
+        c.speak.v1.audio.generate({ text: 'Hello there.', model: 'aura-2-thalia-en', encoding: i % 2 ? 'aac' : 'opus' } as never),
+        (err: unknown) => {
+          assert.ok(err instanceof DeepgramError, String(err));
+          assert.equal(err.statusCode, 500, JSON.stringify(err.body));
+          assert.match((err.body as { request_id: string }).request_id, /^req_/);
+          return true;
+        },
+      );
     }
     assert.equal(await s.store.getBalance(acct.accountId, 'live'), balance);
   } finally {

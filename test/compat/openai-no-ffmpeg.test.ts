@@ -36,13 +36,16 @@ test('opus and aac are refused (BadRequestError, param response_format, naming f
   const balance = await services.store.getBalance(accountId, 'live');
   for (const response_format of ['opus', 'aac'] as const) {
     for (const stream_format of ['audio', 'sse'] as const) {
-      await assert.rejects(client.audio.speech.create({ model: 'tts-1', voice: 'alloy', input: 'Hello there.', response_format, stream_format }), (err: unknown) => {
-        assert.ok(err instanceof OpenAI.BadRequestError);
-        assert.equal((err.error as { param?: string }).param, 'response_format');
-        assert.equal((err.error as { code?: string }).code, 'invalid_format');
-        assert.match(err.message, /ffmpeg cannot encode (Opus|AAC).*mp3, flac, wav or pcm/);
-        return true;
-      });
+      await assert.rejects(
+        client.audio.speech.create({ model: 'tts-1', voice: 'alloy', input: 'Hello there.', response_format, stream_format }),
+        (err: unknown) => {
+          assert.ok(err instanceof OpenAI.BadRequestError);
+          assert.equal((err.error as { param?: string }).param, 'response_format');
+          assert.equal((err.error as { code?: string }).code, 'invalid_format');
+          assert.match(err.message, /ffmpeg cannot encode (Opus|AAC).*mp3, flac, wav or pcm/);
+          return true;
+        },
+      );
     }
   }
   assert.equal(await services.store.getBalance(accountId, 'live'), balance);

@@ -54,7 +54,9 @@ describe('translations with a multilingual Whisper installed', () => {
 
   test('whisper-1: served by cipher-max on the Whisper model, its recognizer set to translate; billed as the native transcription', async () => {
     const before = await t.services.store.getBalance(accountId, 'live');
-    const { data: translation, response } = await client.audio.translations.create({ file: createReadStream(wav), model: 'whisper-1', response_format: 'verbose_json' }).withResponse();
+    const { data: translation, response } = await client.audio.translations
+      .create({ file: createReadStream(wav), model: 'whisper-1', response_format: 'verbose_json' })
+      .withResponse();
     // The SDK types the verbose translation as {text}; the body is OpenAI's verbose_json.
     const data = translation as unknown as { task: string; duration: number; text: string; segments: unknown[] };
     assert.equal(data.task, 'translate', 'the model thread reports the task it decoded with');
@@ -65,14 +67,20 @@ describe('translations with a multilingual Whisper installed', () => {
     const used = Number(response.headers.get('x-credits-used'));
     // The same price as the native endpoint for the same audio and model, and the balance moved by it.
     const { body, contentType } = await multipart(readFileSync(wav), { model: 'cipher-max' }, 'audio.wav');
-    const native = await t.app.inject({ method: 'POST', url: '/api/v1/stt/transcribe', headers: { 'x-api-key': key, 'content-type': contentType }, payload: body });
+    const native = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/stt/transcribe',
+      headers: { 'x-api-key': key, 'content-type': contentType },
+      payload: body,
+    });
     assert.equal(native.statusCode, 200, native.body);
     assert.equal(native.json().engine, 'sherpa:whisper-gen');
     assert.equal(used, Number(native.headers['x-credits-used']));
     assert.ok(used > 0);
     assert.equal(await t.services.store.getBalance(accountId, 'live'), before - 2 * used);
     // The recognition was the Whisper model's (the engine label of the recognition metrics).
-    const metrics = (await t.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: 'Bearer operator-token-translate' } })).body;
+    const metrics = (await t.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: 'Bearer operator-token-translate' } }))
+      .body;
     assert.match(metrics, /parla_engine_real_time_factor_count\{task="recognition",engine="sherpa:whisper-gen"\} [1-9]/);
   });
 
@@ -81,28 +89,49 @@ describe('translations with a multilingual Whisper installed', () => {
     assert.equal(typeof json.text, 'string');
     const text = await client.audio.translations.create({ file: createReadStream(wav), model: 'whisper-1', response_format: 'text' });
     assert.equal(String(text).trim(), json.text.trim());
-    for (const [format, shape] of [['srt', /^(1\n\d\d:\d\d:\d\d,\d{3} --> |$)/], ['vtt', /^WEBVTT/]] as const) {
+    for (const [format, shape] of [
+      ['srt', /^(1\n\d\d:\d\d:\d\d,\d{3} --> |$)/],
+      ['vtt', /^WEBVTT/],
+    ] as const) {
       const out = await client.audio.translations.create({ file: createReadStream(wav), model: 'whisper-1', response_format: format });
       assert.match(String(out), shape, format);
     }
-    const { response } = await client.audio.translations.create({ file: createReadStream(wav), model: 'gpt-4o-mini-transcribe' }).withResponse();
+    const { response } = await client.audio.translations
+      .create({ file: createReadStream(wav), model: 'gpt-4o-mini-transcribe' })
+      .withResponse();
     assert.equal(response.headers.get('x-parla-model'), 'cipher-max', 'cipher-fast (PocketSphinx) cannot translate: cipher-max serves');
-    const parla = await client.audio.translations.create({ file: createReadStream(wav), model: 'lucid-mono', response_format: 'verbose_json' }).withResponse();
+    const parla = await client.audio.translations
+      .create({ file: createReadStream(wav), model: 'lucid-mono', response_format: 'verbose_json' })
+      .withResponse();
     assert.equal(parla.response.headers.get('x-parla-model'), 'cipher-max');
     assert.equal((parla.data as unknown as { task: string }).task, 'translate');
     // Transcription on the same model is still transcription.
-    const transcribed = await client.audio.transcriptions.create({ file: createReadStream(wav), model: 'whisper-1', response_format: 'verbose_json' });
+    const transcribed = await client.audio.transcriptions.create({
+      file: createReadStream(wav),
+      model: 'whisper-1',
+      response_format: 'verbose_json',
+    });
     assert.equal((transcribed as unknown as { task: string }).task, 'transcribe');
   });
 
   test('errors in OpenAI shape: an unknown model, no file, not audio', async () => {
-    await assert.rejects(client.audio.translations.create({ file: createReadStream(wav), model: 'whisper-9' }), (err: unknown) => err instanceof OpenAI.BadRequestError && (err.error as { param?: string }).param === 'model');
+    await assert.rejects(
+      client.audio.translations.create({ file: createReadStream(wav), model: 'whisper-9' }),
+      (err: unknown) => err instanceof OpenAI.BadRequestError && (err.error as { param?: string }).param === 'model',
+    );
     const form = new FormData();
     form.set('model', 'whisper-1');
-    const res = await fetch(`${client.baseURL}/audio/translations`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form });
+    const res = await fetch(`${client.baseURL}/audio/translations`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}` },
+      body: form,
+    });
     assert.equal(res.status, 400);
     assert.equal(((await res.json()) as { error: { code: string } }).error.code, 'missing_file');
-    await assert.rejects(client.audio.translations.create({ file: new File([Buffer.from('not audio at all')], 'a.wav'), model: 'whisper-1' }), (err: unknown) => err instanceof OpenAI.APIError && err.status === 422);
+    await assert.rejects(
+      client.audio.translations.create({ file: new File([Buffer.from('not audio at all')], 'a.wav'), model: 'whisper-1' }),
+      (err: unknown) => err instanceof OpenAI.APIError && err.status === 422,
+    );
   });
 });
 

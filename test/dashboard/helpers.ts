@@ -32,7 +32,13 @@ export interface Browser {
 }
 
 export function signIn(t: TestApp, email: string, password = PASSWORD, extra: Partial<InjectOptions> = {}) {
-  return t.app.inject({ method: 'POST', url: '/dashboard/api/session', payload: { email, password }, remoteAddress: nextAddress(), ...extra });
+  return t.app.inject({
+    method: 'POST',
+    url: '/dashboard/api/session',
+    payload: { email, password },
+    remoteAddress: nextAddress(),
+    ...extra,
+  });
 }
 
 export async function signedIn(t: TestApp, email: string): Promise<Browser> {

@@ -25,14 +25,22 @@ test('the list shows every key of the account with its usage, never the key itse
   const acc = await accountWithPassword(t);
   const b = await signedIn(t, acc.email);
   // One billable request with the live key, so its usage shows.
-  const spoken = await t.app.inject({ method: 'POST', url: '/api/v1/tts/generate', headers: { 'x-api-key': acc.apiKey }, payload: { text: 'Hello there.', voice: 'Aria' } });
+  const spoken = await t.app.inject({
+    method: 'POST',
+    url: '/api/v1/tts/generate',
+    headers: { 'x-api-key': acc.apiKey },
+    payload: { text: 'Hello there.', voice: 'Aria' },
+  });
   assert.equal(spoken.statusCode, 200, spoken.body);
   const keys = await list(b);
   // Creation order; keys made in the same millisecond may come in either order.
   assert.deepEqual(keys.map((k) => k.name).sort(), ['test', 'test-mode']);
   const live = keys.find((k) => k.name === 'test');
   const test = keys.find((k) => k.name === 'test-mode');
-  assert.deepEqual(Object.keys(live).sort(), ['created_at', 'credits_used', 'expires_at', 'id', 'last_used_at', 'mode', 'name', 'prefix', 'requests', 'state'].sort());
+  assert.deepEqual(
+    Object.keys(live).sort(),
+    ['created_at', 'credits_used', 'expires_at', 'id', 'last_used_at', 'mode', 'name', 'prefix', 'requests', 'state'].sort(),
+  );
   assert.equal(live.id, acc.keyId);
   assert.equal(live.mode, 'live');
   assert.equal(live.state, 'active');
@@ -52,7 +60,12 @@ test('the list shows every key of the account with its usage, never the key itse
 test('a key past its expires_at is listed as "expired"', async () => {
   const acc = await accountWithPassword(t);
   const b = await signedIn(t, acc.email);
-  await createApiKey(t.services.store, t.services.config, { accountId: acc.accountId, name: 'old', mode: 'live', expiresAt: new Date(Date.now() - 1000) });
+  await createApiKey(t.services.store, t.services.config, {
+    accountId: acc.accountId,
+    name: 'old',
+    mode: 'live',
+    expiresAt: new Date(Date.now() - 1000),
+  });
   const old = (await list(b)).find((k) => k.name === 'old');
   assert.equal(old.state, 'expired');
   assert.match(old.expires_at, ISO);
@@ -84,14 +97,26 @@ test('create: name 1 to 100 characters and mode live|test, else 400', async () =
   const acc = await accountWithPassword(t);
   const b = await signedIn(t, acc.email);
   const create = (payload: unknown) => b.request({ method: 'POST', url: '/dashboard/api/keys', payload: payload as object });
-  for (const payload of [{ mode: 'live' }, { name: '', mode: 'live' }, { name: '   ', mode: 'live' }, { name: 'x'.repeat(101), mode: 'live' }, { name: 'x', mode: 'prod' }, { name: 'x' }, { name: 5, mode: 'live' }]) {
+  for (const payload of [
+    { mode: 'live' },
+    { name: '', mode: 'live' },
+    { name: '   ', mode: 'live' },
+    { name: 'x'.repeat(101), mode: 'live' },
+    { name: 'x', mode: 'prod' },
+    { name: 'x' },
+    { name: 5, mode: 'live' },
+  ]) {
     const err = expectError(await create(payload), 400, 'INVALID_PARAMETER');
     assert.ok(['name', 'mode'].includes(err.details.field), JSON.stringify(err));
   }
   assert.equal((await create({ name: 'x'.repeat(100), mode: 'test' })).statusCode, 201);
   const reserved = expectError(await create({ name: 'dashboard Playground ', mode: 'live' }), 400, 'INVALID_PARAMETER');
   assert.match(reserved.message, /reserved/);
-  expectError(await b.request({ method: 'POST', url: '/dashboard/api/keys', payload: '{"name":', headers: { 'content-type': 'application/json' } }), 400, 'INVALID_REQUEST');
+  expectError(
+    await b.request({ method: 'POST', url: '/dashboard/api/keys', payload: '{"name":', headers: { 'content-type': 'application/json' } }),
+    400,
+    'INVALID_REQUEST',
+  );
 });
 
 test('revoke: 200 with state "revoked", and the API refuses the key from the next request (it was cached)', async () => {
@@ -112,10 +137,10 @@ test('revoke: 200 with state "revoked", and the API refuses the key from the nex
   assert.equal((await list(b)).find((k) => k.id === created.key.id).state, 'revoked');
   // Revoking again answers the same; revocation stays final.
   assert.equal((await b.request({ method: 'DELETE', url: `/dashboard/api/keys/${created.key.id}` })).json().key.state, 'revoked');
-  assert.equal((await apiUsage(acc.apiKey)).statusCode, 200, 'the account\'s other keys still work');
+  assert.equal((await apiUsage(acc.apiKey)).statusCode, 200, "the account's other keys still work");
 });
 
-test('revoke: another account\'s key or an unknown id is 404 KEY_NOT_FOUND, and stays untouched', async () => {
+test("revoke: another account's key or an unknown id is 404 KEY_NOT_FOUND, and stays untouched", async () => {
   const mine = await accountWithPassword(t);
   const theirs = await accountWithPassword(t);
   const b = await signedIn(t, mine.email);
@@ -133,8 +158,14 @@ test('create: at most 100 active keys per mode; one more is 403 KEY_LIMIT_REACHE
   const b = await signedIn(t, acc.email);
   const create = (mode: string) => b.request({ method: 'POST', url: '/dashboard/api/keys', payload: { name: `k-${mode}`, mode } });
   // The account has one live key ("test"); an expired one does not count.
-  await createApiKey(t.services.store, t.services.config, { accountId: acc.accountId, name: 'old', mode: 'live', expiresAt: new Date(Date.now() - 1000) });
-  for (let i = 0; i < MAX_ACTIVE_KEYS_PER_MODE - 2; i++) await createApiKey(t.services.store, t.services.config, { accountId: acc.accountId, name: `bulk ${i}`, mode: 'live' });
+  await createApiKey(t.services.store, t.services.config, {
+    accountId: acc.accountId,
+    name: 'old',
+    mode: 'live',
+    expiresAt: new Date(Date.now() - 1000),
+  });
+  for (let i = 0; i < MAX_ACTIVE_KEYS_PER_MODE - 2; i++)
+    await createApiKey(t.services.store, t.services.config, { accountId: acc.accountId, name: `bulk ${i}`, mode: 'live' });
   // The playground's own key is the dashboard's, not one the owner made.
   const played = await b.request({ method: 'GET', url: '/api/v1/user/credits' });
   assert.equal(played.statusCode, 200, played.body);

@@ -53,11 +53,14 @@ test('X-Parla-Mode: test spends the test balance through a test-mode playground 
   assert.equal(await t.services.store.getBalance(acc.accountId, 'test'), 300 - Number(res.headers['x-credits-used']));
   assert.equal(await t.services.store.getBalance(acc.accountId, 'live'), 1000);
   const playground = (await keysOf(b)).filter((k) => k.name === PLAYGROUND_KEY_NAME);
-  assert.deepEqual(playground.map((k) => k.mode), ['test']);
+  assert.deepEqual(
+    playground.map((k) => k.mode),
+    ['test'],
+  );
   expectError(await speak(b, { headers: { 'x-parla-mode': 'prod' } }), 400, 'INVALID_PARAMETER');
 });
 
-test('without the CSRF token, with another session\'s token or from another origin: 403, nothing spent', async () => {
+test("without the CSRF token, with another session's token or from another origin: 403, nothing spent", async () => {
   const acc = await accountWithPassword(t, { credits: 1000 });
   const b = await signedIn(t, acc.email);
   const other = await signedIn(t, (await accountWithPassword(t)).email);
@@ -72,15 +75,35 @@ test('without the CSRF token, with another session\'s token or from another orig
 test('no cookie: the API answers exactly as before; a stale cookie is 401 SESSION_REQUIRED; X-API-Key wins', async () => {
   const acc = await accountWithPassword(t, { credits: 1000 });
   const b = await signedIn(t, acc.email);
-  const bare = await t.app.inject({ method: 'POST', url: '/api/v1/tts/generate', payload: { text: 'x', voice: 'Aria' }, headers: { 'x-csrf-token': b.csrf } });
+  const bare = await t.app.inject({
+    method: 'POST',
+    url: '/api/v1/tts/generate',
+    payload: { text: 'x', voice: 'Aria' },
+    headers: { 'x-csrf-token': b.csrf },
+  });
   expectError(bare, 401, 'AUTH_MISSING_API_KEY');
-  const stale = await t.app.inject({ method: 'GET', url: '/api/v1/models', cookies: { parla_session: 'A'.repeat(43) }, headers: { 'x-csrf-token': b.csrf } });
+  const stale = await t.app.inject({
+    method: 'GET',
+    url: '/api/v1/models',
+    cookies: { parla_session: 'A'.repeat(43) },
+    headers: { 'x-csrf-token': b.csrf },
+  });
   expectError(stale, 401, 'SESSION_REQUIRED');
   // With an X-API-Key the key decides, cookie or not.
-  const withKey = await b.request({ method: 'POST', url: '/api/v1/tts/generate', payload: { text: 'Key.', voice: 'Aria' }, headers: { 'x-api-key': acc.testKey }, csrf: false });
+  const withKey = await b.request({
+    method: 'POST',
+    url: '/api/v1/tts/generate',
+    payload: { text: 'Key.', voice: 'Aria' },
+    headers: { 'x-api-key': acc.testKey },
+    csrf: false,
+  });
   assert.equal(withKey.statusCode, 200, withKey.body);
   assert.equal(await t.services.store.getBalance(acc.accountId, 'live'), 1000, 'the test key paid');
-  expectError(await b.request({ method: 'GET', url: '/api/v1/models', headers: { 'x-api-key': 'svc_live_nope' } }), 401, 'AUTH_INVALID_API_KEY');
+  expectError(
+    await b.request({ method: 'GET', url: '/api/v1/models', headers: { 'x-api-key': 'svc_live_nope' } }),
+    401,
+    'AUTH_INVALID_API_KEY',
+  );
   // Signed out: the cookie no longer authenticates anything.
   assert.equal((await b.request({ method: 'DELETE', url: '/dashboard/api/session' })).statusCode, 204);
   expectError(await speak(b), 401, 'SESSION_REQUIRED');
@@ -94,7 +117,10 @@ test('a revoked playground key is replaced on next use; a disabled one stops the
   assert.equal((await b.request({ method: 'DELETE', url: `/dashboard/api/keys/${first.id}` })).statusCode, 200);
   assert.equal((await speak(b)).statusCode, 200);
   const now = (await keysOf(b)).filter((k) => k.name === PLAYGROUND_KEY_NAME);
-  assert.deepEqual(now.map((k) => k.state), ['revoked', 'active']);
+  assert.deepEqual(
+    now.map((k) => k.state),
+    ['revoked', 'active'],
+  );
   await t.services.store.setKeyState(now[1].id, 'disabled');
   expectError(await speak(b), 401, 'AUTH_DISABLED_API_KEY');
 });

@@ -16,7 +16,8 @@ before(async () => {
 });
 after(() => t.close());
 
-const getSession = (cookie?: string) => t.app.inject({ method: 'GET', url: '/dashboard/api/session', ...(cookie ? { cookies: { parla_session: cookie } } : {}) });
+const getSession = (cookie?: string) =>
+  t.app.inject({ method: 'GET', url: '/dashboard/api/session', ...(cookie ? { cookies: { parla_session: cookie } } : {}) });
 
 describe('sign-in', () => {
   test('right password: the account, a CSRF token and an HttpOnly, SameSite=Strict session cookie', async () => {
@@ -78,11 +79,22 @@ describe('sign-in', () => {
   });
 
   test('malformed bodies are 400 in the error body', async () => {
-    for (const payload of [{}, { email: 'a@b.c' }, { email: 'not-an-email', password: 'x' }, { email: 'a@b.c', password: '' }, { email: 'a@b.c', password: 'x'.repeat(1025) }]) {
+    for (const payload of [
+      {},
+      { email: 'a@b.c' },
+      { email: 'not-an-email', password: 'x' },
+      { email: 'a@b.c', password: '' },
+      { email: 'a@b.c', password: 'x'.repeat(1025) },
+    ]) {
       const res = await t.app.inject({ method: 'POST', url: '/dashboard/api/session', payload, remoteAddress: nextAddress() });
       expectError(res, 400, 'INVALID_PARAMETER');
     }
-    const text = await t.app.inject({ method: 'POST', url: '/dashboard/api/session', payload: 'email=a', headers: { 'content-type': 'text/plain' } });
+    const text = await t.app.inject({
+      method: 'POST',
+      url: '/dashboard/api/session',
+      payload: 'email=a',
+      headers: { 'content-type': 'text/plain' },
+    });
     expectError(text, 400, 'INVALID_REQUEST');
   });
 
@@ -91,8 +103,15 @@ describe('sign-in', () => {
     expectError(await signIn(t, acc.email, PASSWORD, { headers: { origin: 'https://evil.example' } }), 403, 'CSRF_FAILED');
     expectError(await signIn(t, acc.email, PASSWORD, { headers: { origin: 'null' } }), 403, 'CSRF_FAILED');
     assert.equal((await signIn(t, acc.email, PASSWORD, { headers: { origin: 'http://localhost' } })).statusCode, 200);
-    assert.equal((await signIn(t, acc.email, PASSWORD, { headers: { host: 'parla.test:8080', origin: 'http://parla.test:8080' } })).statusCode, 200);
-    expectError(await signIn(t, acc.email, PASSWORD, { headers: { host: 'parla.test:8080', origin: 'http://parla.test:8081' } }), 403, 'CSRF_FAILED');
+    assert.equal(
+      (await signIn(t, acc.email, PASSWORD, { headers: { host: 'parla.test:8080', origin: 'http://parla.test:8080' } })).statusCode,
+      200,
+    );
+    expectError(
+      await signIn(t, acc.email, PASSWORD, { headers: { host: 'parla.test:8080', origin: 'http://parla.test:8081' } }),
+      403,
+      'CSRF_FAILED',
+    );
   });
 
   test('signing in again from the same browser replaces its session', async () => {
@@ -115,7 +134,11 @@ describe('session and sign-out', () => {
     const acc = await accountWithPassword(t);
     const b = await signedIn(t, acc.email);
     expectError(await b.request({ method: 'DELETE', url: '/dashboard/api/session', csrf: false }), 403, 'CSRF_FAILED');
-    expectError(await b.request({ method: 'DELETE', url: '/dashboard/api/session', headers: { 'x-csrf-token': 'A'.repeat(43) } }), 403, 'CSRF_FAILED');
+    expectError(
+      await b.request({ method: 'DELETE', url: '/dashboard/api/session', headers: { 'x-csrf-token': 'A'.repeat(43) } }),
+      403,
+      'CSRF_FAILED',
+    );
     assert.equal((await getSession(b.cookie)).statusCode, 200, 'still signed in');
     const out = await b.request({ method: 'DELETE', url: '/dashboard/api/session' });
     assert.equal(out.statusCode, 204);
@@ -158,7 +181,9 @@ describe('sign-in rate limits', () => {
     const remoteAddress = '192.0.2.77';
     const acc = await accountWithPassword(t);
     const results = await Promise.all(
-      Array.from({ length: SIGN_IN_LIMIT_PER_ADDRESS }, (_, i) => signIn(t, `someone${i}@example.com`, 'wrong password', { remoteAddress })),
+      Array.from({ length: SIGN_IN_LIMIT_PER_ADDRESS }, (_, i) =>
+        signIn(t, `someone${i}@example.com`, 'wrong password', { remoteAddress }),
+      ),
     );
     assert.ok(results.every((r) => r.statusCode === 401));
     const res = await signIn(t, acc.email, PASSWORD, { remoteAddress });
@@ -205,7 +230,11 @@ test('session lifetime: 12 h idle, 7 days absolute, activity recorded at most on
   assert.ok(await sessions.resolve(once, at(24 * H - 2)), 'which gave it another 12 hours');
 
   const { token: busy } = await sessions.create(acc.id, t0);
-  assert.equal((await sessions.resolve(busy, at(30_000)))?.expiresAt.toISOString(), at(12 * H).toISOString(), 'not written within a minute');
+  assert.equal(
+    (await sessions.resolve(busy, at(30_000)))?.expiresAt.toISOString(),
+    at(12 * H).toISOString(),
+    'not written within a minute',
+  );
   // Used every 11 hours: alive for 7 days from sign-in, never longer.
   let last = null;
   for (let h = 11; h < 7 * 24; h += 11) last = await sessions.resolve(busy, at(h * H));

@@ -7,7 +7,12 @@ import { Redis } from 'ioredis';
 import { MemoryLimiter } from '../../src/limits/memory-limiter.js';
 import { RedisLimiter } from '../../src/limits/redis-limiter.js';
 import { ApiError } from '../../src/errors.js';
-import { SIGN_IN_LIMIT_PER_ADDRESS, SIGN_IN_LIMIT_PER_EMAIL, SIGN_IN_WINDOW_SECONDS, SignInLimiter } from '../../src/dashboard/sign-in-limit.js';
+import {
+  SIGN_IN_LIMIT_PER_ADDRESS,
+  SIGN_IN_LIMIT_PER_EMAIL,
+  SIGN_IN_WINDOW_SECONDS,
+  SignInLimiter,
+} from '../../src/dashboard/sign-in-limit.js';
 import { REDIS_URL } from '../helpers/env.js';
 
 const prefix = `parla-test-${randomUUID()}:`;
@@ -55,7 +60,10 @@ test('Redis: two nodes count one email together', async () => {
   for await (const batch of redis.scanStream({ match: `${prefix}*`, count: 500 })) keys.push(...(batch as string[]));
   await redis.quit();
   assert.ok(keys.length > 0);
-  assert.ok(keys.every((k) => !k.includes('shared@example.com') && !k.includes('10.1.')), keys.join(' '));
+  assert.ok(
+    keys.every((k) => !k.includes('shared@example.com') && !k.includes('10.1.')),
+    keys.join(' '),
+  );
   await one.close();
   await two.close();
 });

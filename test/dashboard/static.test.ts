@@ -23,7 +23,16 @@ after(() => t.close());
 
 describe('the built dashboard', () => {
   test('page paths answer index.html, revalidated every time, with the CSP', async () => {
-    for (const url of ['/dashboard', '/dashboard/', '/dashboard/keys', '/dashboard/usage', '/dashboard/jobs', '/dashboard/playground/', '/dashboard/sign-in', '/dashboard/index.html']) {
+    for (const url of [
+      '/dashboard',
+      '/dashboard/',
+      '/dashboard/keys',
+      '/dashboard/usage',
+      '/dashboard/jobs',
+      '/dashboard/playground/',
+      '/dashboard/sign-in',
+      '/dashboard/index.html',
+    ]) {
       const res = await t.app.inject({ url });
       assert.equal(res.statusCode, 200, url);
       assert.match(String(res.headers['content-type']), /^text\/html/, url);
@@ -66,7 +75,12 @@ describe('the built dashboard', () => {
   });
 
   test('paths that climb out of the build are refused', async () => {
-    for (const url of ['/dashboard/../package.json', '/dashboard/%2e%2e/package.json', '/dashboard/assets/..%2f..%2fpackage.json', '/dashboard/.built']) {
+    for (const url of [
+      '/dashboard/../package.json',
+      '/dashboard/%2e%2e/package.json',
+      '/dashboard/assets/..%2f..%2fpackage.json',
+      '/dashboard/.built',
+    ]) {
       const res = await t.app.inject({ url });
       assert.ok([400, 403, 404].includes(res.statusCode), `${url}: ${res.statusCode}`);
       assert.doesNotMatch(res.body, /"name": "parla"/);
@@ -100,7 +114,11 @@ describe('the built dashboard', () => {
       assert.doesNotMatch(res.body, /"name": ?"parla"/, p);
     }
     // A bad percent-encoding is refused by the router before the dashboard sees it.
-    assertErrorBody(await rawRequest(port, 'GET /dashboard/assets/%ZZ HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'), 400, 'INVALID_REQUEST');
+    assertErrorBody(
+      await rawRequest(port, 'GET /dashboard/assets/%ZZ HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'),
+      400,
+      'INVALID_REQUEST',
+    );
     // The page and its assets are served as before.
     assert.equal((await rawRequest(port, 'GET /dashboard/keys HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n')).status, 200);
     const asset = readdirSync(path.join(DASHBOARD_DIST, 'assets')).find((f) => f.endsWith('.js'))!;

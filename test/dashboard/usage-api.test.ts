@@ -17,9 +17,29 @@ after(() => t.close());
 /** One settled request in the ledger, as billing writes it. */
 async function charge(accountId: string, keyId: string, mode: KeyMode, kind: UsageKind, credits: number, characters = 0) {
   const holdId = `hold_${randomUUID()}`;
-  const held = await t.services.store.holdCredits({ holdId, accountId, mode, credits, characters, characterLimit: null, periodStart: new Date(0), expiresAt: new Date(Date.now() + 60_000) });
+  const held = await t.services.store.holdCredits({
+    holdId,
+    accountId,
+    mode,
+    credits,
+    characters,
+    characterLimit: null,
+    periodStart: new Date(0),
+    expiresAt: new Date(Date.now() + 60_000),
+  });
   assert.ok(held.ok);
-  await t.services.store.settleHold(holdId, { requestId: `req_${randomUUID()}`, accountId, keyId, mode, kind, model: 'aura-prime', units: credits, characters, credits, createdAt: new Date() });
+  await t.services.store.settleHold(holdId, {
+    requestId: `req_${randomUUID()}`,
+    accountId,
+    keyId,
+    mode,
+    kind,
+    model: 'aura-prime',
+    units: credits,
+    characters,
+    credits,
+    createdAt: new Date(),
+  });
 }
 
 test('usage: plan, period, balances, characters, requests, limits and a daily TTS/STT series', async () => {
@@ -45,7 +65,11 @@ test('usage: plan, period, balances, characters, requests, limits and a daily TT
     credits_used_this_period: 40,
     characters: { used: 30, limit: plan.monthlyCharacters, remaining: plan.monthlyCharacters - 30 },
     requests: { today: 4, this_month: 4 },
-    rate_limits: { requests_per_minute: plan.requestsPerMinute, requests_per_hour: plan.requestsPerHour, concurrent_requests: plan.concurrent },
+    rate_limits: {
+      requests_per_minute: plan.requestsPerMinute,
+      requests_per_hour: plan.requestsPerHour,
+      concurrent_requests: plan.concurrent,
+    },
     // The account was created today, so its period (and the series) starts today.
     daily: [{ day: today, tts: { requests: 2, credits: 30 }, stt: { requests: 2, credits: 10 } }],
   });

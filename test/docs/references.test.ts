@@ -17,7 +17,9 @@ function files(dir: string): string[] {
   });
 }
 
-const sources = ['src', 'test', 'scripts', 'docs', 'bench'].flatMap((d) => files(path.join(ROOT, d))).filter((f) => !f.endsWith(path.join('test', 'docs', 'references.test.ts')));
+const sources = ['src', 'test', 'scripts', 'docs', 'bench']
+  .flatMap((d) => files(path.join(ROOT, d)))
+  .filter((f) => !f.endsWith(path.join('test', 'docs', 'references.test.ts')));
 
 test('every "decisions #N" cited is an entry of docs/decisions.md', () => {
   const decisions = readFileSync(path.join(ROOT, 'docs/decisions.md'), 'utf8');
@@ -44,7 +46,8 @@ test('nothing cites the interface documents outside the repository', () => {
   for (const file of sources) {
     const lines = readFileSync(file, 'utf8').split('\n');
     lines.forEach((line, i) => {
-      if (/\.\.\/shared|\/work\/shared/.test(line) || /(?<!docs\/)\b(interface|decisions)\.md/.test(line)) outside.push(`${path.relative(ROOT, file)}:${i + 1}`);
+      if (/\.\.\/shared|\/work\/shared/.test(line) || /(?<!docs\/)\b(interface|decisions)\.md/.test(line))
+        outside.push(`${path.relative(ROOT, file)}:${i + 1}`);
     });
   }
   assert.deepEqual(outside, []);

@@ -19,7 +19,10 @@ after(() => rmSync(wav, { force: true }));
 /** Flite's audio of `text` and its phone segments (name, end time). */
 function fliteWithSegments(text: string): { pcm: Int16Array; segments: Array<{ phone: string; end: number }> } {
   const out = execFileSync('flite', ['-voice', 'slt', '-t', text, '-o', wav, '-psdur']).toString();
-  const segments = out.trim().split(/\s+/).map((x) => ({ phone: x.split(':')[0]!, end: Number(x.split(':')[1]) }));
+  const segments = out
+    .trim()
+    .split(/\s+/)
+    .map((x) => ({ phone: x.split(':')[0]!, end: Number(x.split(':')[1]) }));
   return { pcm: decodePcm16MonoWav(readFileSync(wav))!.samples, segments };
 }
 
@@ -30,7 +33,10 @@ describe('ForcedAligner', () => {
     const text = 'She bought three apples and a loaf of bread at the market.';
     const { pcm, segments } = fliteWithSegments(text);
     const words = spokenWords(text);
-    const spans = await aligner.align(pcm, words.map((w) => w.word));
+    const spans = await aligner.align(
+      pcm,
+      words.map((w) => w.word),
+    );
     assert.ok(spans.every((s) => s !== null));
     // "bought" begins where the phones of "she" (sh iy) end, after the leading pause.
     const speech = segments.filter((s) => s.phone !== 'pau');
@@ -44,8 +50,14 @@ describe('ForcedAligner', () => {
   test('a word missing from the dictionary is pronounced by Flite and placed', async () => {
     const text = 'The zorblax glimmered quietly.';
     const { pcm } = fliteWithSegments(text);
-    const spans = await aligner.align(pcm, spokenWords(text).map((w) => w.word));
-    assert.ok(spans.every((s) => s !== null), JSON.stringify(spans));
+    const spans = await aligner.align(
+      pcm,
+      spokenWords(text).map((w) => w.word),
+    );
+    assert.ok(
+      spans.every((s) => s !== null),
+      JSON.stringify(spans),
+    );
     assert.ok(spans[1]!.end - spans[1]!.start > 0.3, `zorblax lasts ${spans[1]!.end - spans[1]!.start} s`);
   });
 
@@ -63,13 +75,17 @@ describe('ForcedAligner', () => {
     assert.ok(Math.abs(shift - expected) < 0.05, `"let" moved by ${shift} s, the audio before it lasts ${expected} s`);
   });
 
-  test('tokens nothing can pronounce come back null and share their neighbour\'s time', async () => {
+  test("tokens nothing can pronounce come back null and share their neighbour's time", async () => {
     const { pcm } = fliteWithSegments('Hello world.');
     const tokens = ['Hello', '\u2603\u2603', 'world'];
     const spans = await aligner.align(pcm, tokens);
     assert.equal(spans[1], null);
     assert.ok(spans[0] && spans[2]);
-    const words = fillGaps(tokens.map((w, i) => ({ word: w, from: i * 10, to: i * 10 + w.length })), spans, pcm.length / 16000);
+    const words = fillGaps(
+      tokens.map((w, i) => ({ word: w, from: i * 10, to: i * 10 + w.length })),
+      spans,
+      pcm.length / 16000,
+    );
     assert.ok(words[1]!.start >= words[0]!.start && words[1]!.end <= words[2]!.start + 1e-9, JSON.stringify(words));
   });
 

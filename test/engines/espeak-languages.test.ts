@@ -15,7 +15,10 @@ test('languages.json covers every eSpeak NG language voice in the package', asyn
   const mapped = new Set(espeakLanguages().map((l) => l.espeakVoice));
   // eSpeak selects a language voice by its file name (the identifier's last part).
   const missing = voices.filter((v) => !mapped.has(v.identifier.split('/').pop()!.toLowerCase()));
-  assert.deepEqual(missing.map((v) => v.identifier), []);
+  assert.deepEqual(
+    missing.map((v) => v.identifier),
+    [],
+  );
 });
 
 test('codes are unique BCP 47 tags with a name and a region', () => {
@@ -40,7 +43,14 @@ const SAMPLE_TEXT: Record<string, string> = { chr: 'ᎣᏏᏲ', cv: 'Салам'
 test('every mapped eSpeak voice exists and speaks', async () => {
   const names = [...new Set(espeakLanguages().map((l) => l.espeakVoice))];
   for (const voice of names) {
-    const r = await synthesizeEspeak({ text: SAMPLE_TEXT[voice] ?? '1 2 3', voice, wpm: 300, basePitch: 50, semitones: 0, emphasis: false });
+    const r = await synthesizeEspeak({
+      text: SAMPLE_TEXT[voice] ?? '1 2 3',
+      voice,
+      wpm: 300,
+      basePitch: 50,
+      semitones: 0,
+      emphasis: false,
+    });
     let peak = 0;
     for (const s of r.samples) peak = Math.max(peak, Math.abs(s));
     assert.ok(r.samples.length > 2000 && peak > 1000, `${voice}: ${r.samples.length} samples, peak ${peak}`);
@@ -48,7 +58,8 @@ test('every mapped eSpeak voice exists and speaks', async () => {
 });
 
 test('language names eSpeak declares (en-gb, fr-fr, no) select their voice file, with the variant', async () => {
-  const speak = (voice: string) => synthesizeEspeak({ text: 'one two three four', voice, wpm: 175, basePitch: 50, semitones: 0, emphasis: false });
+  const speak = (voice: string) =>
+    synthesizeEspeak({ text: 'one two three four', voice, wpm: 175, basePitch: 50, semitones: 0, emphasis: false });
   for (const name of ['en-gb', 'fr-fr', 'no']) assert.ok((await speak(name)).samples.length > 10000, name);
   // eSpeak adds random jitter, so the variant shows in the pitch, not in identical samples.
   const male = await speak('en-gb');

@@ -3,14 +3,35 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { libraryStartedInThisThread, listEspeakVoices, synthesizeEspeak, type EspeakTask } from '../../src/engines/espeak/espeak-worker.js';
-import { programHasVoice, programStartedInThisThread, programVoices, ProgramError, runProgram, speakWithProgram } from '../../src/engines/espeak/espeak-program.js';
+import {
+  programHasVoice,
+  programStartedInThisThread,
+  programVoices,
+  ProgramError,
+  runProgram,
+  speakWithProgram,
+} from '../../src/engines/espeak/espeak-program.js';
 import { voiceFileFor } from '../../src/engines/espeak/voice-files.js';
 
-const task = (over: Partial<EspeakTask> = {}): EspeakTask => ({ text: 'One two three, four five six.', voice: 'en-us', wpm: 175, basePitch: 50, semitones: 0, emphasis: false, ...over });
+const task = (over: Partial<EspeakTask> = {}): EspeakTask => ({
+  text: 'One two three, four five six.',
+  voice: 'en-us',
+  wpm: 175,
+  basePitch: 50,
+  semitones: 0,
+  emphasis: false,
+  ...over,
+});
 
 // First in this file: nothing else may have started the library build in this process.
 test('audio comes from the program; the library build starts only for word timings or a voice the program lacks', async () => {
-  for (const over of [{}, { emphasis: true }, { voice: 'en-us+whisper' }, { voice: 'de+f2', text: 'Guten Morgen.' }, { voice: 'en-gb+Andrea', semitones: 3 }]) {
+  for (const over of [
+    {},
+    { emphasis: true },
+    { voice: 'en-us+whisper' },
+    { voice: 'de+f2', text: 'Guten Morgen.' },
+    { voice: 'en-gb+Andrea', semitones: 3 },
+  ]) {
     const r = await synthesizeEspeak(task(over));
     assert.ok(r.samples.length > 5000, JSON.stringify(over));
     assert.deepEqual(r.words, []);
@@ -18,7 +39,10 @@ test('audio comes from the program; the library build starts only for word timin
   assert.equal(programStartedInThisThread(), true);
   assert.equal(libraryStartedInThisThread(), false, 'no synthesis above needed the library build');
   const timed = await synthesizeEspeak(task({ wordTimings: true }));
-  assert.deepEqual(timed.words.map((w) => w.word).filter((w) => /\w/.test(w)), ['One', 'two', 'three', 'four', 'five', 'six']);
+  assert.deepEqual(
+    timed.words.map((w) => w.word).filter((w) => /\w/.test(w)),
+    ['One', 'two', 'three', 'four', 'five', 'six'],
+  );
   assert.equal(libraryStartedInThisThread(), true);
 });
 
@@ -34,10 +58,16 @@ test('the program build has every library voice but a few, which the library bui
   assert.ok(faroese.samples.length > 5000);
 });
 
-test('every program run starts from the same memory: same input, same samples, also after a failed run', async () => {
+test('every program run starts from the same memory and clock: same input, same samples, also after a failed run and in another second', async () => {
   const say = () => speakWithProgram({ input: 'One two three.', ssml: false, voice: 'en-us+f3', wpm: 175, pitch: 50 });
   const first = await say();
-  await assert.rejects(runProgram(['-v', 'xx-nothing', '-w', '/out.wav', 'text']), (err: Error) => err instanceof ProgramError && /voice does not exist/.test(err.message));
+  // eSpeak seeds its voices' noise from time(): the next run must fall in another wall-clock second.
+  const second = Math.floor(Date.now() / 1000);
+  while (Math.floor(Date.now() / 1000) === second) await new Promise((r) => setTimeout(r, 50));
+  await assert.rejects(
+    runProgram(['-v', 'xx-nothing', '-w', '/out.wav', 'text']),
+    (err: Error) => err instanceof ProgramError && /voice does not exist/.test(err.message),
+  );
   const again = await say();
   assert.ok(first.samples.length > 10000);
   assert.equal(first.sampleRate, 22050);
@@ -47,9 +77,27 @@ test('every program run starts from the same memory: same input, same samples, a
 
 test('a name means a voice file: the file itself first, else the best-priority voice declaring that language', () => {
   const voices = [
-    { file: 'gmw/en', languages: [{ name: 'en-gb', priority: 2 }, { name: 'en', priority: 2 }] },
-    { file: 'gmw/en-US', languages: [{ name: 'en-us', priority: 2 }, { name: 'en', priority: 3 }] },
-    { file: 'gmq/nb', languages: [{ name: 'nb', priority: 5 }, { name: 'no', priority: 5 }] },
+    {
+      file: 'gmw/en',
+      languages: [
+        { name: 'en-gb', priority: 2 },
+        { name: 'en', priority: 2 },
+      ],
+    },
+    {
+      file: 'gmw/en-US',
+      languages: [
+        { name: 'en-us', priority: 2 },
+        { name: 'en', priority: 3 },
+      ],
+    },
+    {
+      file: 'gmq/nb',
+      languages: [
+        { name: 'nb', priority: 5 },
+        { name: 'no', priority: 5 },
+      ],
+    },
   ];
   assert.equal(voiceFileFor(voices, 'EN-us'), 'gmw/en-US', 'by file name, any case');
   assert.equal(voiceFileFor(voices, 'gmw/en'), 'gmw/en');

@@ -3,7 +3,8 @@
 // warm worker an abort keeps, and its language voices.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { EnginePool } from '../../src/workers/pool.js';
+import type { WorkerPool } from '../../src/workers/pool.js';
+import { createWorkerPool } from '../../src/tasks/table.js';
 import { EspeakEngine, espeakWpm } from '../../src/engines/espeak/espeak-engine.js';
 import { escapeSsml, espeakLoadedInThisThread } from '../../src/engines/espeak/espeak-worker.js';
 import type { SynthesisRequest } from '../../src/engines/engine.js';
@@ -14,21 +15,34 @@ import { runTtsEngineContract } from './tts-engine-contract.js';
 const TEXT = 'The quick brown fox jumps over the lazy dog, and then it runs far away into the green forest.';
 
 runTtsEngineContract('EspeakEngine', async () => {
-  const pool = new EnginePool({ threads: 2, maxQueue: 16 });
+  const pool = createWorkerPool({ threads: 2, maxQueue: 16 });
   return { engine: new EspeakEngine(pool), voice: '', language: 'en-US', close: () => pool.close() };
 });
 
 describe('EspeakEngine', () => {
-  let pool: EnginePool;
+  let pool: WorkerPool;
   let engine: EspeakEngine;
-  const req = (over: Partial<SynthesisRequest> = {}): SynthesisRequest => ({ text: TEXT, engineVoice: '', language: 'en-US', speed: 1, pitch: 0, style: 'normal', ...over });
+  const req = (over: Partial<SynthesisRequest> = {}): SynthesisRequest => ({
+    text: TEXT,
+    engineVoice: '',
+    language: 'en-US',
+    speed: 1,
+    pitch: 0,
+    style: 'normal',
+    ...over,
+  });
   let base: { span: number; f0: number; voiced: number; rms: number };
 
   before(async () => {
-    pool = new EnginePool({ threads: 2, maxQueue: 16 });
+    pool = createWorkerPool({ threads: 2, maxQueue: 16 });
     engine = new EspeakEngine(pool);
     const r = await engine.synthesize(req());
-    base = { span: speechSpan(r.samples, r.sampleRate), f0: medianF0Wide(r.samples, r.sampleRate), voiced: voicedShare(r.samples, r.sampleRate), rms: rms(r.samples) };
+    base = {
+      span: speechSpan(r.samples, r.sampleRate),
+      f0: medianF0Wide(r.samples, r.sampleRate),
+      voiced: voicedShare(r.samples, r.sampleRate),
+      rms: rms(r.samples),
+    };
   });
   after(async () => {
     await pool.close();
@@ -57,7 +71,10 @@ describe('EspeakEngine', () => {
       words.map((w) => w.word).filter((w) => /\w/.test(w)),
       ['Salt', 'pepper', 'b', 'are', 'fine', 'here', 'Second', 'sentence'],
     );
-    assert.ok(words.some((w) => w.word === '&'), 'the escaped ampersand maps back to "&"');
+    assert.ok(
+      words.some((w) => w.word === '&'),
+      'the escaped ampersand maps back to "&"',
+    );
     for (let i = 0; i < words.length; i++) {
       const w = words[i]!;
       assert.ok(text.includes(w.word), `${w.word} is a piece of the text`);
@@ -88,7 +105,13 @@ describe('EspeakEngine', () => {
 
   test('live synthesis hands the audio over resampled, as long as the whole synthesis', async () => {
     const whole = await engine.synthesize(req());
-    for (const [rate, pitch, wordTimings] of [[24000, 0, false], [22050, 0, false], [16000, 3, false], [24000, 0, true], [16000, 3, true]] as const) {
+    for (const [rate, pitch, wordTimings] of [
+      [24000, 0, false],
+      [22050, 0, false],
+      [16000, 3, false],
+      [24000, 0, true],
+      [16000, 3, true],
+    ] as const) {
       const pieces: Int16Array[] = [];
       await engine.synthesizeLive(req({ pitch, wordTimings }), rate, (pcm) => pieces.push(pcm));
       const total = pieces.reduce((n, p) => n + p.length, 0);
@@ -100,7 +123,11 @@ describe('EspeakEngine', () => {
   });
 
   test('both eSpeak builds say the same text alike: same length, same pitch', async () => {
-    for (const over of [{}, { language: 'de-DE', text: 'Grüße aus München, schöne Grüße.', engineVoice: 'f2:60' }, { speed: 1.6, style: 'emphasis' as const }]) {
+    for (const over of [
+      {},
+      { language: 'de-DE', text: 'Grüße aus München, schöne Grüße.', engineVoice: 'f2:60' },
+      { speed: 1.6, style: 'emphasis' as const },
+    ]) {
       const [program, library] = await Promise.all([engine.synthesize(req(over)), engine.synthesize(req({ ...over, wordTimings: true }))]);
       const d = program.samples.length / library.samples.length;
       assert.ok(d > 0.97 && d < 1.03, `${JSON.stringify(over)}: length ratio ${d}`);
@@ -130,8 +157,13 @@ describe('EspeakEngine', () => {
     assert.ok(engine.languages().includes('de-DE') && engine.languages().includes('de'));
     assert.equal(engine.voiceFor('de-DE'), 'de');
     assert.equal(engine.voiceFor('en-GB'), 'en');
-    const r = await engine.synthesize(req({ text: 'Grüße aus München, schöne Grüße.', language: 'de-DE', engineVoice: 'f2:60', wordTimings: true }));
+    const r = await engine.synthesize(
+      req({ text: 'Grüße aus München, schöne Grüße.', language: 'de-DE', engineVoice: 'f2:60', wordTimings: true }),
+    );
     assert.ok(rms(r.samples) > 0.03);
-    assert.deepEqual(r.words?.map((w) => w.word), ['Grüße', 'aus', 'München', 'schöne', 'Grüße']);
+    assert.deepEqual(
+      r.words?.map((w) => w.word),
+      ['Grüße', 'aus', 'München', 'schöne', 'Grüße'],
+    );
   });
 });

@@ -5,7 +5,8 @@
 // PocketSphinx's word error rate on the result.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { EnginePool } from '../../src/workers/pool.js';
+import type { WorkerPool } from '../../src/workers/pool.js';
+import { createWorkerPool } from '../../src/tasks/table.js';
 import { FliteEngine, nativePitchArgs } from '../../src/engines/flite/flite-engine.js';
 import type { SynthesisRequest } from '../../src/engines/engine.js';
 import { PocketSphinxEngine } from '../../src/engines/pocketsphinx/pocketsphinx-engine.js';
@@ -22,10 +23,17 @@ const SENTENCES = [
 ];
 
 describe('Flite pitch', () => {
-  let pool: EnginePool;
+  let pool: WorkerPool;
   let flite: FliteEngine;
   let recognizer: PocketSphinxEngine;
-  const req = (text: string, engineVoice: string, pitch: number): SynthesisRequest => ({ text, engineVoice, language: 'en-US', speed: 1, pitch, style: 'normal' });
+  const req = (text: string, engineVoice: string, pitch: number): SynthesisRequest => ({
+    text,
+    engineVoice,
+    language: 'en-US',
+    speed: 1,
+    pitch,
+    style: 'normal',
+  });
 
   /** Word error rate over SENTENCES of the audio `render` makes of each. */
   async function wer(render: (text: string) => Promise<Int16Array>): Promise<number> {
@@ -42,9 +50,14 @@ describe('Flite pitch', () => {
   }
 
   before(async () => {
-    pool = new EnginePool({ threads: 2, maxQueue: 16 });
+    pool = createWorkerPool({ threads: 2, maxQueue: 16 });
     flite = new FliteEngine(pool, { maxProcesses: 2 });
-    recognizer = new PocketSphinxEngine({ decodersPerProfile: 1, boostDecodersPerProfile: 0, profiles: ['fast'], warmup: warmupUtterance() });
+    recognizer = new PocketSphinxEngine({
+      decodersPerProfile: 1,
+      boostDecodersPerProfile: 0,
+      profiles: ['fast'],
+      warmup: warmupUtterance(),
+    });
     await recognizer.whenReady();
   });
   after(async () => {

@@ -11,7 +11,12 @@ test('model lifecycle settings: defaults, parsing and refusals', () => {
   assert.equal(d.loadWaitSeconds, 60);
   assert.deepEqual(d.preload, []);
   assert.ok(d.memoryMB >= 256);
-  const set = testConfig({ PARLA_MODEL_TTL: '30', PARLA_MODEL_MEMORY_MB: '2048', PARLA_MODELS_PRELOAD: ' whisper-base.en, zipformer-en ,whisper-base.en', PARLA_MODEL_LOAD_WAIT: '5' }).models;
+  const set = testConfig({
+    PARLA_MODEL_TTL: '30',
+    PARLA_MODEL_MEMORY_MB: '2048',
+    PARLA_MODELS_PRELOAD: ' whisper-base.en, zipformer-en ,whisper-base.en',
+    PARLA_MODEL_LOAD_WAIT: '5',
+  }).models;
   assert.deepEqual(set, { ttlSeconds: 30, memoryMB: 2048, preload: ['whisper-base.en', 'zipformer-en'], loadWaitSeconds: 5 });
   for (const [name, value, message] of [
     ['PARLA_MODEL_TTL', '0', /PARLA_MODEL_TTL must be between 1/],
@@ -20,6 +25,10 @@ test('model lifecycle settings: defaults, parsing and refusals', () => {
     ['PARLA_MODEL_LOAD_WAIT', '0', /PARLA_MODEL_LOAD_WAIT must be between 1/],
     ['PARLA_MODELS_PRELOAD', 'ok,../etc', /PARLA_MODELS_PRELOAD: "..\/etc" is not a model name/],
   ] as const) {
-    assert.throws(() => testConfig({ [name]: value }), (err: unknown) => err instanceof ConfigError && message.test(err.message), `${name}=${value}`);
+    assert.throws(
+      () => testConfig({ [name]: value }),
+      (err: unknown) => err instanceof ConfigError && message.test(err.message),
+      `${name}=${value}`,
+    );
   }
 });

@@ -5,7 +5,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ModelLifecycle, type ModelSpec } from '../../src/engines/model-lifecycle.js';
-import { EngineOverloadedError } from '../../src/engines/engine.js';
+import { EngineOverloadedError } from '../../src/domain/overload.js';
 
 interface Loaded {
   name: string;
@@ -39,7 +39,11 @@ function model(name: string, sizeMB: number, opts: { auto?: boolean; fail?: bool
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function lifecycle(opts: Partial<{ ttlMs: number; memoryBudgetMB: number; loadWaitMs: number }> = {}) {
-  return new ModelLifecycle({ ttlMs: opts.ttlMs ?? 60_000, memoryBudgetMB: opts.memoryBudgetMB ?? 1000, loadWaitMs: opts.loadWaitMs ?? 10_000 });
+  return new ModelLifecycle({
+    ttlMs: opts.ttlMs ?? 60_000,
+    memoryBudgetMB: opts.memoryBudgetMB ?? 1000,
+    loadWaitMs: opts.loadWaitMs ?? 10_000,
+  });
 }
 
 describe('model lifecycle', () => {
@@ -51,7 +55,10 @@ describe('model lifecycle', () => {
     const first = lc.acquire<Loaded>('a');
     const second = lc.acquire<Loaded>('a');
     await sleep(5);
-    assert.deepEqual(lc.resident().map((r) => [r.name, r.state]), [['a', 'loading']]);
+    assert.deepEqual(
+      lc.resident().map((r) => [r.name, r.state]),
+      [['a', 'loading']],
+    );
     await a.finishLoad();
     const [l1, l2] = await Promise.all([first, second]);
     assert.equal(a.counts.loads, 1);
@@ -141,7 +148,13 @@ describe('model lifecycle', () => {
     (await lc.acquire('c')).release();
     assert.equal(b.counts.unloads, 1, 'b, the least recently used, went');
     assert.equal(a.counts.unloads, 0);
-    assert.deepEqual(lc.resident().map((r) => r.name).sort(), ['a', 'c']);
+    assert.deepEqual(
+      lc
+        .resident()
+        .map((r) => r.name)
+        .sort(),
+      ['a', 'c'],
+    );
     await lc.close();
   });
 
@@ -178,7 +191,10 @@ describe('model lifecycle', () => {
     (await lc.acquire('a')).release();
     (await lc.acquire('b')).release();
     assert.equal(a.counts.unloads, 1);
-    assert.deepEqual(lc.resident().map((r) => r.name), ['b']);
+    assert.deepEqual(
+      lc.resident().map((r) => r.name),
+      ['b'],
+    );
     await lc.close();
   });
 
@@ -202,7 +218,10 @@ describe('model lifecycle', () => {
     const a = model('a', 10, { auto: true });
     lc.register(a.spec);
     await lc.preload(['a', 'not-installed']);
-    assert.deepEqual(lc.resident().map((r) => [r.name, r.state, r.users]), [['a', 'loaded', 0]]);
+    assert.deepEqual(
+      lc.resident().map((r) => [r.name, r.state, r.users]),
+      [['a', 'loaded', 0]],
+    );
     await lc.close();
     await assert.rejects(lc.acquire('a'), (err: unknown) => err instanceof EngineOverloadedError);
   });

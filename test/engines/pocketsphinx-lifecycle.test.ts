@@ -22,12 +22,18 @@ test('decoders per profile load on first use, unload after the idle TTL and load
   const engine = new PocketSphinxEngine({ decodersPerProfile: 1, preload: false, lifecycle: lc });
   assert.deepEqual(lc.resident(), [], 'nothing at start without preload');
   const pcm = readRaw(GOFORWARD);
-  const [a, b] = await Promise.all([engine.recognize(pcm, { language: 'en', profile: 'fast' }), engine.recognize(pcm, { language: 'en', profile: 'fast' })]);
+  const [a, b] = await Promise.all([
+    engine.recognize(pcm, { language: 'en', profile: 'fast' }),
+    engine.recognize(pcm, { language: 'en', profile: 'fast' }),
+  ]);
   assert.equal(text(a), 'go forward ten meters');
   assert.equal(text(b), text(a));
   assert.equal(lc.loadCount('pocketsphinx:fast'), 1, 'one load, shared (the second request waited for the decoder)');
   assert.equal(lc.loadCount('pocketsphinx:accurate'), 0, 'the other profile is not loaded');
-  assert.deepEqual(lc.resident().map((r) => [r.name, r.state, r.sizeMB]), [['pocketsphinx:fast', 'loaded', 95]]);
+  assert.deepEqual(
+    lc.resident().map((r) => [r.name, r.state, r.sizeMB]),
+    [['pocketsphinx:fast', 'loaded', 95]],
+  );
   const stream = await engine.openStream({ language: 'en', profile: 'fast' });
   await new Promise((r) => setTimeout(r, 500));
   assert.equal(lc.resident().length, 1, 'an open stream keeps its decoder loaded');

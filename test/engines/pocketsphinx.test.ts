@@ -2,7 +2,7 @@
 // what is PocketSphinx's own, on Debian's LibriVox recordings with their reference transcripts and
 // sentences spoken by Flite: accuracy, its word timings, streaming by its voice activity flag,
 // keyword boosting without leaks, argument errors of the binding and parallel decoders.
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { decodeWav } from '../../src/audio/wav.js';
@@ -29,7 +29,8 @@ function readRaw(file: string): Int16Array {
   return new Int16Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.length));
 }
 
-const text = (r: RecognitionResult | RecognizedUtterance[]) => ('utterances' in r ? r.utterances : r).flatMap((u) => u.words.map((w) => w.word)).join(' ');
+const text = (r: RecognitionResult | RecognizedUtterance[]) =>
+  ('utterances' in r ? r.utterances : r).flatMap((u) => u.words.map((w) => w.word)).join(' ');
 
 function assertWellFormed(r: RecognitionResult): void {
   let last = 0;
@@ -39,7 +40,10 @@ function assertWellFormed(r: RecognitionResult): void {
     assert.equal(u.end, u.words.at(-1)!.end);
     for (const w of u.words) {
       assert.match(w.word, /^[a-z][a-z'.-]*$/, `no fillers or pronunciation markers: ${w.word}`);
-      assert.ok(w.start >= last - 1e-9 && w.end > w.start && w.end <= r.duration + 0.02, `ordered and inside the audio: ${JSON.stringify(w)}`);
+      assert.ok(
+        w.start >= last - 1e-9 && w.end > w.start && w.end <= r.duration + 0.02,
+        `ordered and inside the audio: ${JSON.stringify(w)}`,
+      );
       assert.ok(w.confidence !== undefined && w.confidence >= 0 && w.confidence <= 1);
       last = w.end;
     }
@@ -68,7 +72,12 @@ const engine = new PocketSphinxEngine({ decodersPerProfile: 2, boostDecodersPerP
 
 runSttEngineContract('PocketSphinxEngine', async () => {
   await engine.whenReady();
-  return { engine, options: { language: 'en-US', profile: 'fast' }, command: { pcm: readRaw(GOFORWARD), words: 'go forward ten meters' }, close: async () => undefined };
+  return {
+    engine,
+    options: { language: 'en-US', profile: 'fast' },
+    command: { pcm: readRaw(GOFORWARD), words: 'go forward ten meters' },
+    close: async () => undefined,
+  };
 });
 
 describe('PocketSphinxEngine', () => {
@@ -105,7 +114,7 @@ describe('PocketSphinxEngine', () => {
     assert.ok(wer < 0.4, `WER ${(wer * 100).toFixed(1)}%`);
   });
 
-  test('the command recording\'s first word starts after its leading silence, the last ends inside it', async () => {
+  test("the command recording's first word starts after its leading silence, the last ends inside it", async () => {
     const go = readRaw(GOFORWARD);
     const words = (await engine.recognize(go, en)).utterances.flatMap((u) => u.words);
     // "go" starts after the recording's leading silence (~0.46 s).
@@ -126,7 +135,7 @@ describe('PocketSphinxEngine', () => {
     assert.ok(same >= 3, `${same} of ${words.length} words recognized alone`);
   });
 
-  test('a stream cut where the decoder\'s voice activity falls gives batch\'s words and times', async () => {
+  test("a stream cut where the decoder's voice activity falls gives batch's words and times", async () => {
     const pcm = readWav(librivox()[4]!.file);
     const batch = await engine.recognize(pcm, en);
     const stream = await engine.openStream(en);
@@ -184,7 +193,10 @@ describe('PocketSphinxEngine', () => {
     await assert.rejects(engine.recognize(new Float32Array(16000) as unknown as Int16Array, en), TypeError);
     await assert.rejects(engine.recognize(go, { language: 'de-DE', profile: 'fast' }), EngineError);
     await assert.rejects(engine.recognize(go, { language: 'en', profile: 'nope' }), EngineError);
-    await assert.rejects(engine.recognize(go, { language: 'en', profile: 'fast', keywords: 'kubernetes' as unknown as string[] }), TypeError);
+    await assert.rejects(
+      engine.recognize(go, { language: 'en', profile: 'fast', keywords: 'kubernetes' as unknown as string[] }),
+      TypeError,
+    );
     await assert.rejects(engine.recognize(go, null as never), TypeError);
     const stream = await engine.openStream(en);
     await assert.rejects(stream.write([1, 2, 3] as unknown as Int16Array), TypeError);

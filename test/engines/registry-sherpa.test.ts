@@ -5,7 +5,8 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { EnginePool } from '../../src/workers/pool.js';
+import type { WorkerPool } from '../../src/workers/pool.js';
+import { createWorkerPool } from '../../src/tasks/table.js';
 import { ModelRegistry } from '../../src/registry/model-registry.js';
 import { SherpaTtsEngine } from '../../src/engines/sherpa/sherpa-tts-engine.js';
 import { findSherpaTtsModels } from '../../src/engines/sherpa/models.js';
@@ -22,10 +23,10 @@ function modelDir(root: string, name: string, files: string[]): void {
 }
 
 describe('SherpaTtsEngine', () => {
-  let pool: EnginePool;
+  let pool: WorkerPool;
   const dirs: Array<{ cleanup(): void }> = [];
   before(() => {
-    pool = new EnginePool({ threads: 1, maxQueue: 4 });
+    pool = createWorkerPool({ threads: 1, maxQueue: 4 });
   });
   after(async () => {
     await pool.close();
@@ -40,7 +41,10 @@ describe('SherpaTtsEngine', () => {
     assert.match(sherpa.status().reason ?? '', /^model files absent/);
     assert.deepEqual(sherpa.languages(), []);
     const base = testConfig();
-    const config = { ...base, product: { ...base.product, ttsBindings: { ...base.product.ttsBindings, neural: ['sherpa', 'flite', 'espeak'] } } };
+    const config = {
+      ...base,
+      product: { ...base.product, ttsBindings: { ...base.product.ttsBindings, neural: ['sherpa', 'flite', 'espeak'] } },
+    };
     const reg = new ModelRegistry(config, { tts: [sherpa, new FliteEngine(pool), new EspeakEngine(pool)] });
     assert.equal(reg.resolveTtsEngine('neural', 'en-US')?.id, 'flite');
     assert.equal(reg.resolveTtsEngine('neural', 'de-DE')?.id, 'espeak');
@@ -55,10 +59,13 @@ describe('SherpaTtsEngine', () => {
     modelDir(root.dir, 'kokoro-en-v0_19', ['model.onnx', 'voices.bin', 'tokens.txt', 'lexicon-us-en.txt']);
     modelDir(root.dir, 'no-tokens', ['en_US-amy-low.onnx']);
     const models = findSherpaTtsModels(root.dir);
-    assert.deepEqual(models.map((m) => [m.name, m.kind, m.languages]), [
-      ['kokoro-en-v0_19', 'kokoro', ['en-US', 'en-GB']],
-      ['vits-piper-de_DE-thorsten-low', 'piper', ['de-DE']],
-    ]);
+    assert.deepEqual(
+      models.map((m) => [m.name, m.kind, m.languages]),
+      [
+        ['kokoro-en-v0_19', 'kokoro', ['en-US', 'en-GB']],
+        ['vits-piper-de_DE-thorsten-low', 'piper', ['de-DE']],
+      ],
+    );
     assert.match(models[0]!.lexicon ?? '', /lexicon-us-en\.txt$/);
   });
 
@@ -70,10 +77,20 @@ describe('SherpaTtsEngine', () => {
     assert.deepEqual(sherpa.status(), { available: true });
     assert.deepEqual(sherpa.languages(), ['de-DE']);
     await assert.rejects(
-      sherpa.synthesize({ text: 'Hallo.', engineVoice: 'vits-piper-de_DE-thorsten-low', language: 'de-DE', speed: 1, pitch: 0, style: 'normal' }),
+      sherpa.synthesize({
+        text: 'Hallo.',
+        engineVoice: 'vits-piper-de_DE-thorsten-low',
+        language: 'de-DE',
+        speed: 1,
+        pitch: 0,
+        style: 'normal',
+      }),
       (e: unknown) => e instanceof EngineError && /Protobuf parsing failed|Load model/.test(e.message),
     );
-    await assert.rejects(sherpa.synthesize({ text: 'Hi.', engineVoice: '', language: 'fr-FR', speed: 1, pitch: 0, style: 'normal' }), /no model serves fr-FR/);
+    await assert.rejects(
+      sherpa.synthesize({ text: 'Hi.', engineVoice: '', language: 'fr-FR', speed: 1, pitch: 0, style: 'normal' }),
+      /no model serves fr-FR/,
+    );
     assert.deepEqual(await pool.run('pool.echo', { value: 7 }), { value: 7 }, 'the worker survived');
   });
 });

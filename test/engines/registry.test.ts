@@ -3,7 +3,8 @@
 // and the prices.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { EnginePool } from '../../src/workers/pool.js';
+import type { WorkerPool } from '../../src/workers/pool.js';
+import { createWorkerPool } from '../../src/tasks/table.js';
 import { ModelRegistry, STT_MODELS, TTS_MODELS } from '../../src/registry/model-registry.js';
 import { createTtsEngines } from '../../src/engines/create.js';
 import { engineVoiceFor } from '../../src/engines/engine.js';
@@ -20,14 +21,14 @@ function withBindings(config: Config, extra: Record<string, string[]>): Config {
 }
 
 describe('ModelRegistry', () => {
-  let pool: EnginePool;
+  let pool: WorkerPool;
   let config: Config;
   let espeak: EspeakEngine;
   let flite: FliteEngine;
 
   before(() => {
     config = testConfig();
-    pool = new EnginePool({ threads: 1, maxQueue: 4 });
+    pool = createWorkerPool({ threads: 1, maxQueue: 4 });
     espeak = new EspeakEngine(pool);
     flite = new FliteEngine(pool);
   });
@@ -38,7 +39,8 @@ describe('ModelRegistry', () => {
   test('the shipped bindings: English on Flite (aura-lite: kal16 only; aura-max: Festival for voices it has, finished), the rest on eSpeak', () => {
     const reg = new ModelRegistry(config, { tts: createTtsEngines(config, pool) });
     for (const model of ['aura-prime', 'rapid-flash', 'rapid-max']) {
-      for (const lang of ['en-US', 'en-GB', 'en-AU', 'en-IN']) assert.equal(reg.resolveTtsEngine(model, lang)?.id, 'flite', `${model} ${lang}`);
+      for (const lang of ['en-US', 'en-GB', 'en-AU', 'en-IN'])
+        assert.equal(reg.resolveTtsEngine(model, lang)?.id, 'flite', `${model} ${lang}`);
       assert.equal(reg.resolveTtsEngine(model, 'de-DE')?.id, 'espeak');
     }
     assert.equal(reg.resolveTtsEngine('aura-lite', 'en-US')?.id, 'flite-lite');
@@ -51,7 +53,10 @@ describe('ModelRegistry', () => {
     const studio = reg.resolveTtsEngine('aura-max', 'en-US', man)!;
     assert.equal(engineVoiceFor(studio, man, 'en-US'), 'rms');
     // A voice with no mapping on any engine of the chain: LANGUAGE_NOT_SUPPORTED.
-    assert.equal(codeOf(() => reg.requireTtsEngine('aura-max', 'en-US', { sherpa: 'piper' })), 'LANGUAGE_NOT_SUPPORTED');
+    assert.equal(
+      codeOf(() => reg.requireTtsEngine('aura-max', 'en-US', { sherpa: 'piper' })),
+      'LANGUAGE_NOT_SUPPORTED',
+    );
     assert.deepEqual(reg.unknownTtsBindings(), []);
   });
 
@@ -73,18 +78,22 @@ describe('ModelRegistry', () => {
   });
 
   test('an unavailable engine is skipped: English falls through to eSpeak; a Flite-only model serves nothing', async () => {
-    const noFlite = new FliteEngine(pool, { binary: '/nonexistent/flite' });
+    const noFlite = new FliteEngine(pool, { binary: '/nonexistent/flite', native: false });
     const reg = new ModelRegistry(withBindings(config, { 'flite-only': ['flite'] }), { tts: [noFlite, espeak] });
     assert.equal(reg.resolveTtsEngine('aura-prime', 'en-US')?.id, 'espeak');
     assert.equal(reg.resolveTtsEngine('flite-only', 'en-US'), null);
     assert.deepEqual([...reg.ttsLanguages('flite-only')], []);
     // The fallback really speaks.
-    const r = await reg.resolveTtsEngine('aura-prime', 'en-US')!.synthesize({ text: 'Hello.', engineVoice: '', language: 'en-US', speed: 1, pitch: 0, style: 'normal' });
+    const r = await reg
+      .resolveTtsEngine('aura-prime', 'en-US')!
+      .synthesize({ text: 'Hello.', engineVoice: '', language: 'en-US', speed: 1, pitch: 0, style: 'normal' });
     assert.ok(r.samples.length > 5000);
   });
 
   test('chain order decides; engine ids nothing registers are reported and skipped', () => {
-    const reg = new ModelRegistry(withBindings(config, { reversed: ['espeak', 'flite'], neural: ['sherpa-kokoro', 'flite'] }), { tts: [flite, espeak] });
+    const reg = new ModelRegistry(withBindings(config, { reversed: ['espeak', 'flite'], neural: ['sherpa-kokoro', 'flite'] }), {
+      tts: [flite, espeak],
+    });
     assert.equal(reg.resolveTtsEngine('reversed', 'en-US')?.id, 'espeak');
     assert.equal(reg.resolveTtsEngine('neural', 'en-US')?.id, 'flite');
     // The shipped chains' other engines are not registered here either.
@@ -110,28 +119,54 @@ describe('ModelRegistry: STT and prices', () => {
   // Not loaded: the registry only asks it for its status and languages.
   const pocketsphinx = new PocketSphinxEngine({ decodersPerProfile: 1, profiles: ['fast'], preload: false });
 
-  test('the first engine of a model\'s chain that this node has serves it; one it does not have is skipped', () => {
-    const reg = new ModelRegistry(withSttBindings(config, { 'cipher-fast': [{ engine: 'sherpa-whisper', profile: 'tiny' }, { engine: 'pocketsphinx', profile: 'fast' }] }), { stt: [pocketsphinx] });
+  test("the first engine of a model's chain that this node has serves it; one it does not have is skipped", () => {
+    const reg = new ModelRegistry(
+      withSttBindings(config, {
+        'cipher-fast': [
+          { engine: 'sherpa-whisper', profile: 'tiny' },
+          { engine: 'pocketsphinx', profile: 'fast' },
+        ],
+      }),
+      { stt: [pocketsphinx] },
+    );
     assert.equal(reg.sttBinding('cipher-fast')?.engine.id, 'pocketsphinx');
     assert.equal(reg.sttBinding('cipher-fast')?.profile, 'fast');
     assert.deepEqual(reg.sttLanguages('cipher-fast'), pocketsphinx.languages());
     assert.equal(reg.resolveSttLanguage('cipher-fast', 'en-US'), 'en-US');
-    assert.equal(codeOf(() => reg.resolveSttLanguage('cipher-fast', 'de')), 'LANGUAGE_NOT_SUPPORTED');
+    assert.equal(
+      codeOf(() => reg.resolveSttLanguage('cipher-fast', 'de')),
+      'LANGUAGE_NOT_SUPPORTED',
+    );
   });
 
   test('no engine for a model: LANGUAGE_NOT_SUPPORTED, for the binding and for the language', () => {
     const reg = new ModelRegistry(config, { stt: [] });
     assert.equal(reg.sttBinding('cipher-fast'), null);
-    assert.equal(codeOf(() => reg.requireSttBinding('cipher-fast')), 'LANGUAGE_NOT_SUPPORTED');
-    assert.equal(codeOf(() => reg.resolveSttLanguage('cipher-fast', undefined)), 'LANGUAGE_NOT_SUPPORTED');
-    assert.equal(codeOf(() => new ModelRegistry(config, { tts: [] }).requireTtsEngine('aura-prime', 'en-US')), 'LANGUAGE_NOT_SUPPORTED');
+    assert.equal(
+      codeOf(() => reg.requireSttBinding('cipher-fast')),
+      'LANGUAGE_NOT_SUPPORTED',
+    );
+    assert.equal(
+      codeOf(() => reg.resolveSttLanguage('cipher-fast', undefined)),
+      'LANGUAGE_NOT_SUPPORTED',
+    );
+    assert.equal(
+      codeOf(() => new ModelRegistry(config, { tts: [] }).requireTtsEngine('aura-prime', 'en-US')),
+      'LANGUAGE_NOT_SUPPORTED',
+    );
   });
 
-  test('models are checked against their endpoint: unknown, or the other family\'s, is INVALID_MODEL', () => {
+  test("models are checked against their endpoint: unknown, or the other family's, is INVALID_MODEL", () => {
     const reg = new ModelRegistry(config, { stt: [pocketsphinx] });
     assert.equal(reg.checkSttModel('lucid-mono', 'universal'), 'lucid-mono');
-    assert.equal(codeOf(() => reg.checkSttModel('lucid-mono', 'cipher')), 'INVALID_MODEL');
-    assert.equal(codeOf(() => reg.checkSttModel('whisper-1', 'universal')), 'INVALID_MODEL');
+    assert.equal(
+      codeOf(() => reg.checkSttModel('lucid-mono', 'cipher')),
+      'INVALID_MODEL',
+    );
+    assert.equal(
+      codeOf(() => reg.checkSttModel('whisper-1', 'universal')),
+      'INVALID_MODEL',
+    );
   });
 
   test('prices come from the configured tables: per character, per started second', () => {

@@ -10,7 +10,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { decodeWav } from '../../src/audio/wav.js';
 import { float32ToInt16 } from '../../src/audio/pcm.js';
-import { EngineError, EngineOverloadedError, type RecognizedUtterance, type RecognitionResult } from '../../src/engines/engine.js';
+import { EngineOverloadedError } from '../../src/domain/overload.js';
+import { EngineError, type RecognizedUtterance, type RecognitionResult } from '../../src/engines/engine.js';
 import { ModelLifecycle } from '../../src/engines/model-lifecycle.js';
 import { createSherpaSttEngines, SherpaSttEngine, type SherpaSttOptions } from '../../src/engines/sherpa/sherpa-stt-engine.js';
 import { verifiedModels } from '../../src/models/store.js';
@@ -33,7 +34,11 @@ function readWav(file: string): Int16Array {
 }
 
 function engines(opts: { ttlMs?: number; memoryBudgetMB?: number; loadWaitMs?: number } & Partial<SherpaSttOptions> = {}) {
-  const lc = new ModelLifecycle({ ttlMs: opts.ttlMs ?? 60_000, memoryBudgetMB: opts.memoryBudgetMB ?? 100_000, loadWaitMs: opts.loadWaitMs ?? 30_000 });
+  const lc = new ModelLifecycle({
+    ttlMs: opts.ttlMs ?? 60_000,
+    memoryBudgetMB: opts.memoryBudgetMB ?? 100_000,
+    loadWaitMs: opts.loadWaitMs ?? 30_000,
+  });
   lifecycles.push(lc);
   const list = createSherpaSttEngines(modelsDir, lc, { maxPending: 16, ...opts });
   const byName = (name: (typeof NAMES)[number]) => list.find((e) => e.model.name === name)!;
@@ -82,7 +87,13 @@ describe('sherpa-onnx speech recognition', () => {
     const { list } = engines();
     assert.deepEqual(list.map((e) => e.id).sort(), NAMES.map((n) => `sherpa:${n}`).sort());
     for (const e of list) assert.deepEqual(e.status(), { available: true });
-    assert.deepEqual(list.find((e) => e.id === 'sherpa:whisper-gen')!.languages().sort(), ['de', 'en']);
+    assert.deepEqual(
+      list
+        .find((e) => e.id === 'sherpa:whisper-gen')!
+        .languages()
+        .sort(),
+      ['de', 'en'],
+    );
     assert.deepEqual(list.find((e) => e.id === 'sherpa:nemo-ctc-gen')!.languages(), ['en']);
     assert.equal(list.find((e) => e.id === 'sherpa:zipformer2-ctc-gen')!.streaming, true);
     assert.equal(list.find((e) => e.id === 'sherpa:whisper-gen')!.streaming, false);
@@ -132,7 +143,10 @@ describe('sherpa-onnx speech recognition', () => {
     const german = await e.recognize(speech, { language: 'de', profile: 'default' });
     assert.equal(german.language, undefined);
     assert.ok(german.utterances.length >= 1);
-    await assert.rejects(e.recognize(speech, { language: 'fr', profile: 'default' }), (err: unknown) => err instanceof EngineError && /not served/.test(err.message));
+    await assert.rejects(
+      e.recognize(speech, { language: 'fr', profile: 'default' }),
+      (err: unknown) => err instanceof EngineError && /not served/.test(err.message),
+    );
     // Models that cannot detect ignore the request to.
     const ctc = await byName('nemo-ctc-gen').recognize(speech, { language: 'en', profile: 'default', detectLanguage: true });
     assert.equal(ctc.language, undefined);
@@ -153,12 +167,19 @@ describe('sherpa-onnx speech recognition', () => {
 
     const silence = await byName('whisper-gen').recognize(new Int16Array(RATE * 2), { language: 'en', profile: 'default' });
     assert.deepEqual(silence.utterances, []);
-    assert.deepEqual(await byName('nemo-ctc-gen').recognize(new Int16Array(0), { language: 'en', profile: 'default' }), { engine: 'sherpa:nemo-ctc-gen', duration: 0, utterances: [] });
+    assert.deepEqual(await byName('nemo-ctc-gen').recognize(new Int16Array(0), { language: 'en', profile: 'default' }), {
+      engine: 'sherpa:nemo-ctc-gen',
+      duration: 0,
+      utterances: [],
+    });
   });
 
   test('bad input is refused before it reaches the model', async () => {
     const { byName } = engines();
-    await assert.rejects(byName('nemo-ctc-gen').recognize(new Float32Array(10) as never, { language: 'en', profile: 'default' }), TypeError);
+    await assert.rejects(
+      byName('nemo-ctc-gen').recognize(new Float32Array(10) as never, { language: 'en', profile: 'default' }),
+      TypeError,
+    );
     await assert.rejects(byName('nemo-ctc-gen').recognize(speech, null as never), TypeError);
   });
 });
@@ -242,7 +263,10 @@ describe('model lifecycle with sherpa-onnx models', () => {
     const { byName, lc } = engines({ ttlMs: 300 });
     const e = byName('nemo-ctc-gen');
     const first = await e.recognize(speech, { language: 'en', profile: 'default' });
-    assert.deepEqual(lc.resident().map((r) => [r.name, r.state]), [['nemo-ctc-gen', 'loaded']]);
+    assert.deepEqual(
+      lc.resident().map((r) => [r.name, r.state]),
+      [['nemo-ctc-gen', 'loaded']],
+    );
     const stream = await e.openStream({ language: 'en', profile: 'default' });
     await new Promise((r) => setTimeout(r, 600));
     assert.equal(lc.resident().length, 1, 'an open stream keeps its model');
@@ -260,7 +284,10 @@ describe('model lifecycle with sherpa-onnx models', () => {
     await lc.preload(['nemo-ctc-gen']);
     const e = byName('nemo-ctc-gen');
     const first = e.recognize(speech, { language: 'en', profile: 'default' });
-    await assert.rejects(e.recognize(speech, { language: 'en', profile: 'default' }), (err: unknown) => err instanceof EngineOverloadedError);
+    await assert.rejects(
+      e.recognize(speech, { language: 'en', profile: 'default' }),
+      (err: unknown) => err instanceof EngineOverloadedError,
+    );
     assert.ok((await first).utterances.length > 0);
     const stream = await e.openStream({ language: 'en', profile: 'default' });
     await Promise.all([stream.write(speech.subarray(0, 8000)), stream.write(speech.subarray(8000, 16000)), stream.partial()]);
@@ -268,7 +295,7 @@ describe('model lifecycle with sherpa-onnx models', () => {
     await stream.close();
   });
 
-  test("a model whose thread ends on its own is dropped and loads again on next use", async () => {
+  test('a model whose thread ends on its own is dropped and loads again on next use', async () => {
     const { byName, lc } = engines();
     const e = byName('zipformer-transducer-gen');
     await e.recognize(speech, { language: 'en', profile: 'default' });
@@ -286,11 +313,17 @@ describe('model lifecycle with sherpa-onnx models', () => {
     const { byName, lc } = engines({ memoryBudgetMB: 1 });
     await byName('nemo-ctc-gen').recognize(speech, { language: 'en', profile: 'default' });
     await byName('zipformer2-ctc-gen').recognize(speech, { language: 'en', profile: 'default' });
-    assert.deepEqual(lc.resident().map((r) => r.name), ['zipformer2-ctc-gen']);
+    assert.deepEqual(
+      lc.resident().map((r) => r.name),
+      ['zipformer2-ctc-gen'],
+    );
     // A stream holds its model: the other waits (bounded) rather than evict it.
     const { byName: byName2 } = engines({ memoryBudgetMB: 1, loadWaitMs: 1500 });
     const stream = await byName2('whisper-gen').openStream({ language: 'en', profile: 'default' });
-    await assert.rejects(byName2('nemo-ctc-gen').recognize(speech, { language: 'en', profile: 'default' }), (err: unknown) => err instanceof EngineOverloadedError);
+    await assert.rejects(
+      byName2('nemo-ctc-gen').recognize(speech, { language: 'en', profile: 'default' }),
+      (err: unknown) => err instanceof EngineOverloadedError,
+    );
     await stream.close();
     const r = await byName2('nemo-ctc-gen').recognize(speech, { language: 'en', profile: 'default' });
     assert.equal(r.engine, 'sherpa:nemo-ctc-gen');

@@ -5,8 +5,9 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { EnginePool } from '../../src/workers/pool.js';
-import { EngineError, EngineOverloadedError } from '../../src/engines/engine.js';
+import { createWorkerPool } from '../../src/tasks/table.js';
+import { EngineError } from '../../src/engines/engine.js';
+import { EngineOverloadedError } from '../../src/domain/overload.js';
 import { ModelLifecycle } from '../../src/engines/model-lifecycle.js';
 import { SherpaTtsEngine } from '../../src/engines/sherpa/sherpa-tts-engine.js';
 import { tempDir } from '../helpers/env.js';
@@ -14,7 +15,7 @@ import { generateSherpaModels } from '../helpers/sherpa-models.js';
 
 const tmp = tempDir('parla-sherpa-tts-');
 const modelsDir = path.join(tmp.dir, 'models');
-const pool = new EnginePool({ threads: 1, maxQueue: 4 });
+const pool = createWorkerPool({ threads: 1, maxQueue: 4 });
 const lc = new ModelLifecycle({ ttlMs: 300, memoryBudgetMB: 100_000, loadWaitMs: 30_000 });
 
 before(() => {
@@ -34,7 +35,14 @@ after(async () => {
   tmp.cleanup();
 });
 
-const req = (text: string, language = 'en-US', engineVoice = 'piper-gen') => ({ text, engineVoice, language, speed: 1, pitch: 0, style: 'normal' as const });
+const req = (text: string, language = 'en-US', engineVoice = 'piper-gen') => ({
+  text,
+  engineVoice,
+  language,
+  speed: 1,
+  pitch: 0,
+  style: 'normal' as const,
+});
 
 test('a voice loads on first use, is shared, unloads after the idle TTL and loads again', async () => {
   const engine = new SherpaTtsEngine(pool, modelsDir, lc, 4);
@@ -53,14 +61,20 @@ test('a voice loads on first use, is shared, unloads after the idle TTL and load
   // Nothing went through the worker pool.
   assert.equal(pool.stats().completed, 0);
 
-  await assert.rejects(engine.synthesize(req('Hallo.', 'de-DE', 'broken-gen')), (e: unknown) => e instanceof EngineError && /broken-gen/.test(e.message));
+  await assert.rejects(
+    engine.synthesize(req('Hallo.', 'de-DE', 'broken-gen')),
+    (e: unknown) => e instanceof EngineError && /broken-gen/.test(e.message),
+  );
   assert.ok((await engine.synthesize(req('Still here.'))).samples.length > 0, 'the other voice still serves');
 });
 
-test('past the voice\'s bound of syntheses in flight, a new one is overload (503 at the edge), not an engine failure', async () => {
+test("past the voice's bound of syntheses in flight, a new one is overload (503 at the edge), not an engine failure", async () => {
   const own = new ModelLifecycle({ ttlMs: 60_000, memoryBudgetMB: 100_000, loadWaitMs: 30_000 });
   const engine = new SherpaTtsEngine(pool, modelsDir, own, 1);
-  const results = await Promise.allSettled([engine.synthesize(req('One sentence to say.')), engine.synthesize(req('Another sentence to say.'))]);
+  const results = await Promise.allSettled([
+    engine.synthesize(req('One sentence to say.')),
+    engine.synthesize(req('Another sentence to say.')),
+  ]);
   assert.equal(results.filter((r) => r.status === 'fulfilled').length, 1);
   const refused = results.find((r) => r.status === 'rejected') as PromiseRejectedResult;
   assert.ok(refused.reason instanceof EngineOverloadedError, String(refused.reason));

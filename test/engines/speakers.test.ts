@@ -6,7 +6,19 @@ import assert from 'node:assert/strict';
 import { kokoroSpeakers, parseNeuralVoiceKey, parseSpeakersFile, speakerFor } from '../../src/engines/sherpa/speakers.js';
 
 test('speakers.txt: "ID GENDER [NAME]" lines, comments and junk skipped, sorted by id', () => {
-  const text = ['# the voices', '3 male bob', '1 female', '2 other x', 'x female', '-1 male', '99999999 female', '', '0 female amy # the first', '\u0000\u0000', ' 4   male  '].join('\n');
+  const text = [
+    '# the voices',
+    '3 male bob',
+    '1 female',
+    '2 other x',
+    'x female',
+    '-1 male',
+    '99999999 female',
+    '',
+    '0 female amy # the first',
+    '\u0000\u0000',
+    ' 4   male  ',
+  ].join('\n');
   assert.deepEqual(parseSpeakersFile(text), [
     { id: 0, name: 'amy', gender: 'female' },
     { id: 1, name: '1', gender: 'female' },
@@ -19,7 +31,16 @@ test('speakers.txt: "ID GENDER [NAME]" lines, comments and junk skipped, sorted 
 
 test("Kokoro's speaker_names give gender and accent; names that say neither are left out", () => {
   const s = kokoroSpeakers('af,af_bella,am_adam,bf_emma,bm_george,zz_odd,');
-  assert.deepEqual(s.map((x) => [x.id, x.gender, x.accent ?? null]), [[0, 'female', 'en-US'], [1, 'female', 'en-US'], [2, 'male', 'en-US'], [3, 'female', 'en-GB'], [4, 'male', 'en-GB']]);
+  assert.deepEqual(
+    s.map((x) => [x.id, x.gender, x.accent ?? null]),
+    [
+      [0, 'female', 'en-US'],
+      [1, 'female', 'en-US'],
+      [2, 'male', 'en-US'],
+      [3, 'female', 'en-GB'],
+      [4, 'male', 'en-GB'],
+    ],
+  );
 });
 
 test('an Aura voice maps to a speaker of its gender, its accent first, slot modulo; none of its gender: none', () => {
@@ -33,5 +54,6 @@ test('an Aura voice maps to a speaker of its gender, its accent first, slot modu
   assert.equal(speakerFor(s, 'female', 1, 'en-AU')!.name, 'af_bella', 'no speaker of that accent: all of the gender');
   assert.equal(speakerFor([{ id: 0, name: 'amy', gender: 'female' }], 'male', 0, 'en-US'), undefined);
   assert.deepEqual(parseNeuralVoiceKey('female:7'), { gender: 'female', slot: 7 });
-  for (const bad of [undefined, '', 'female', 'female:', ':3', 'female:-1', 'female:x', 'female:1.5']) assert.equal(parseNeuralVoiceKey(bad), null, String(bad));
+  for (const bad of [undefined, '', 'female', 'female:', ':3', 'female:-1', 'female:x', 'female:1.5'])
+    assert.equal(parseNeuralVoiceKey(bad), null, String(bad));
 });

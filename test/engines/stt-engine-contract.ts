@@ -5,7 +5,13 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { concatInt16, silence } from '../../src/audio/pcm.js';
-import { EngineError, type RecognitionOptions, type RecognitionResult, type RecognizedUtterance, type SttEngine } from '../../src/engines/engine.js';
+import {
+  EngineError,
+  type RecognitionOptions,
+  type RecognitionResult,
+  type RecognizedUtterance,
+  type SttEngine,
+} from '../../src/engines/engine.js';
 
 const RATE = 16000;
 
@@ -31,7 +37,10 @@ function assertWellFormed(r: RecognitionResult, seconds: number): void {
     assert.equal(u.end, u.words.at(-1)!.end);
     for (const w of u.words) {
       assert.match(w.word, /^[^\s<>[\]()]+$/, `a word, not a marker: ${w.word}`);
-      assert.ok(w.start >= last - 1e-9 && w.end > w.start && w.end <= r.duration + 0.02, `ordered and inside the audio: ${JSON.stringify(w)}`);
+      assert.ok(
+        w.start >= last - 1e-9 && w.end > w.start && w.end <= r.duration + 0.02,
+        `ordered and inside the audio: ${JSON.stringify(w)}`,
+      );
       if (w.confidence !== undefined) assert.ok(w.confidence >= 0 && w.confidence <= 1, `confidence ${w.confidence}`);
       last = w.end;
     }
@@ -76,7 +85,7 @@ export function runSttEngineContract(name: string, open: () => Promise<SttEngine
       assert.equal(r.duration, 2);
     });
 
-    test('timings are on the audio\'s timeline: leading silence moves every word by its length', async () => {
+    test("timings are on the audio's timeline: leading silence moves every word by its length", async () => {
       const a = (await engine.recognize(cmd, h.options)).utterances.flatMap((u) => u.words);
       const b = await engine.recognize(concatInt16([silence(2, RATE), cmd]), h.options);
       assert.equal(text(b), h.command.words);
@@ -93,7 +102,7 @@ export function runSttEngineContract(name: string, open: () => Promise<SttEngine
       assertWellFormed(r, (2 * cmd.length) / RATE + 1.5);
     });
 
-    test('a stream: interim words while audio arrives, then the batch\'s words and times', async () => {
+    test("a stream: interim words while audio arrives, then the batch's words and times", async () => {
       const batch = (await engine.recognize(cmd, h.options)).utterances.flatMap((u) => u.words);
       const stream = await engine.openStream(h.options);
       try {
@@ -103,14 +112,16 @@ export function runSttEngineContract(name: string, open: () => Promise<SttEngine
         await feed(stream, cmd.subarray(Math.floor(cmd.length * 0.7)));
         const final = await stream.finalizeUtterance();
         assert.equal(text([final]), h.command.words);
-        final!.words.forEach((w, i) => assert.ok(Math.abs(w.start - batch[i]!.start) < 0.05, `${w.word} at ${w.start}, batch ${batch[i]!.start}`));
+        final!.words.forEach((w, i) =>
+          assert.ok(Math.abs(w.start - batch[i]!.start) < 0.05, `${w.word} at ${w.start}, batch ${batch[i]!.start}`),
+        );
         assert.equal(await stream.finalizeUtterance(), null, 'nothing left to finalize');
       } finally {
         await stream.close();
       }
     });
 
-    test('a stream\'s timeline runs from 0 across utterances; a closed stream refuses audio', async () => {
+    test("a stream's timeline runs from 0 across utterances; a closed stream refuses audio", async () => {
       const stream = await engine.openStream(h.options);
       await feed(stream, cmd);
       const first = await stream.finalizeUtterance();
@@ -147,7 +158,7 @@ export function runSttEngineContract(name: string, open: () => Promise<SttEngine
       }
     });
 
-    test('an aborted request rejects with the abort\'s reason, and the engine serves on', async () => {
+    test("an aborted request rejects with the abort's reason, and the engine serves on", async () => {
       const ac = new AbortController();
       ac.abort(new Error('client went away'));
       await assert.rejects(engine.recognize(cmd, h.options, ac.signal), /client went away/);

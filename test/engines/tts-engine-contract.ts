@@ -82,7 +82,10 @@ export function runTtsEngineContract(name: string, open: () => Promise<TtsEngine
     });
 
     test('a language it does not serve is an EngineError, not speech in another language', async () => {
-      await assert.rejects(engine.synthesize(req({ language: 'xx-XX' })), (e: unknown) => e instanceof EngineError && /xx-XX/.test(e.message));
+      await assert.rejects(
+        engine.synthesize(req({ language: 'xx-XX' })),
+        (e: unknown) => e instanceof EngineError && /xx-XX/.test(e.message),
+      );
     });
 
     test('an abort rejects with its reason, before or during the work, and the engine serves on', async () => {

@@ -13,10 +13,13 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-export async function createTestApp(env: Record<string, string | undefined> = {}, opts: { logger?: unknown; beforeReady?: (app: FastifyInstance) => void } = {}): Promise<TestApp> {
+export async function createTestApp(
+  env: Record<string, string | undefined> = {},
+  opts: { logger?: unknown; beforeReady?: (app: FastifyInstance) => void; servicesLog?: unknown } = {},
+): Promise<TestApp> {
   const tmp = tempDir();
   const config = testConfig(env, tmp.dir);
-  const services = await createServices(config, (await import('pino')).pino({ level: 'silent' }) as never);
+  const services = await createServices(config, (opts.servicesLog ?? (await import('pino')).pino({ level: 'silent' })) as never);
   const app = await buildApp(services, { logger: (opts.logger as never) ?? false });
   opts.beforeReady?.(app);
   await app.ready();

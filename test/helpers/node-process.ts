@@ -2,10 +2,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { execFile } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { promisify } from 'node:util';
+import { parlaArgs } from './parla-command.js';
 
 export interface NodeProcess {
   url: string;
+  /** The live-transcription WebSocket's port (TLS with a self-signed certificate unless configured). */
+  realtimePort: number;
   proc: ChildProcess;
   kill(signal?: NodeJS.Signals): Promise<void>;
 }
@@ -35,11 +39,42 @@ export async function startNode(env: Record<string, string>): Promise<NodeProces
   }
 }
 
+/**
+ * Whether process `pid` holds the listening socket of `port` (Linux's /proc; elsewhere assumed).
+ * Without this, a port another test file's node already listens on answers our /health while our
+ * node is still starting (it fails later with EADDRINUSE), and the test talks to the wrong node.
+ */
+function listensOn(pid: number, port: number): boolean {
+  if (!existsSync('/proc/net/tcp')) return true;
+  const inodes = new Set<string>();
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    if (!existsSync(table)) continue;
+    for (const line of readFileSync(table, 'utf8').split('\n').slice(1)) {
+      const cols = line.trim().split(' ').filter(Boolean);
+      // cols[1] local address:port (hex), cols[3] state (0A: listening), cols[9] the socket's inode.
+      if (cols.length < 10 || cols[3] !== '0A') continue;
+      const local = cols[1]!;
+      if (Number.parseInt(local.slice(local.lastIndexOf(':') + 1), 16) === port) inodes.add(cols[9]!);
+    }
+  }
+  try {
+    return readdirSync(`/proc/${pid}/fd`).some((fd) => {
+      try {
+        return inodes.has(readlinkSync(`/proc/${pid}/fd/${fd}`).slice('socket:['.length, -1));
+      } catch {
+        return false;
+      }
+    });
+  } catch {
+    return false;
+  }
+}
+
 async function startNodeOnce(env: Record<string, string>): Promise<NodeProcess> {
   if (nextPort >= PORT_BASE + PORT_SPAN - 2) nextPort = PORT_BASE;
   const port = nextPort++;
   const realtime = nextPort++;
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/cli/run.ts', 'serve'], {
+  const proc = spawn(process.execPath, parlaArgs(['serve']), {
     env: { ...process.env, ...BASE_ENV, ...env, PORT: String(port), REALTIME_PORT: String(realtime) },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
@@ -50,7 +85,8 @@ async function startNodeOnce(env: Record<string, string>): Promise<NodeProcess> 
   for (let i = 0; i < 300 && !healthy; i++) {
     if (proc.exitCode !== null) throw new Error(`node exited: ${err}`);
     try {
-      healthy = (await fetch(`${url}/health`)).ok;
+      // Healthy, and ours (not another test file's node on the same port).
+      healthy = (await fetch(`${url}/health`)).ok && listensOn(proc.pid!, port);
     } catch {
       // not listening yet
     }
@@ -62,6 +98,7 @@ async function startNodeOnce(env: Record<string, string>): Promise<NodeProcess> 
   }
   return {
     url,
+    realtimePort: realtime,
     proc,
     async kill(signal: NodeJS.Signals = 'SIGTERM') {
       if (proc.exitCode !== null) return;
@@ -72,6 +109,8 @@ async function startNodeOnce(env: Record<string, string>): Promise<NodeProcess> 
 }
 
 export async function cli(args: string[], env: Record<string, string>): Promise<any> {
-  const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/cli/run.ts', ...args, '--json'], { env: { ...process.env, ...BASE_ENV, ...env } });
+  const { stdout } = await promisify(execFile)(process.execPath, parlaArgs([...args, '--json']), {
+    env: { ...process.env, ...BASE_ENV, ...env },
+  });
   return JSON.parse(stdout);
 }

@@ -31,7 +31,11 @@ export function parseResponse(raw: string): RawResponse {
  * `waitMs` passed). `halfClose` ends our side after writing (a client that sent less than it
  * declared and stopped).
  */
-export function rawExchange(port: number, data: string | Buffer, opts: { halfClose?: boolean; waitMs?: number } = {}): Promise<{ text: string; closedByServer: boolean }> {
+export function rawExchange(
+  port: number,
+  data: string | Buffer,
+  opts: { halfClose?: boolean; waitMs?: number } = {},
+): Promise<{ text: string; closedByServer: boolean }> {
   return new Promise((resolve) => {
     const socket = net.connect(port, '127.0.0.1');
     const chunks: Buffer[] = [];

@@ -3,7 +3,7 @@
 // with the test dependencies). The models load in sherpa-onnx and run; their output is noise.
 
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -21,7 +21,7 @@ export interface GeneratedModels {
 }
 
 /** The interpreter that has the onnx module: Debian's python3 unless PARLA_TEST_PYTHON names one. */
-function python(): string {
+export function testPython(): string {
   const candidates = [process.env.PARLA_TEST_PYTHON, '/usr/bin/python3', 'python3'].filter((p): p is string => !!p);
   for (const p of candidates) {
     try {
@@ -31,13 +31,35 @@ function python(): string {
       // try the next one
     }
   }
-  throw new Error('no python3 with the onnx and numpy modules: install python3-onnx and python3-numpy (PARLA_SETUP_TEST_DEPS=1 npm run setup)');
+  throw new Error(
+    'no python3 with the onnx and numpy modules: install python3-onnx and python3-numpy (PARLA_SETUP_TEST_DEPS=1 npm run setup)',
+  );
 }
 
+/**
+ * The models, generated into `outDir`; or, under scripts/run-tests.mjs, generated once per run into
+ * its shared folder (PARLA_TEST_SHARED_DIR) and shared by every file that asks: they are read-only
+ * to the tests (copied or packed, never written), and generating them takes seconds of Python.
+ * Files running at once may both generate; the first to rename its folder into place wins.
+ */
 export function generateSherpaModels(outDir: string): GeneratedModels {
-  const py = python();
-  const run = (script: string, ...args: string[]) => execFileSync(py, [path.join(GENERATORS, script), ...args], { cwd: GENERATORS, stdio: 'ignore' });
-  const out: GeneratedModels = {
+  const shared = process.env.PARLA_TEST_SHARED_DIR;
+  if (!shared) return generateInto(outDir);
+  const dir = path.join(shared, 'sherpa-models');
+  if (!existsSync(dir)) {
+    const staging = `${dir}.${process.pid}`;
+    generateInto(staging);
+    try {
+      renameSync(staging, dir);
+    } catch {
+      rmSync(staging, { recursive: true, force: true }); // another file's copy is in place
+    }
+  }
+  return modelPaths(dir);
+}
+
+function modelPaths(outDir: string): GeneratedModels {
+  return {
     whisper: path.join(outDir, 'whisper'),
     nemoCtc: path.join(outDir, 'nemo-ctc'),
     zipformerCtc: path.join(outDir, 'zipformer2-ctc'),
@@ -46,6 +68,13 @@ export function generateSherpaModels(outDir: string): GeneratedModels {
     vitsLexicon: path.join(outDir, 'vits-lexicon'),
     kokoro: path.join(outDir, 'kokoro'),
   };
+}
+
+function generateInto(outDir: string): GeneratedModels {
+  const py = testPython();
+  const run = (script: string, ...args: string[]) =>
+    execFileSync(py, [path.join(GENERATORS, script), ...args], { cwd: GENERATORS, stdio: 'ignore' });
+  const out = modelPaths(outDir);
   run('gen_whisper.py', out.whisper);
   run('gen_nemo_ctc.py', out.nemoCtc);
   run('gen_zipformer2_streaming.py', out.zipformerCtc, 'ctc');
@@ -72,19 +101,30 @@ export function copyEspeakSubset(dest: string): void {
  * loading check on each (`parla models verify`, in a child process), so they are recorded as
  * verified exactly as a pulled model is. `languages` is written to languages.txt first.
  */
-export async function installVerifiedSttModels(modelsDir: string, wanted: Array<{ name: string; from: string; languages?: string[] }>): Promise<void> {
+export async function installVerifiedSttModels(
+  modelsDir: string,
+  wanted: Array<{ name: string; from: string; languages?: string[] }>,
+): Promise<void> {
   return installVerifiedModels(modelsDir, 'stt', wanted);
 }
 
 /** As installVerifiedSttModels, for voice models (`<modelsDir>/tts/<name>/`); `speakers` is written to speakers.txt. */
-export async function installVerifiedTtsModels(modelsDir: string, wanted: Array<{ name: string; from: string; languages?: string[]; speakers?: string }>): Promise<void> {
+export async function installVerifiedTtsModels(
+  modelsDir: string,
+  wanted: Array<{ name: string; from: string; languages?: string[]; speakers?: string }>,
+): Promise<void> {
   const { writeFileSync } = await import('node:fs');
   await installVerifiedModels(modelsDir, 'tts', wanted, (w, dir) => {
     if (w.speakers !== undefined) writeFileSync(path.join(dir, 'speakers.txt'), w.speakers);
   });
 }
 
-async function installVerifiedModels<W extends { name: string; from: string; languages?: string[] }>(modelsDir: string, kind: 'stt' | 'tts', wanted: W[], extra?: (w: W, dir: string) => void): Promise<void> {
+async function installVerifiedModels<W extends { name: string; from: string; languages?: string[] }>(
+  modelsDir: string,
+  kind: 'stt' | 'tts',
+  wanted: W[],
+  extra?: (w: W, dir: string) => void,
+): Promise<void> {
   const { cpSync, writeFileSync } = await import('node:fs');
   const { verifyModel } = await import('../../src/models/pull.js');
   for (const w of wanted) {
@@ -96,5 +136,6 @@ async function installVerifiedModels<W extends { name: string; from: string; lan
   }
   const records = await Promise.all(wanted.map((w) => verifyModel(modelsDir, w.name)));
   const failed = records.filter((r) => r.status !== 'ok');
-  if (failed.length) throw new Error(`generated models failed their loading check: ${failed.map((r) => `${r.name}: ${r.reason}`).join('; ')}`);
+  if (failed.length)
+    throw new Error(`generated models failed their loading check: ${failed.map((r) => `${r.name}: ${r.reason}`).join('; ')}`);
 }

@@ -10,7 +10,13 @@ export const LIBRIVOX = '/usr/share/pocketsphinx/test/data/librivox';
 export function librivox(): Array<{ file: string; reference: string }> {
   const lines = readFileSync(path.join(LIBRIVOX, 'transcription'), 'utf8').trim().split('\n');
   const ids = readFileSync(path.join(LIBRIVOX, 'fileids'), 'utf8').trim().split('\n');
-  return ids.map((id, i) => ({ file: path.join(LIBRIVOX, `${path.basename(id.trim())}.wav`), reference: lines[i]!.replace(/\(.*\)\s*$/, '').replace(/<\/?s>/g, '').trim().toLowerCase() }));
+  return ids.map((id, i) => ({
+    file: path.join(LIBRIVOX, `${path.basename(id.trim())}.wav`),
+    reference: lines[i]!.replace(/\(.*\)\s*$/, '')
+      .replace(/<\/?s>/g, '')
+      .trim()
+      .toLowerCase(),
+  }));
 }
 
 const dir = mkdtempSync(path.join(tmpdir(), 'parla-speech-'));
@@ -66,7 +72,11 @@ export function ffmpegConvert(input: string, ext: string, codecArgs: string[] = 
 }
 
 export function words(s: string): string[] {
-  return s.toLowerCase().replace(/[^a-z0-9' ]/g, ' ').split(/\s+/).filter(Boolean);
+  return s
+    .toLowerCase()
+    .replace(/[^a-z0-9' ]/g, ' ')
+    .split(/\s+/)
+    .filter(Boolean);
 }
 
 export function wordErrorRate(reference: string, hypothesis: string): number {
@@ -74,6 +84,8 @@ export function wordErrorRate(reference: string, hypothesis: string): number {
   const h = words(hypothesis);
   const d = Array.from({ length: r.length + 1 }, (_, i) => [i, ...new Array<number>(h.length).fill(0)]);
   for (let j = 1; j <= h.length; j++) d[0]![j] = j;
-  for (let i = 1; i <= r.length; i++) for (let j = 1; j <= h.length; j++) d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + (r[i - 1] === h[j - 1] ? 0 : 1));
+  for (let i = 1; i <= r.length; i++)
+    for (let j = 1; j <= h.length; j++)
+      d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + (r[i - 1] === h[j - 1] ? 0 : 1));
   return r.length ? d[r.length]![h.length]! / r.length : 0;
 }

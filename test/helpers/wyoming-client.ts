@@ -113,7 +113,12 @@ export class WyomingTestClient {
 }
 
 /** Sends PCM as audio-start, audio-chunks of `chunkFrames` frames, audio-stop. */
-export function sendAudio(c: WyomingTestClient, pcm: Buffer, fmt: { rate: number; width: number; channels: number }, chunkFrames = 1024): void {
+export function sendAudio(
+  c: WyomingTestClient,
+  pcm: Buffer,
+  fmt: { rate: number; width: number; channels: number },
+  chunkFrames = 1024,
+): void {
   c.send('audio-start', fmt);
   const step = chunkFrames * fmt.width * fmt.channels;
   for (let at = 0; at < pcm.length; at += step) c.send('audio-chunk', fmt, pcm.subarray(at, Math.min(pcm.length, at + step)));

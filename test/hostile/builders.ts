@@ -46,8 +46,8 @@ export function wav(f: WavFields): Buffer {
   h.writeUInt16LE(f.format ?? 1, 20);
   h.writeUInt16LE(channels, 22);
   h.writeUInt32LE(rate, 24);
-  h.writeUInt32LE((rate * channels * bits) / 8 >>> 0, 28);
-  h.writeUInt16LE((channels * bits) / 8 & 0xffff, 32);
+  h.writeUInt32LE(((rate * channels * bits) / 8) >>> 0, 28);
+  h.writeUInt16LE(((channels * bits) / 8) & 0xffff, 32);
   h.writeUInt16LE(bits, 34);
   h.write('data', 36, 'latin1');
   h.writeUInt32LE(f.dataSize ?? f.pcm.length, 40);

@@ -2,6 +2,7 @@
 // need a real socket), an account with credits and one with none, a signed-in dashboard session,
 // and a sender that measures the event loop's worst delay around each request.
 
+import { dialectOf } from '../../src/compat/dialect.js';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { writeFileSync } from 'node:fs';
@@ -62,7 +63,16 @@ export async function startHostileService(env: Record<string, string> = {}): Pro
   const email = `hostile.${rich.accountId.slice(4, 12).toLowerCase()}@example.com`;
   const password = 'hostile suite password';
   await t.services.store.setPassword(rich.accountId, email, await hashPassword(password));
-  const signIn = await sendRaw(port, { method: 'POST', path: '/dashboard/api/session', headers: [['Content-Type', 'application/json']], body: Buffer.from(JSON.stringify({ email, password })) }, 30_000);
+  const signIn = await sendRaw(
+    port,
+    {
+      method: 'POST',
+      path: '/dashboard/api/session',
+      headers: [['Content-Type', 'application/json']],
+      body: Buffer.from(JSON.stringify({ email, password })),
+    },
+    30_000,
+  );
   if (signIn.kind !== 'answer' || signIn.res.status !== 200) throw new Error(`dashboard sign-in failed: ${JSON.stringify(signIn)}`);
   const cookie = /parla_session=([^;]+)/.exec(signIn.res.headers['set-cookie'] ?? '')![1]!;
   const csrf = (JSON.parse(signIn.res.body.toString()) as { csrf_token: string }).csrf_token;
@@ -78,19 +88,33 @@ export async function startHostileService(env: Record<string, string> = {}): Pro
 }
 
 /** The case as bytes, with the credentials of its `who`. */
-export function toRequest(c: Pick<HostileCase, 'method' | 'path' | 'headers' | 'body' | 'contentLength' | 'who'>, creds: Credentials): RawRequest {
+export function toRequest(
+  c: Pick<HostileCase, 'method' | 'path' | 'headers' | 'body' | 'contentLength' | 'who'>,
+  creds: Credentials,
+): RawRequest {
   const headers = [...(c.headers ?? [])];
   const has = (name: string) => headers.some(([k]) => k.toLowerCase() === name);
-  // The OpenAI dialect's own header under /v1 (Bearer), the native one elsewhere.
-  const key = (k: string): Array<[string, string]> => (c.path.startsWith('/v1/') ? [['Authorization', `Bearer ${k}`]] : [['X-API-Key', k]]);
+  // Under /v1 the dialect's own header (Bearer for OpenAI, Token on Deepgram's paths), the native one elsewhere.
+  const scheme = dialectOf(c.path, undefined) === 'deepgram' ? 'Token' : 'Bearer';
+  const key = (k: string): Array<[string, string]> =>
+    c.path.startsWith('/v1/') ? [['Authorization', `${scheme} ${k}`]] : [['X-API-Key', k]];
   const auth: Record<Who, Array<[string, string]>> = {
     rich: key(creds.rich),
     broke: key(creds.broke),
     none: [],
     'bad-key': key('svc_live_0000000000000000000000000000000000000000'),
-    session: [['Cookie', `parla_session=${creds.session.cookie}`], ...(has('x-csrf-token') ? [] : ([['X-CSRF-Token', creds.session.csrf]] as Array<[string, string]>))],
+    session: [
+      ['Cookie', `parla_session=${creds.session.cookie}`],
+      ...(has('x-csrf-token') ? [] : ([['X-CSRF-Token', creds.session.csrf]] as Array<[string, string]>)),
+    ],
   };
-  return { method: c.method, path: c.path, headers: [...auth[c.who], ...headers], body: c.body ?? Buffer.alloc(0), contentLength: c.contentLength };
+  return {
+    method: c.method,
+    path: c.path,
+    headers: [...auth[c.who], ...headers],
+    body: c.body ?? Buffer.alloc(0),
+    contentLength: c.contentLength,
+  };
 }
 
 export interface Measured {
@@ -124,7 +148,10 @@ export class Tally {
   }
 
   summary(label: string): string {
-    const statuses = [...this.byStatus.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([k, v]) => `${k}: ${v}`).join(', ');
+    const statuses = [...this.byStatus.entries()]
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([k, v]) => `${k}: ${v}`)
+      .join(', ');
     return `${label}: ${this.inputs} inputs; answers ${statuses}; worst event-loop delay ${this.worstDelayMs.toFixed(1)} ms (${this.worstDelayCase}; worst single measurement ${this.worstFirstDelayMs.toFixed(1)} ms); ${this.failures.length} failing`;
   }
 }
@@ -155,11 +182,15 @@ export class Prober {
     return { outcome, loopDelayMs: this.h.max / 1e6 };
   }
 
-  async probe(c: Pick<HostileCase, 'method' | 'path' | 'headers' | 'body' | 'contentLength' | 'who'>, expect: CaseExpect = {}): Promise<Measured> {
+  async probe(
+    c: Pick<HostileCase, 'method' | 'path' | 'headers' | 'body' | 'contentLength' | 'who'>,
+    expect: CaseExpect = {},
+  ): Promise<Measured> {
     const req = toRequest(c, this.creds);
     const { outcome, loopDelayMs: firstLoopDelayMs } = await this.once(req);
     let loopDelayMs = firstLoopDelayMs;
-    const problems = answerProblems(outcome, c.method, expect, c.path);
+    const authorization = req.headers.find(([k]) => k.toLowerCase() === 'authorization')?.[1];
+    const problems = answerProblems(outcome, c.method, expect, c.path, authorization);
     // Up to two more measurements: the lowest counts.
     const seen = [firstLoopDelayMs];
     while (loopDelayMs > SETTINGS.maxLoopDelayMs && outcome.kind !== 'stall' && seen.length < 3) {
@@ -167,7 +198,8 @@ export class Prober {
       seen.push(again.loopDelayMs);
       loopDelayMs = Math.min(loopDelayMs, again.loopDelayMs);
     }
-    if (loopDelayMs > SETTINGS.maxLoopDelayMs && outcome.kind !== 'stall') problems.push(`event loop delayed ${seen.map((x) => x.toFixed(0)).join(', ')} ms (bound ${SETTINGS.maxLoopDelayMs} ms)`);
+    if (loopDelayMs > SETTINGS.maxLoopDelayMs && outcome.kind !== 'stall')
+      problems.push(`event loop delayed ${seen.map((x) => x.toFixed(0)).join(', ')} ms (bound ${SETTINGS.maxLoopDelayMs} ms)`);
     if (outcome.kind === 'stall') problems.push(`event loop delayed ${loopDelayMs.toFixed(0)} ms`);
     return { outcome, loopDelayMs, firstLoopDelayMs, problems };
   }

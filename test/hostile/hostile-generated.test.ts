@@ -7,7 +7,17 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { dashboardRequests, generateRequests, jobRequests, openAiSpeechRequests, openAiUploadRequests, sttMultipartRequests, sttRawRequests, streamRequests, timedGenerateRequests } from './generated.js';
+import {
+  dashboardRequests,
+  generateRequests,
+  jobRequests,
+  openAiSpeechRequests,
+  openAiUploadRequests,
+  sttMultipartRequests,
+  sttRawRequests,
+  streamRequests,
+  timedGenerateRequests,
+} from './generated.js';
 import { Prober, SETTINGS, startHostileService, Tally, type HostileService } from './harness.js';
 import { GENERATE, GENERATE_BASE, GENERATE_TIMED, timedAnswerProblem } from './corpus.js';
 import { sendRaw } from './wire.js';
@@ -33,7 +43,15 @@ const tally = new Tally();
 before(async () => {
   svc = await startHostileService();
   prober = new Prober(svc.port, svc.creds);
-  const warm = { method: 'POST', path: GENERATE, headers: [['X-API-Key', svc.creds.rich], ['Content-Type', 'application/json']] as Array<[string, string]>, body: Buffer.from(JSON.stringify(GENERATE_BASE)) };
+  const warm = {
+    method: 'POST',
+    path: GENERATE,
+    headers: [
+      ['X-API-Key', svc.creds.rich],
+      ['Content-Type', 'application/json'],
+    ] as Array<[string, string]>,
+    body: Buffer.from(JSON.stringify(GENERATE_BASE)),
+  };
   for (let i = 0; i < 3; i++) await sendRaw(svc.port, warm, 60_000);
 });
 
@@ -51,7 +69,10 @@ describe('hostile generated inputs', () => {
       for (const req of fc.sample(arb, { seed: SETTINGS.seed + i, numRuns: runs })) {
         const m = await prober.probe(req, req.path === GENERATE_TIMED ? { check: timedAnswerProblem } : undefined);
         tally.record(label, m);
-        if (m.problems.length) failures.push(`${req.method} ${req.path} as ${req.who} body ${JSON.stringify((req.body ?? Buffer.alloc(0)).subarray(0, 300).toString('latin1'))}: ${m.problems.join('; ')}`);
+        if (m.problems.length)
+          failures.push(
+            `${req.method} ${req.path} as ${req.who} body ${JSON.stringify((req.body ?? Buffer.alloc(0)).subarray(0, 300).toString('latin1'))}: ${m.problems.join('; ')}`,
+          );
       }
       assert.equal(failures.length, 0, `${failures.length} of ${runs} failed; first ones:\n${failures.slice(0, 8).join('\n')}`);
     });

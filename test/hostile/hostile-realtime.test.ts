@@ -6,21 +6,22 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import tls from 'node:tls';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import WebSocket from 'ws';
 import { RealtimeServer } from '../../src/realtime/server.js';
-import { opusSupported } from '../../src/realtime/opus-decoder.js';
-import { SETTINGS, startHostileService, Tally, type HostileService } from './harness.js';
+import { opusSupported } from '../../src/stt/live/opus-decoder.js';
+import { startHostileService, Tally, type HostileService } from './harness.js';
 import { answerProblems } from './check.js';
 import { junk, deepArray } from './corpus.js';
-import { parseResponse, sendRaw, type Outcome } from './wire.js';
+import { sendRaw } from './wire.js';
+import { loopGuard, rawUpgrade, slotsInUse, WS_HEADERS } from './live-socket.js';
 
 let svc: HostileService;
 let rt: RealtimeServer;
 let port: number;
 const tally = new Tally();
-const eld = monitorEventLoopDelay({ resolution: 1 });
+const guard = loopGuard(tally);
+const measured = guard.measured;
 const PATH = '/api/v1/stt/realtime/stream';
 
 before(async () => {
@@ -28,71 +29,28 @@ before(async () => {
   rt = new RealtimeServer(svc.t.services, { idleTimeoutMs: 3000, recognizerWaitMs: 5000 });
   port = await rt.listen(0, '127.0.0.1');
   await svc.t.services.registry.whenReady();
-  eld.enable();
+  guard.enable();
 });
 
 after(async () => {
-  eld.disable();
+  guard.disable();
   console.log(tally.summary('real-time socket'));
   await rt?.close();
   await svc?.close();
 });
 
-/** Runs fn and fails when the event loop stalled past the bound meanwhile. */
-async function measured<T>(name: string, fn: () => Promise<T>): Promise<T> {
-  eld.reset();
-  await sleep(2);
-  const out = await fn();
-  await sleep(2);
-  const ms = eld.max / 1e6;
-  if (ms > tally.worstDelayMs) {
-    tally.worstDelayMs = ms;
-    tally.worstDelayCase = name;
-  }
-  assert.ok(ms <= SETTINGS.maxLoopDelayMs * 2, `event loop delayed ${ms.toFixed(0)} ms`);
-  return out;
-}
+/** An upgrade request written by hand (live-socket.ts); the server's whole answer, parsed. */
+const upgrade = (path: string, headers: Array<[string, string]> = []) =>
+  rawUpgrade(
+    (onConnect) => tls.connect({ port, host: '127.0.0.1', rejectUnauthorized: false }, onConnect),
+    `127.0.0.1:${port}`,
+    path,
+    headers,
+  );
 
-/** An upgrade request written by hand over TLS; the server's whole answer, parsed. */
-function rawUpgrade(path: string, headers: Array<[string, string]> = [], timeoutMs = SETTINGS.timeoutMs): Promise<Outcome> {
-  const started = performance.now();
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let done = false;
-    const socket = tls.connect({ port, host: '127.0.0.1', rejectUnauthorized: false }, () => {
-      const lines = [`GET ${path} HTTP/1.1`, `Host: 127.0.0.1:${port}`, ...headers.map(([k, v]) => `${k}: ${v}`), ...(headers.length ? [] : ['Connection: close'])];
-      socket.write(lines.join('\r\n') + '\r\n\r\n');
-    });
-    const finish = (o: Outcome) => {
-      if (done) return;
-      done = true;
-      clearTimeout(timer);
-      socket.destroy();
-      resolve(o);
-    };
-    const timer = setTimeout(() => finish({ kind: 'stall', ms: performance.now() - started }), timeoutMs);
-    socket.on('data', (d) => {
-      chunks.push(d);
-      // A refusal is the whole answer; a 101 means the stream opened (close it: not expected here).
-      const res = parseResponse(Buffer.concat(chunks), false);
-      if (res && (res.status === 101 || res.body.length >= Number(res.headers['content-length'] ?? Infinity))) finish({ kind: 'answer', res, ms: performance.now() - started });
-    });
-    socket.on('error', () => undefined);
-    socket.on('close', () => {
-      const res = parseResponse(Buffer.concat(chunks), false);
-      finish(res ? { kind: 'answer', res, ms: performance.now() - started } : { kind: 'no-answer', ms: performance.now() - started, error: 'closed without an answer' });
-    });
-  });
-}
-
-const WS_HEADERS: Array<[string, string]> = [['Upgrade', 'websocket'], ['Connection', 'Upgrade'], ['Sec-WebSocket-Key', 'dGhlIHNhbXBsZSBub25jZQ=='], ['Sec-WebSocket-Version', '13']];
 const q = (params: Record<string, string>) => `${PATH}?${new URLSearchParams(params)}`;
 
-async function inUse(): Promise<number> {
-  const o = await sendRaw(svc.port, { method: 'GET', path: '/api/v1/stt/realtime/info', headers: [['X-API-Key', svc.creds.rich]], body: Buffer.alloc(0) }, 10_000);
-  assert.equal(o.kind, 'answer');
-  return (JSON.parse((o as { res: { body: Buffer } }).res.body.toString()) as { limits: { concurrent_in_use: number } }).limits.concurrent_in_use;
-}
+const inUse = () => slotsInUse(svc);
 
 describe('hostile upgrades are refused with the error body', () => {
   const refusals: Array<[string, () => string, Array<[string, string]>, number[]]> = [
@@ -116,21 +74,31 @@ describe('hostile upgrades are refused with the error body', () => {
     ['dot-dot path', () => `/api/v1/stt/realtime/stream/../../../../package.json?api_key=${svc.creds.rich}`, WS_HEADERS, [404]],
     ['WebSocket version 7', () => q({ api_key: svc.creds.rich }), [...WS_HEADERS.slice(0, 3), ['Sec-WebSocket-Version', '7']], [400]],
     ['no Sec-WebSocket-Key', () => q({ api_key: svc.creds.rich }), [...WS_HEADERS.slice(0, 2), ['Sec-WebSocket-Version', '13']], [400]],
-    ['Sec-WebSocket-Key of 8 KB', () => q({ api_key: svc.creds.rich }), [...WS_HEADERS.slice(0, 2), ['Sec-WebSocket-Key', 'k'.repeat(8000)], ['Sec-WebSocket-Version', '13']], [400]],
-    ['invalid Sec-WebSocket-Protocol', () => q({ api_key: svc.creds.rich }), [...WS_HEADERS, ['Sec-WebSocket-Protocol', 'a b, a, a']], [400]],
+    [
+      'Sec-WebSocket-Key of 8 KB',
+      () => q({ api_key: svc.creds.rich }),
+      [...WS_HEADERS.slice(0, 2), ['Sec-WebSocket-Key', 'k'.repeat(8000)], ['Sec-WebSocket-Version', '13']],
+      [400],
+    ],
+    [
+      'invalid Sec-WebSocket-Protocol',
+      () => q({ api_key: svc.creds.rich }),
+      [...WS_HEADERS, ['Sec-WebSocket-Protocol', 'a b, a, a']],
+      [400],
+    ],
     ['Upgrade: h2c', () => q({ api_key: svc.creds.rich }), [['Upgrade', 'h2c'], ...WS_HEADERS.slice(1)], [400, 404]],
     ['plain HTTPS request', () => q({ api_key: svc.creds.rich }), [], [404]],
   ];
   for (const [name, path, headers, statuses] of refusals) {
     test(name, async () => {
-      const o = await measured(name, () => rawUpgrade(path(), headers));
+      const o = await measured(name, () => upgrade(path(), headers));
       tally.record(`upgrade: ${name}`, { outcome: o, loopDelayMs: 0, firstLoopDelayMs: 0, problems: [] });
       assert.deepEqual(answerProblems(o, 'GET', { status: statuses }), []);
     });
   }
 
   test('a refused handshake gives its slot, hold and recognizer back', async () => {
-    await rawUpgrade(q({ api_key: svc.creds.rich }), [...WS_HEADERS.slice(0, 3), ['Sec-WebSocket-Version', '7']]);
+    await upgrade(q({ api_key: svc.creds.rich }), [...WS_HEADERS.slice(0, 3), ['Sec-WebSocket-Version', '7']]);
     await sleep(200);
     // The recognizer is free again (the test services have one): a new stream opens.
     const s = await open();
@@ -147,12 +115,17 @@ interface Session {
 }
 
 function open(params: Record<string, string> = {}): Promise<Session> {
-  const ws = new WebSocket(`wss://127.0.0.1:${port}${q({ api_key: svc.creds.rich, ...params })}`, { rejectUnauthorized: false, maxPayload: 1 << 24 });
+  const ws = new WebSocket(`wss://127.0.0.1:${port}${q({ api_key: svc.creds.rich, ...params })}`, {
+    rejectUnauthorized: false,
+    maxPayload: 1 << 24,
+  });
   const messages: Array<Record<string, unknown>> = [];
   ws.on('message', (d, bin) => {
     if (!bin) messages.push(JSON.parse(d.toString()) as Record<string, unknown>);
   });
-  const closed = new Promise<{ code: number; reason: string }>((resolve) => ws.on('close', (code, reason) => resolve({ code, reason: reason.toString() })));
+  const closed = new Promise<{ code: number; reason: string }>((resolve) =>
+    ws.on('close', (code, reason) => resolve({ code, reason: reason.toString() })),
+  );
   ws.on('error', () => undefined);
   return new Promise((resolve, reject) => {
     ws.once('open', () => resolve({ ws, messages, closed }));
@@ -172,7 +145,8 @@ async function until(pred: () => boolean, ms = 10_000): Promise<void> {
 function assertProtocol(s: Session, close: { code: number } | null, allowed: number[]): void {
   const internal = s.messages.filter((m) => m.type === 'Error' && m.code === 'INTERNAL_ERROR');
   assert.deepEqual(internal, [], 'an internal error was reported');
-  for (const m of s.messages.filter((x) => x.type === 'Error')) assert.ok(typeof m.code === 'string' && typeof m.message === 'string', JSON.stringify(m));
+  for (const m of s.messages.filter((x) => x.type === 'Error'))
+    assert.ok(typeof m.code === 'string' && typeof m.message === 'string', JSON.stringify(m));
   if (close) assert.ok(allowed.includes(close.code), `closed with ${close.code}; expected ${allowed.join(' or ')}`);
 }
 
@@ -203,8 +177,16 @@ describe('hostile messages on an open stream', () => {
         s.ws.send(JSON.stringify({ type: 'CloseStream' }));
         const close = await s.closed;
         assertProtocol(s, close, [1000]);
-        assert.ok(s.messages.some((m) => m.type === 'Summary'), `no Summary: ${JSON.stringify(s.messages.map((m) => m.type))}`);
-        tally.record(`stream: ${name}`, { outcome: { kind: 'answer', res: { status: close.code, headers: {}, body: Buffer.alloc(0), trailers: {} }, ms: 0 }, loopDelayMs: 0, firstLoopDelayMs: 0, problems: [] });
+        assert.ok(
+          s.messages.some((m) => m.type === 'Summary'),
+          `no Summary: ${JSON.stringify(s.messages.map((m) => m.type))}`,
+        );
+        tally.record(`stream: ${name}`, {
+          outcome: { kind: 'answer', res: { status: close.code, headers: {}, body: Buffer.alloc(0), trailers: {} }, ms: 0 },
+          loopDelayMs: 0,
+          firstLoopDelayMs: 0,
+          problems: [],
+        });
       });
     });
   }

@@ -32,7 +32,12 @@ export type Outcome =
 export function serialize(req: RawRequest, host: string): Buffer {
   const lines = [`${req.method} ${req.path} HTTP/1.1`, `Host: ${host}`, 'Connection: close'];
   for (const [k, v] of req.headers) lines.push(`${k}: ${v}`);
-  const declared = req.contentLength === undefined ? (req.body.length > 0 || ['POST', 'PUT', 'PATCH'].includes(req.method) ? req.body.length : null) : req.contentLength;
+  const declared =
+    req.contentLength === undefined
+      ? req.body.length > 0 || ['POST', 'PUT', 'PATCH'].includes(req.method)
+        ? req.body.length
+        : null
+      : req.contentLength;
   if (declared !== null) lines.push(`Content-Length: ${declared}`);
   return Buffer.concat([Buffer.from(lines.join('\r\n') + '\r\n\r\n', 'latin1'), req.body]);
 }
@@ -42,7 +47,13 @@ export function serialize(req: RawRequest, host: string): Buffer {
  * maxBytes, an answer is complete once that much of it arrived: the client stops listening and
  * hangs up, as one would on a long audio stream (what a stall is: no answer, not a long one).
  */
-export function sendRaw(port: number, req: RawRequest, timeoutMs: number, host = `127.0.0.1:${port}`, maxBytes = Infinity): Promise<Outcome> {
+export function sendRaw(
+  port: number,
+  req: RawRequest,
+  timeoutMs: number,
+  host = `127.0.0.1:${port}`,
+  maxBytes = Infinity,
+): Promise<Outcome> {
   const bytes = serialize(req, host);
   const started = performance.now();
   return new Promise((resolve) => {
@@ -72,7 +83,17 @@ export function sendRaw(port: number, req: RawRequest, timeoutMs: number, host =
       const ms = performance.now() - started;
       const all = Buffer.concat(chunks);
       const res = all.length > 0 ? parseResponse(all, req.method === 'HEAD') : null;
-      finish(res ? { kind: 'answer', res, ms } : { kind: 'no-answer', ms, error: error || (all.length ? `unparsable answer: ${JSON.stringify(all.subarray(0, 200).toString('latin1'))}` : 'closed without an answer') });
+      finish(
+        res
+          ? { kind: 'answer', res, ms }
+          : {
+              kind: 'no-answer',
+              ms,
+              error:
+                error ||
+                (all.length ? `unparsable answer: ${JSON.stringify(all.subarray(0, 200).toString('latin1'))}` : 'closed without an answer'),
+            },
+      );
     });
     socket.write(bytes, () => undefined);
   });
@@ -91,7 +112,10 @@ function parseHeaderBlock(text: string, into: Record<string, string>): void {
 /** The first response on the connection (status, headers, de-chunked body, trailers), or null. */
 export function parseResponse(all: Buffer, head: boolean): RawResponse | null {
   // Interim answers (100 Continue) come before the real one.
-  while (/^HTTP\/1\.[01] 1\d\d /.test(all.subarray(0, 13).toString('latin1')) && !all.subarray(0, 13).toString('latin1').includes(' 101 ')) {
+  while (
+    /^HTTP\/1\.[01] 1\d\d /.test(all.subarray(0, 13).toString('latin1')) &&
+    !all.subarray(0, 13).toString('latin1').includes(' 101 ')
+  ) {
     const e = all.indexOf('\r\n\r\n');
     if (e < 0) return null;
     all = all.subarray(e + 4);

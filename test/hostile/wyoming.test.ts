@@ -1,6 +1,7 @@
 // Hostile input on the Wyoming port: broken headers, lengths over the limits, binary garbage,
-// slow-drip partial lines, floods of tiny events and audio out of order. Each gets an `error`
-// event (with text and code); framing errors close the connection; the node keeps answering.
+// slow-drip partial lines, floods of tiny events, audio out of order, and the streamed transcript's
+// events sent the wrong way or out of turn. Each gets an `error` event (with text and code);
+// framing errors close the connection; the node keeps answering.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -8,6 +9,10 @@ import { createTestAccount, createTestApp, type TestApp } from '../helpers/app.j
 import { WyomingServer } from '../../src/wyoming/server.js';
 import { EventReader, FrameError, encodeEvent } from '../../src/wyoming/framing.js';
 import { WyomingTestClient } from '../helpers/wyoming-client.js';
+import { readFileSync } from 'node:fs';
+import { flite } from '../helpers/speech.js';
+import { decodeWav } from '../../src/audio/wav.js';
+import { float32ToInt16 } from '../../src/audio/pcm.js';
 
 let t: TestApp;
 let server: WyomingServer;
@@ -88,7 +93,10 @@ describe('Wyoming framing', () => {
     const c = await WyomingTestClient.connect(port);
     c.sendRaw(Buffer.concat([encodeEvent('describe'), Buffer.from('\x00\xff\xfe garbage\n')]));
     await c.waitFor((e) => e.type === 'error', 10_000);
-    assert.deepEqual(c.events.map((e) => e.type), ['info', 'error']);
+    assert.deepEqual(
+      c.events.map((e) => e.type),
+      ['info', 'error'],
+    );
     await c.closedPromise;
   });
 
@@ -117,7 +125,10 @@ describe('Wyoming framing', () => {
       await new Promise((r) => setTimeout(r, 100));
     }
     await c.waitFor((e) => e.type === 'pong' && e.data.text === '19', 10_000);
-    assert.equal(c.events.some((e) => e.type === 'error'), false);
+    assert.equal(
+      c.events.some((e) => e.type === 'error'),
+      false,
+    );
     assert.equal(c.closed, false);
     c.close();
   });
@@ -207,8 +218,208 @@ describe('Wyoming events', () => {
   });
 });
 
+describe('Wyoming streamed transcripts (decision #48)', () => {
+  const fmt = { rate: 16000, width: 2, channels: 1 };
+  let speech: Buffer;
+  before(() => {
+    const pcm = float32ToInt16(
+      decodeWav(readFileSync(flite('The quick brown fox jumps over the lazy dog. She sells sea shells by the sea shore.'))).channels[0]!,
+    );
+    speech = Buffer.from(pcm.buffer, pcm.byteOffset, pcm.byteLength);
+  });
+  const chunked = (c: WyomingTestClient, b: Buffer) => {
+    for (let at = 0; at < b.length; at += 3200) c.send('audio-chunk', fmt, b.subarray(at, at + 3200));
+  };
+
+  test("the server's own events sent by the client are unknown events; the connection stays usable", async () => {
+    const c = await WyomingTestClient.connect(port);
+    for (const type of ['transcript-start', 'transcript-chunk', 'transcript-stop', 'transcript']) {
+      const from = c.events.length;
+      c.send(type, { text: 'x'.repeat(100_000), language: { nested: [1] } });
+      const e = await c.waitFor((ev) => ev.type === 'error', 10_000, from);
+      assert.equal(e.data.code, 'unknown_event');
+      assert.ok(e.data.text.length < 200);
+    }
+    // In the middle of an utterance too: its stream goes on and ends as usual.
+    c.send('transcribe', {});
+    c.send('audio-start', fmt);
+    chunked(c, speech.subarray(0, 32000));
+    c.send('transcript-chunk', { text: 'injected' });
+    chunked(c, speech.subarray(32000));
+    c.send('audio-stop');
+    const tr = await c.waitFor((e) => e.type === 'transcript', 30_000);
+    await c.waitFor((e) => e.type === 'transcript-stop', 30_000, c.events.indexOf(tr));
+    assert.doesNotMatch(tr.data.text, /injected/);
+    assert.match(tr.data.text, /fox/i);
+    const chunks = c.events
+      .filter((e) => e.type === 'transcript-chunk')
+      .map((e) => e.data.text)
+      .join('');
+    assert.equal(chunks, tr.data.text);
+    c.close();
+  });
+
+  test('out of order: audio-start twice, transcribe mid-utterance, audio-stop twice; each stream opened is closed once, the last is answered', async () => {
+    const c = await WyomingTestClient.connect(port);
+    c.send('transcribe', {});
+    c.send('audio-start', fmt);
+    chunked(c, speech.subarray(0, 16000));
+    // A second audio-start drops the first utterance and closes its stream.
+    c.send('audio-start', fmt);
+    chunked(c, speech.subarray(0, 16000));
+    // transcribe mid-utterance: the same.
+    c.send('transcribe', {});
+    c.send('audio-start', fmt);
+    chunked(c, speech);
+    c.send('audio-stop');
+    c.send('audio-stop');
+    const err = await c.waitFor((e) => e.type === 'error', 30_000);
+    assert.equal(err.data.code, 'audio_without_start');
+    const types = c.events.map((e) => e.type).filter((x) => x !== 'transcript-chunk');
+    assert.deepEqual(types, [
+      'transcript-start',
+      'transcript-stop',
+      'transcript-start',
+      'transcript-stop',
+      'transcript-start',
+      'transcript',
+      'transcript-stop',
+      'error',
+    ]);
+    assert.match(c.events.find((e) => e.type === 'transcript')!.data.text, /fox/i);
+    c.close();
+  });
+
+  test('bad audio after words went out: one error, the rest dropped, the stream closed at audio-stop, the audio received billed', async () => {
+    const { apiKey, accountId } = await createTestAccount(t.services, { credits: 1000 });
+    const own = new WyomingServer(t.services, { apiKey });
+    const p = await own.listen(0, '127.0.0.1');
+    try {
+      const c = await WyomingTestClient.connect(p);
+      c.send('transcribe', {});
+      c.send('audio-start', fmt);
+      chunked(c, speech);
+      await c.waitFor((e) => e.type === 'transcript-chunk', 30_000);
+      // An odd-length chunk, then garbage in a huge (but framed) chunk, then more speech.
+      c.send('audio-chunk', fmt, Buffer.alloc(3201, 7));
+      c.send('audio-chunk', { rate: 16000, width: 2, channels: 1 }, randomBytes(900_001));
+      chunked(c, speech);
+      c.send('audio-stop');
+      await c.waitFor((e) => e.type === 'transcript-stop', 30_000);
+      const after = c.events.slice(c.events.findIndex((e) => e.type === 'error'));
+      assert.deepEqual(
+        after.map((e) => [e.type, e.data.code]),
+        [
+          ['error', 'invalid_audio'],
+          ['transcript-stop', undefined],
+        ],
+      );
+      assert.equal(
+        c.events.some((e) => e.type === 'transcript'),
+        false,
+      );
+      c.close();
+      // Billed: words went out before the fault (at the batch price of the audio received, once the hold is settled).
+      const rate = t.services.registry.sttRate('cipher-fast');
+      const most = Math.ceil((speech.length * 2) / 32000) * rate;
+      let spent = 0;
+      for (let i = 0; i < 100; i++) {
+        spent = 1000 - (await t.services.store.getBalance(accountId, 'live'));
+        if (spent > 0 && spent <= most) break;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      assert.ok(spent >= rate && spent <= most, String(spent));
+    } finally {
+      await own.close();
+    }
+  });
+
+  test('a client that leaves mid-utterance: its slot, hold and recognizer come back (a one-stream plan transcribes again), silence unbilled', async () => {
+    const { apiKey, accountId } = await createTestAccount(t.services, { plan: 'free', credits: 1000 });
+    const own = new WyomingServer(t.services, { apiKey });
+    const p = await own.listen(0, '127.0.0.1');
+    /** transcribe + audio-start until the stream opens (the slot of a connection just closed is released as its session ends). */
+    const open = async (c: WyomingTestClient) => {
+      for (let i = 0; ; i++) {
+        const from = c.events.length;
+        c.send('transcribe', {});
+        c.send('audio-start', fmt);
+        const first = await c.waitFor((e) => e.type === 'transcript-start' || e.type === 'error', 10_000, from);
+        if (first.type === 'transcript-start') return;
+        assert.ok(first.data.code === 'CONCURRENT_LIMIT' && i < 3, JSON.stringify(first.data));
+        c.send('audio-stop');
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    };
+    const balance = () => t.services.store.getBalance(accountId, 'live');
+    try {
+      for (let i = 0; i < 3; i++) {
+        const c = await WyomingTestClient.connect(p);
+        await open(c);
+        chunked(c, Buffer.alloc(32000));
+        c.close();
+        // The hold is given back whole: nothing went out, nothing is billed.
+        for (let k = 0; k < 100 && (await balance()) !== 1000; k++) await new Promise((r) => setTimeout(r, 50));
+        assert.equal(await balance(), 1000);
+      }
+      const c = await WyomingTestClient.connect(p);
+      await open(c);
+      chunked(c, speech);
+      c.send('audio-stop');
+      const tr = await c.waitFor((e) => e.type === 'transcript', 30_000);
+      assert.match(tr.data.text, /fox/i);
+      await c.waitFor((e) => e.type === 'transcript-stop', 10_000);
+      c.close();
+      // Only the utterance that was answered is billed, at the batch price of its audio.
+      assert.equal(1000 - (await balance()), t.services.registry.sttCredits('cipher-fast', speech.length / 32000));
+    } finally {
+      await own.close();
+    }
+  });
+});
+
+describe('Wyoming synthesize text is plain text (issue 28, item 1)', () => {
+  test('angle brackets, tags and prototype names are spoken or refused as names, never an error for the text', async () => {
+    const c = await WyomingTestClient.connect(port);
+    for (const text of [
+      'Compare a<b and c>d.',
+      'Use the <div> element here.',
+      '<think>x</think> <speak>Hi.</speak>',
+      '<whisper>open',
+      '<break time="1s"/> ok',
+      '<<>>',
+    ]) {
+      const from = c.events.length;
+      c.send('synthesize', { text });
+      const end = await c.waitFor((e) => e.type === 'audio-stop' || e.type === 'error', 30_000, from);
+      assert.equal(end.type, 'audio-stop', `${text}: ${JSON.stringify(end.data)}`);
+      const bytes = c.events
+        .slice(from)
+        .filter((e) => e.type === 'audio-chunk')
+        .reduce((n, e) => n + (e.payload?.length ?? 0), 0);
+      assert.ok(bytes > 22050 * 2 * 0.2, `${text}: ${bytes} bytes`);
+    }
+    // Streaming too: a tag split over chunks is still plain text.
+    const from = c.events.length;
+    c.send('synthesize-start', {});
+    c.send('synthesize-chunk', { text: 'One <di' });
+    c.send('synthesize-chunk', { text: 'v> two. Then a<b. ' });
+    c.send('synthesize-stop', {});
+    const stopped = await c.waitFor((e) => e.type === 'synthesize-stopped' || e.type === 'error', 30_000, from);
+    assert.equal(stopped.type, 'synthesize-stopped', JSON.stringify(stopped.data));
+    for (const name of ['constructor', '__proto__', 'toString']) {
+      const at = c.events.length;
+      c.send('synthesize', { text: 'Hi.', voice: { name } });
+      const e = await c.waitFor((ev) => ev.type === 'audio-stop' || ev.type === 'error', 30_000, at);
+      if (e.type === 'error') assert.doesNotMatch(String(e.data.text), /native code|function /, name);
+    }
+    c.close();
+    await stillServing();
+  });
+});
+
 describe('Wyoming resource bounds', () => {
-  test('an utterance over the longest allowed: FILE_TOO_LARGE once, the rest dropped, nothing billed', async () => {
+  test('an utterance over the longest allowed: FILE_TOO_LARGE once, the rest dropped, its stream closed, nothing billed', async () => {
     const { apiKey, accountId } = await createTestAccount(t.services, { credits: 1000 });
     const small = new WyomingServer(t.services, { apiKey, maxTranscribeSeconds: 2 });
     const p = await small.listen(0, '127.0.0.1');
@@ -221,11 +432,49 @@ describe('Wyoming resource bounds', () => {
       c.send('audio-stop');
       c.send('describe');
       await c.waitFor((e) => e.type === 'info', 10_000);
-      assert.deepEqual(c.events.map((e) => [e.type, e.data.code]), [['error', 'FILE_TOO_LARGE'], ['info', undefined]]);
+      // Silence: no word went out, so the refused utterance costs nothing (decision #48).
+      assert.deepEqual(
+        c.events.map((e) => [e.type, e.data.code]),
+        [
+          ['transcript-start', undefined],
+          ['error', 'FILE_TOO_LARGE'],
+          ['transcript-stop', undefined],
+          ['info', undefined],
+        ],
+      );
+      // The hold taken at audio-start is given back whole.
+      for (let i = 0; i < 100 && (await t.services.store.getBalance(accountId, 'live')) !== 1000; i++)
+        await new Promise((r) => setTimeout(r, 50));
       assert.equal(await t.services.store.getBalance(accountId, 'live'), 1000);
       c.close();
     } finally {
       await small.close();
+    }
+  });
+
+  test('synthesize with text over 50,000 characters (the native limit): TEXT_TOO_LONG, nothing spoken or billed, the connection stays usable', async () => {
+    const { apiKey, accountId } = await createTestAccount(t.services, { credits: 100_000 });
+    const own = new WyomingServer(t.services, { apiKey });
+    const p = await own.listen(0, '127.0.0.1');
+    try {
+      const c = await WyomingTestClient.connect(p);
+      // About 0.9 MB in one event, under the frame limit: refused by the text limit, not the framing.
+      c.send('synthesize', { text: 'word '.repeat(180_000) });
+      const err = await c.waitFor((e) => e.type === 'error', 10_000);
+      assert.equal(err.data.code, 'TEXT_TOO_LONG');
+      assert.match(err.data.text, /50000/);
+      // Counted in characters as the native API does: 50,001 emoji (100,002 UTF-16 units) are over it.
+      c.send('synthesize', { text: '\u{1F600}'.repeat(50_001) });
+      const err2 = await c.waitFor((e) => e.type === 'error', 10_000, c.events.indexOf(err) + 1);
+      assert.equal(err2.data.code, 'TEXT_TOO_LONG');
+      assert.ok(!c.events.some((e) => e.type === 'audio-start'), 'nothing spoken');
+      assert.equal(await t.services.store.getBalance(accountId, 'live'), 100_000, 'nothing billed');
+      // The connection stays usable.
+      c.send('describe');
+      await c.waitFor((e) => e.type === 'info', 10_000);
+      c.close();
+    } finally {
+      await own.close();
     }
   });
 
@@ -251,7 +500,10 @@ describe('Wyoming resource bounds', () => {
 
 describe('EventReader', () => {
   test('an event split at every byte boundary reads the same', () => {
-    const bytes = Buffer.concat([encodeEvent('audio-chunk', { rate: 16000, width: 2, channels: 1 }, Buffer.from([1, 2, 3, 4])), encodeEvent('describe')]);
+    const bytes = Buffer.concat([
+      encodeEvent('audio-chunk', { rate: 16000, width: 2, channels: 1 }, Buffer.from([1, 2, 3, 4])),
+      encodeEvent('describe'),
+    ]);
     for (let cut = 0; cut <= bytes.length; cut++) {
       const r = new EventReader();
       const evs = [...r.push(bytes.subarray(0, cut)), ...r.push(bytes.subarray(cut))];
@@ -268,7 +520,14 @@ describe('EventReader', () => {
   test('data in the header and in the data block are merged, the block winning', () => {
     const r = new EventReader();
     const block = Buffer.from(JSON.stringify({ text: 'block', extra: 1 }));
-    const evs = r.push(Buffer.concat([Buffer.from(JSON.stringify({ type: 'synthesize', data: { text: 'header', voice: { name: 'v' } }, data_length: block.length }) + '\n'), block]));
+    const evs = r.push(
+      Buffer.concat([
+        Buffer.from(
+          JSON.stringify({ type: 'synthesize', data: { text: 'header', voice: { name: 'v' } }, data_length: block.length }) + '\n',
+        ),
+        block,
+      ]),
+    );
     assert.deepEqual(evs[0]!.data, { text: 'block', voice: { name: 'v' }, extra: 1 });
   });
 
@@ -283,7 +542,10 @@ describe('EventReader', () => {
 
   test('after a broken frame the reader refuses everything', () => {
     const r = new EventReader();
-    assert.deepEqual(r.push(Buffer.concat([encodeEvent('describe'), Buffer.from('nope\n')])).map((e) => e.type), ['describe']);
+    assert.deepEqual(
+      r.push(Buffer.concat([encodeEvent('describe'), Buffer.from('nope\n')])).map((e) => e.type),
+      ['describe'],
+    );
     assert.ok(r.failure instanceof FrameError);
     assert.equal(r.failure.code, 'invalid_json');
     assert.throws(() => r.push(encodeEvent('describe')), FrameError);

@@ -5,7 +5,9 @@ import { createTestAccount, createTestApp, type TestApp } from '../helpers/app.j
 import { newRequestId } from '../../src/edge/request-id.js';
 
 let t: TestApp;
-before(async () => { t = await createTestApp(); });
+before(async () => {
+  t = await createTestApp();
+});
 after(() => t.close());
 
 async function spend(auth: Awaited<ReturnType<typeof t.services.authenticator.authenticate>>, characters: number, credits: number) {
@@ -21,7 +23,13 @@ test('usage and credits match the ledger, live and test separately', async () =>
   await spend(live, 50, 100);
   await spend(testAuth, 10, 20);
   // A failed request costs nothing.
-  const failed = await t.services.billing.hold(live, { requestId: newRequestId(), kind: 'tts', model: 'aura-max', credits: 400, characters: 200 });
+  const failed = await t.services.billing.hold(live, {
+    requestId: newRequestId(),
+    kind: 'tts',
+    model: 'aura-max',
+    credits: 400,
+    characters: 200,
+  });
   await failed.release();
 
   const c = await t.app.inject({ method: 'GET', url: '/api/v1/user/credits', headers: { 'x-api-key': acct.apiKey } });
@@ -42,7 +50,13 @@ test('usage and credits match the ledger, live and test separately', async () =>
   const ub = u.json();
   assert.equal(ub.plan, 'basic');
   assert.ok(Date.parse(ub.period.start) <= Date.now() && Date.now() < Date.parse(ub.period.end));
-  assert.deepEqual(ub.usage, { characters_used: 150, characters_limit: 100000, characters_remaining: 99850, requests_today: 2, requests_this_month: 2 });
+  assert.deepEqual(ub.usage, {
+    characters_used: 150,
+    characters_limit: 100000,
+    characters_remaining: 99850,
+    requests_today: 2,
+    requests_this_month: 2,
+  });
   assert.deepEqual(ub.rate_limits, { requests_per_minute: 60, requests_per_hour: 1000 });
 
   const ut = (await t.app.inject({ method: 'GET', url: '/api/v1/usage', headers: { 'x-api-key': acct.testKey } })).json();

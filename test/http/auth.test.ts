@@ -11,13 +11,19 @@ import { createApiKey } from '../../src/accounts/admin.js';
 let t: TestApp;
 const logLines: string[] = [];
 before(async () => {
-  const sink = new Writable({ write(chunk, _enc, cb) { logLines.push(chunk.toString()); cb(); } });
+  const sink = new Writable({
+    write(chunk, _enc, cb) {
+      logLines.push(chunk.toString());
+      cb();
+    },
+  });
   const { loggerOptions } = await import('../../src/app.js');
   t = await createTestApp({}, { logger: pino({ ...loggerOptions('trace') }, sink) });
 });
 after(() => t.close());
 
-const credits = (key?: string) => t.app.inject({ method: 'GET', url: '/api/v1/user/credits', headers: key === undefined ? {} : { 'x-api-key': key } });
+const credits = (key?: string) =>
+  t.app.inject({ method: 'GET', url: '/api/v1/user/credits', headers: key === undefined ? {} : { 'x-api-key': key } });
 
 function code(res: { statusCode: number; json(): any }) {
   assert.equal(res.statusCode, 401);
@@ -50,7 +56,12 @@ test('key states: revoked (final), disabled (reversible), expired', async () => 
   t.services.authenticator.invalidate();
   assert.equal(code(await credits(apiKey)), 'AUTH_REVOKED_API_KEY');
 
-  const soon = await createApiKey(t.services.store, t.services.config, { accountId, name: 'short-lived', mode: 'live', expiresAt: new Date(Date.now() + 400) });
+  const soon = await createApiKey(t.services.store, t.services.config, {
+    accountId,
+    name: 'short-lived',
+    mode: 'live',
+    expiresAt: new Date(Date.now() + 400),
+  });
   assert.equal((await credits(soon.rawKey)).statusCode, 200);
   await new Promise((r) => setTimeout(r, 600));
   assert.equal(code(await credits(soon.rawKey)), 'AUTH_EXPIRED_API_KEY');

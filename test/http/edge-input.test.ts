@@ -35,14 +35,23 @@ test('JSON nested thousands of levels deep, on any field: 400 INVALID_REQUEST wi
     ['/api/v1/tts/stream', `{"text":"hi","voice":"Aria","speed":${'{"a":'.repeat(6000)}1${'}'.repeat(6000)}}`],
     ['/api/v1/tts/generate', nested(100_000)],
   ] as const) {
-    const res = await rawRequest(port, `POST ${url} HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`, body);
+    const res = await rawRequest(
+      port,
+      `POST ${url} HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`,
+      body,
+    );
     const err = assertErrorBody(res, 400, 'INVALID_REQUEST');
     assert.match(err.error.message, /nested more than 64 levels/);
     assert.equal(err.error.details.limit, MAX_JSON_DEPTH);
   }
   // The dashboard's JSON API shares the parser.
   const body = `{"email":${nested(8000)},"password":"x"}`;
-  const res = await t.app.inject({ method: 'POST', url: '/dashboard/api/session', headers: { 'content-type': 'application/json', origin: 'http://localhost' }, payload: body });
+  const res = await t.app.inject({
+    method: 'POST',
+    url: '/dashboard/api/session',
+    headers: { 'content-type': 'application/json', origin: 'http://localhost' },
+    payload: body,
+  });
   assert.equal(res.statusCode, 400, res.body);
   assert.equal(res.json().error.code, 'INVALID_REQUEST');
   await stillServes();
@@ -50,17 +59,32 @@ test('JSON nested thousands of levels deep, on any field: 400 INVALID_REQUEST wi
 
 test('JSON within the depth limit is parsed as before; a field error repeats at most 200 characters', async () => {
   // 60 levels is allowed: the field is simply of the wrong type.
-  const res = await t.app.inject({ method: 'POST', url: '/api/v1/tts/generate', headers: { 'x-api-key': key, 'content-type': 'application/json' }, payload: `{"text":"hi","voice":${nested(60)}}` });
+  const res = await t.app.inject({
+    method: 'POST',
+    url: '/api/v1/tts/generate',
+    headers: { 'x-api-key': key, 'content-type': 'application/json' },
+    payload: `{"text":"hi","voice":${nested(60)}}`,
+  });
   assert.equal(res.statusCode, 400, res.body);
   const err = res.json().error;
   assert.equal(err.code, 'INVALID_VOICE');
   assert.ok(err.details.provided.length <= 203, `provided is ${err.details.provided.length} characters`);
-  const long = await t.app.inject({ method: 'POST', url: '/api/v1/tts/generate', headers: { 'x-api-key': key }, payload: { text: 'hi', voice: 'Aria', format: 'x'.repeat(5000) } });
+  const long = await t.app.inject({
+    method: 'POST',
+    url: '/api/v1/tts/generate',
+    headers: { 'x-api-key': key },
+    payload: { text: 'hi', voice: 'Aria', format: 'x'.repeat(5000) },
+  });
   assert.equal(long.statusCode, 400);
   assert.equal(long.json().error.code, 'INVALID_FORMAT');
   assert.equal(long.json().error.details.provided, `${'x'.repeat(200)}...`);
   // Prototype poisoning is still refused by the parser underneath.
-  const poisoned = await t.app.inject({ method: 'POST', url: '/api/v1/tts/generate', headers: { 'x-api-key': key, 'content-type': 'application/json' }, payload: '{"text":"hi","voice":"Aria","__proto__":{"x":1}}' });
+  const poisoned = await t.app.inject({
+    method: 'POST',
+    url: '/api/v1/tts/generate',
+    headers: { 'x-api-key': key, 'content-type': 'application/json' },
+    payload: '{"text":"hi","voice":"Aria","__proto__":{"x":1}}',
+  });
   assert.equal(poisoned.statusCode, 400, poisoned.body);
   assert.equal(poisoned.json().error.code, 'INVALID_REQUEST');
 });
@@ -88,12 +112,22 @@ test('methods Node refuses, garbage and broken framing: 400 INVALID_REQUEST with
     assertErrorBody(parseResponse(text), 400, 'INVALID_REQUEST');
     assert.ok(closedByServer, method);
   }
-  for (const junk of ['\u0000\u0001\u0002garbage\r\n\r\n', 'GET /health HTTP/9.9\r\n\r\n', 'GET /health HTTP/1.1\r\nHost x\r\n\r\n', 'POST /api/v1/tts/generate HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nContent-Length: 7\r\n\r\nhello', 'POST /api/v1/tts/generate HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nZZ\r\nabc\r\n']) {
+  for (const junk of [
+    '\u0000\u0001\u0002garbage\r\n\r\n',
+    'GET /health HTTP/9.9\r\n\r\n',
+    'GET /health HTTP/1.1\r\nHost x\r\n\r\n',
+    'POST /api/v1/tts/generate HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nContent-Length: 7\r\n\r\nhello',
+    'POST /api/v1/tts/generate HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nZZ\r\nabc\r\n',
+  ]) {
     const { text } = await rawExchange(port, junk);
     assertErrorBody(parseResponse(text), 400, 'INVALID_REQUEST');
   }
   // A body shorter than its Content-Length, the client then done sending.
-  const { text } = await rawExchange(port, `POST /api/v1/tts/generate HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n{"text":`, { halfClose: true });
+  const { text } = await rawExchange(
+    port,
+    `POST /api/v1/tts/generate HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n{"text":`,
+    { halfClose: true },
+  );
   if (text) assertErrorBody(parseResponse(text), 400, 'INVALID_REQUEST');
   await stillServes();
 });
@@ -115,7 +149,7 @@ test('CONNECT: 404 NOT_FOUND with the body, where Node would just drop the conne
   await stillServes();
 });
 
-test('headers over Node\'s limit: 413 REQUEST_TOO_LARGE with the body', async () => {
+test("headers over Node's limit: 413 REQUEST_TOO_LARGE with the body", async () => {
   const { text } = await rawExchange(port, `GET /health HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
   const body = assertErrorBody(parseResponse(text), 413, 'REQUEST_TOO_LARGE');
   assert.match(body.error.message, /headers/);
@@ -127,7 +161,12 @@ test('client text repeated in a message is cut to 200 characters (a long unknown
   const res = await rawRequest(port, `GET ${path} HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\nConnection: close\r\n\r\n`);
   const body = assertErrorBody(res, 404, 'NOT_FOUND');
   assert.ok(body.error.message.length < 260, body.error.message);
-  const ct = await t.app.inject({ method: 'POST', url: '/api/v1/tts/generate', headers: { 'x-api-key': key, 'content-type': `application/x-${'c'.repeat(5000)}` }, payload: 'x' });
+  const ct = await t.app.inject({
+    method: 'POST',
+    url: '/api/v1/tts/generate',
+    headers: { 'x-api-key': key, 'content-type': `application/x-${'c'.repeat(5000)}` },
+    payload: 'x',
+  });
   assert.equal(ct.statusCode, 400, ct.body);
   assert.ok(ct.json().error.message.length < 300, ct.json().error.message);
 });
@@ -141,7 +180,7 @@ test('garbage pipelined after a good request: the good answer arrives whole, the
   assertErrorBody(parseResponse(rest), 400, 'INVALID_REQUEST');
 });
 
-test('an Expect header other than 100-continue: 400 INVALID_REQUEST with the body, not Node\'s bare 417; the connection keeps serving', async () => {
+test("an Expect header other than 100-continue: 400 INVALID_REQUEST with the body, not Node's bare 417; the connection keeps serving", async () => {
   const body = JSON.stringify({ text: 'Hi.', voice: 'Aria' });
   const head = `POST /api/v1/tts/generate HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\nContent-Type: application/json\r\nExpect: teapot\r\nContent-Length: ${body.length}\r\n\r\n`;
   // The refused request's body, then a second request on the same connection.
@@ -153,7 +192,10 @@ test('an Expect header other than 100-continue: 400 INVALID_REQUEST with the bod
   const second = parseResponse(text.slice(text.indexOf(first.body) + first.body.length));
   assert.equal(second.status, 200);
   // 100-continue is still met as before.
-  const { text: continuedText } = await rawExchange(port, `${head.replace('teapot', '100-continue').replace('\r\n\r\n', '\r\nConnection: close\r\n\r\n')}${body}`);
+  const { text: continuedText } = await rawExchange(
+    port,
+    `${head.replace('teapot', '100-continue').replace('\r\n\r\n', '\r\nConnection: close\r\n\r\n')}${body}`,
+  );
   assert.match(continuedText, /^HTTP\/1\.1 100 Continue\r\n\r\n/);
   assert.equal(parseResponse(continuedText.slice(continuedText.indexOf('\r\n\r\n') + 4)).status, 200);
 });

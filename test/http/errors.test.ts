@@ -24,24 +24,31 @@ function assertErrorBody(res: { statusCode: number; headers: Record<string, unkn
 }
 
 before(async () => {
-  t = await createTestApp({}, {
-    beforeReady(app) {
-      // A route that validates like the TTS routes do, and one that fails unexpectedly.
-      app.post('/api/v1/test-echo', {
-        schema: {
-          body: Type.Object({
-            text: Type.String({ minLength: 1, maxLength: 20 }),
-            voice: Type.Optional(Type.String()),
-            speed: Type.Optional(Type.Number({ minimum: 0.5, maximum: 2 })),
-            format: Type.Optional(Type.Union([Type.Literal('wav'), Type.Literal('mp3')])),
-          }),
-        },
-      }, async (req) => req.body);
-      app.get('/api/v1/test-crash', async () => {
-        throw new Error('database password is hunter2');
-      });
+  t = await createTestApp(
+    {},
+    {
+      beforeReady(app) {
+        // A route that validates like the TTS routes do, and one that fails unexpectedly.
+        app.post(
+          '/api/v1/test-echo',
+          {
+            schema: {
+              body: Type.Object({
+                text: Type.String({ minLength: 1, maxLength: 20 }),
+                voice: Type.Optional(Type.String()),
+                speed: Type.Optional(Type.Number({ minimum: 0.5, maximum: 2 })),
+                format: Type.Optional(Type.Union([Type.Literal('wav'), Type.Literal('mp3')])),
+              }),
+            },
+          },
+          async (req) => req.body,
+        );
+        app.get('/api/v1/test-crash', async () => {
+          throw new Error('database password is hunter2');
+        });
+      },
     },
-  });
+  );
   key = (await createTestAccount(t.services)).apiKey;
 });
 after(() => t.close());
@@ -61,23 +68,39 @@ test('unexpected failure: 500 INTERNAL_ERROR without internals', async () => {
 });
 
 test('malformed JSON: 400 INVALID_REQUEST', async () => {
-  const res = await t.app.inject({ method: 'POST', url: '/api/v1/test-echo', headers: { 'x-api-key': key, 'content-type': 'application/json' }, payload: '{"text": "hi",' });
+  const res = await t.app.inject({
+    method: 'POST',
+    url: '/api/v1/test-echo',
+    headers: { 'x-api-key': key, 'content-type': 'application/json' },
+    payload: '{"text": "hi",',
+  });
   assertErrorBody(res, 400, 'INVALID_REQUEST');
 });
 
 test('wrong content type: 400 INVALID_REQUEST naming the type', async () => {
-  const res = await t.app.inject({ method: 'POST', url: '/api/v1/test-echo', headers: { 'x-api-key': key, 'content-type': 'application/xml' }, payload: '<text>hi</text>' });
+  const res = await t.app.inject({
+    method: 'POST',
+    url: '/api/v1/test-echo',
+    headers: { 'x-api-key': key, 'content-type': 'application/xml' },
+    payload: '<text>hi</text>',
+  });
   const body = assertErrorBody(res, 400, 'INVALID_REQUEST');
   assert.match(body.error.message, /Content-Type/);
 });
 
 test('a JSON array or string body: 400 INVALID_REQUEST', async () => {
-  const res = await t.app.inject({ method: 'POST', url: '/api/v1/test-echo', headers: { 'x-api-key': key, 'content-type': 'application/json' }, payload: '[1,2]' });
+  const res = await t.app.inject({
+    method: 'POST',
+    url: '/api/v1/test-echo',
+    headers: { 'x-api-key': key, 'content-type': 'application/json' },
+    payload: '[1,2]',
+  });
   assertErrorBody(res, 400, 'INVALID_REQUEST');
 });
 
 test('field errors map to their codes and name the field', async () => {
-  const post = (payload: unknown) => t.app.inject({ method: 'POST', url: '/api/v1/test-echo', headers: { 'x-api-key': key }, payload: payload as object });
+  const post = (payload: unknown) =>
+    t.app.inject({ method: 'POST', url: '/api/v1/test-echo', headers: { 'x-api-key': key }, payload: payload as object });
   assertErrorBody(await post({}), 400, 'MISSING_TEXT');
   assertErrorBody(await post({ text: '' }), 400, 'MISSING_TEXT');
   const long = assertErrorBody(await post({ text: 'x'.repeat(21) }), 413, 'TEXT_TOO_LONG');

@@ -4,7 +4,9 @@ import { readFileSync } from 'node:fs';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 
 let t: TestApp;
-before(async () => { t = await createTestApp(); });
+before(async () => {
+  t = await createTestApp();
+});
 after(() => t.close());
 
 test('GET /health and /api/v1/health need no key and report the package version', async () => {

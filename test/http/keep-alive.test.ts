@@ -35,7 +35,15 @@ function send(agent: http.Agent, opts: http.RequestOptions, body?: Buffer): Prom
     const req = http.request({ host: '127.0.0.1', port, agent, ...opts }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode!, body: Buffer.concat(chunks).toString('utf8'), connection: res.headers.connection, keepAlive: res.headers['keep-alive'] as string | undefined, socket: req.socket! }));
+      res.on('end', () =>
+        resolve({
+          status: res.statusCode!,
+          body: Buffer.concat(chunks).toString('utf8'),
+          connection: res.headers.connection,
+          keepAlive: res.headers['keep-alive'] as string | undefined,
+          socket: req.socket!,
+        }),
+      );
       res.on('error', reject);
     });
     // A stalled connection shows as this, not as the test runner's timeout.
@@ -47,7 +55,11 @@ function send(agent: http.Agent, opts: http.RequestOptions, body?: Buffer): Prom
 
 function part(boundary: string, name: string, bytes: number, filename?: string): Buffer {
   const disposition = `form-data; name="${name}"${filename ? `; filename="${filename}"` : ''}`;
-  return Buffer.concat([Buffer.from(`--${boundary}\r\nContent-Disposition: ${disposition}\r\n${filename ? 'Content-Type: audio/wav\r\n' : ''}\r\n`), Buffer.alloc(bytes, 0x41), Buffer.from('\r\n')]);
+  return Buffer.concat([
+    Buffer.from(`--${boundary}\r\nContent-Disposition: ${disposition}\r\n${filename ? 'Content-Type: audio/wav\r\n' : ''}\r\n`),
+    Buffer.alloc(bytes, 0x41),
+    Buffer.from('\r\n'),
+  ]);
 }
 const close = (boundary: string) => Buffer.from(`--${boundary}--\r\n`);
 const MB = 1024 * 1024;
@@ -56,17 +68,70 @@ const multipartType = 'multipart/form-data; boundary=xyz';
 
 const REFUSALS: Array<[string, http.RequestOptions, Buffer, number]> = [
   ['no key', upload({ 'content-type': multipartType }), Buffer.concat([part('xyz', 'file', 3 * MB, 'a.wav'), close('xyz')]), 401],
-  ['a bad key', upload({ 'x-api-key': 'svc_live_nope', 'content-type': multipartType }), Buffer.concat([part('xyz', 'file', 3 * MB, 'a.wav'), close('xyz')]), 401],
-  ['a Content-Type without a parser', upload({ 'x-api-key': '', 'content-type': 'application/octet-stream' }), Buffer.alloc(3 * MB, 0x41), 400],
+  [
+    'a bad key',
+    upload({ 'x-api-key': 'svc_live_nope', 'content-type': multipartType }),
+    Buffer.concat([part('xyz', 'file', 3 * MB, 'a.wav'), close('xyz')]),
+    401,
+  ],
+  [
+    'a Content-Type without a parser',
+    upload({ 'x-api-key': '', 'content-type': 'application/octet-stream' }),
+    Buffer.alloc(3 * MB, 0x41),
+    400,
+  ],
   ['a text/plain body', upload({ 'x-api-key': '', 'content-type': 'text/plain' }), Buffer.alloc(MB, 0x41), 400],
   ['a text/plain body over the limit', upload({ 'x-api-key': '', 'content-type': 'text/plain' }), Buffer.alloc(3 * MB, 0x41), 413],
-  ['a boundary over 256 characters', upload({ 'x-api-key': '', 'content-type': `multipart/form-data; boundary=${'b'.repeat(300)}` }), Buffer.alloc(3 * MB, 0x41), 400],
-  ['a malformed first part, then megabytes', upload({ 'x-api-key': '', 'content-type': multipartType }), Buffer.concat([Buffer.from(`--xyz\r\nContent-Disposition: form-data; name="file"; filename="a.wav"\r\n${'H'.repeat(90 * 1024)}`), Buffer.alloc(3 * MB, 0x42)]), 400],
-  ['two files', upload({ 'x-api-key': '', 'content-type': multipartType }), Buffer.concat([part('xyz', 'file', 1000, 'a.wav'), part('xyz', 'other', 3 * MB, 'b.wav'), part('xyz', 'third', 1 * MB, 'c.wav'), close('xyz')]), 400],
-  ['too many fields before the file', upload({ 'x-api-key': '', 'content-type': multipartType }), Buffer.concat([...Array.from({ length: 40 }, (_, i) => part('xyz', `f${i}`, 10)), part('xyz', 'file', 3 * MB, 'a.wav'), close('xyz')]), 400],
-  ['a "__proto__" field before the file', upload({ 'x-api-key': '', 'content-type': multipartType }), Buffer.concat([part('xyz', '__proto__', 10), part('xyz', 'file', 3 * MB, 'a.wav'), close('xyz')]), 400],
-  ['a JSON body over the limit', { method: 'POST', path: '/api/v1/tts/generate', headers: { 'x-api-key': '', 'content-type': 'application/json' } }, Buffer.from(`{"text":"${'a'.repeat(3 * MB)}","voice":"Aria"}`), 413],
-  ['a TTS body with a bad key', { method: 'POST', path: '/api/v1/tts/generate', headers: { 'x-api-key': 'svc_live_nope', 'content-type': 'application/json' } }, Buffer.from(`{"text":"${'a'.repeat(MB)}","voice":"Aria"}`), 401],
+  [
+    'a boundary over 256 characters',
+    upload({ 'x-api-key': '', 'content-type': `multipart/form-data; boundary=${'b'.repeat(300)}` }),
+    Buffer.alloc(3 * MB, 0x41),
+    400,
+  ],
+  [
+    'a malformed first part, then megabytes',
+    upload({ 'x-api-key': '', 'content-type': multipartType }),
+    Buffer.concat([
+      Buffer.from(`--xyz\r\nContent-Disposition: form-data; name="file"; filename="a.wav"\r\n${'H'.repeat(90 * 1024)}`),
+      Buffer.alloc(3 * MB, 0x42),
+    ]),
+    400,
+  ],
+  [
+    'two files',
+    upload({ 'x-api-key': '', 'content-type': multipartType }),
+    Buffer.concat([
+      part('xyz', 'file', 1000, 'a.wav'),
+      part('xyz', 'other', 3 * MB, 'b.wav'),
+      part('xyz', 'third', 1 * MB, 'c.wav'),
+      close('xyz'),
+    ]),
+    400,
+  ],
+  [
+    'too many fields before the file',
+    upload({ 'x-api-key': '', 'content-type': multipartType }),
+    Buffer.concat([...Array.from({ length: 40 }, (_, i) => part('xyz', `f${i}`, 10)), part('xyz', 'file', 3 * MB, 'a.wav'), close('xyz')]),
+    400,
+  ],
+  [
+    'a "__proto__" field before the file',
+    upload({ 'x-api-key': '', 'content-type': multipartType }),
+    Buffer.concat([part('xyz', '__proto__', 10), part('xyz', 'file', 3 * MB, 'a.wav'), close('xyz')]),
+    400,
+  ],
+  [
+    'a JSON body over the limit',
+    { method: 'POST', path: '/api/v1/tts/generate', headers: { 'x-api-key': '', 'content-type': 'application/json' } },
+    Buffer.from(`{"text":"${'a'.repeat(3 * MB)}","voice":"Aria"}`),
+    413,
+  ],
+  [
+    'a TTS body with a bad key',
+    { method: 'POST', path: '/api/v1/tts/generate', headers: { 'x-api-key': 'svc_live_nope', 'content-type': 'application/json' } },
+    Buffer.from(`{"text":"${'a'.repeat(MB)}","voice":"Aria"}`),
+    401,
+  ],
 ];
 
 test('after every kind of refused upload, the next well-formed request on the same agent is answered', async () => {

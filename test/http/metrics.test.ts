@@ -5,7 +5,9 @@ import type { AddressInfo } from 'node:net';
 import { createTestAccount, createTestApp, type TestApp } from '../helpers/app.js';
 
 let t: TestApp;
-before(async () => { t = await createTestApp({ METRICS_TOKEN: 'operator-token-123' }); });
+before(async () => {
+  t = await createTestApp({ METRICS_TOKEN: 'operator-token-123' });
+});
 after(() => t.close());
 
 const scrape = async (app: TestApp) => {
@@ -16,11 +18,20 @@ const scrape = async (app: TestApp) => {
 
 test('/metrics needs the operator token and reports requests, credits, queue and real-time factors', async () => {
   const { apiKey } = await createTestAccount(t.services);
-  const gen = await t.app.inject({ method: 'POST', url: '/api/v1/tts/generate', headers: { 'x-api-key': apiKey }, payload: { text: 'Metrics.', voice: 'Aria', model: 'aura-max' } });
+  const gen = await t.app.inject({
+    method: 'POST',
+    url: '/api/v1/tts/generate',
+    headers: { 'x-api-key': apiKey },
+    payload: { text: 'Metrics.', voice: 'Aria', model: 'aura-max' },
+  });
   assert.equal(gen.statusCode, 200);
   assert.equal((await t.app.inject({ method: 'GET', url: '/metrics' })).statusCode, 401);
   assert.equal((await t.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: 'Bearer wrong' } })).statusCode, 401);
-  assert.equal((await t.app.inject({ method: 'GET', url: '/metrics', headers: { 'x-api-key': apiKey } })).statusCode, 401, 'an API key is not the operator token');
+  assert.equal(
+    (await t.app.inject({ method: 'GET', url: '/metrics', headers: { 'x-api-key': apiKey } })).statusCode,
+    401,
+    'an API key is not the operator token',
+  );
   const res = await t.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: 'Bearer operator-token-123' } });
   assert.equal(res.statusCode, 200);
   assert.match(res.headers['content-type'] as string, /text\/plain/);
@@ -49,16 +60,30 @@ test('request latency is a cumulative Prometheus histogram per route, printed as
   const { Metrics } = await import('../../src/http/metrics.js');
   const metrics = new Metrics(t.services.pool);
   const reference = new client.Registry();
-  const histogram = new client.Histogram({ name: 'parla_http_request_duration_seconds', help: 'HTTP request latency', labelNames: ['method', 'route'], buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30], registers: [reference] });
+  const histogram = new client.Histogram({
+    name: 'parla_http_request_duration_seconds',
+    help: 'HTTP request latency',
+    labelNames: ['method', 'route'],
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [reference],
+  });
   const seen: Array<[string, string, number, number]> = [
-    ['GET', '/api/v1/models', 200, 0.003], ['GET', '/api/v1/models', 200, 0.005], ['GET', '/api/v1/models', 429, 0.0071],
-    ['POST', '/api/v1/tts/generate', 200, 1.5], ['POST', '/api/v1/tts/generate', 402, 0.02], ['POST', '/api/v1/tts/generate', 200, 45],
+    ['GET', '/api/v1/models', 200, 0.003],
+    ['GET', '/api/v1/models', 200, 0.005],
+    ['GET', '/api/v1/models', 429, 0.0071],
+    ['POST', '/api/v1/tts/generate', 200, 1.5],
+    ['POST', '/api/v1/tts/generate', 402, 0.02],
+    ['POST', '/api/v1/tts/generate', 200, 45],
   ];
   for (const [method, route, status, seconds] of seen) {
     metrics.observeRequest(method, route, status, seconds);
     histogram.observe({ method, route }, seconds);
   }
-  const lines = (text: string) => text.split('\n').filter((l) => l.startsWith('parla_http_request_duration_seconds')).sort();
+  const lines = (text: string) =>
+    text
+      .split('\n')
+      .filter((l) => l.startsWith('parla_http_request_duration_seconds'))
+      .sort();
   const ours = lines(await metrics.registry.metrics());
   assert.equal(ours.length, 2 * 15);
   assert.deepEqual(ours, lines(await reference.metrics()));

@@ -15,19 +15,35 @@ before(async () => {
 });
 after(() => t.close());
 
-const post = (url: string, payload: Record<string, unknown>) => t.app.inject({ method: 'POST', url, headers: { 'x-api-key': key }, payload });
+const post = (url: string, payload: Record<string, unknown>) =>
+  t.app.inject({ method: 'POST', url, headers: { 'x-api-key': key }, payload });
 
 test('/tts/generate: speed, pitch, model, language and format sent as null are their defaults', async () => {
   const plain = await post('/api/v1/tts/generate', { text: 'Null means not given.', voice: 'Aria' });
   assert.equal(plain.statusCode, 200);
-  const nulls = await post('/api/v1/tts/generate', { text: 'Null means not given.', voice: 'Aria', speed: null, pitch: null, model: null, language: null, format: null });
+  const nulls = await post('/api/v1/tts/generate', {
+    text: 'Null means not given.',
+    voice: 'Aria',
+    speed: null,
+    pitch: null,
+    model: null,
+    language: null,
+    format: null,
+  });
   assert.equal(nulls.statusCode, 200, nulls.body);
   assert.equal(nulls.headers['content-type'], 'audio/wav');
   assert.ok(nulls.rawPayload.equals(plain.rawPayload), 'the same audio as without the fields');
 });
 
 test('/tts/stream: sample_rate and speed sent as null are their defaults', async () => {
-  const res = await post('/api/v1/tts/stream', { text: 'Streaming with nulls.', voice: 'Aria', sample_rate: null, speed: null, pitch: null, model: null });
+  const res = await post('/api/v1/tts/stream', {
+    text: 'Streaming with nulls.',
+    voice: 'Aria',
+    sample_rate: null,
+    speed: null,
+    pitch: null,
+    model: null,
+  });
   assert.equal(res.statusCode, 200, res.body);
   assert.equal(res.headers['x-sample-rate'], '24000');
   assert.ok(res.rawPayload.length > 24000);

@@ -10,27 +10,30 @@ let release: (() => void) | null = null;
 /** Slots the account held at the moment each answer of /api/v1/test-end was written. */
 const heldAtEnd: number[] = [];
 before(async () => {
-  t = await createTestApp({}, {
-    beforeReady(app) {
-      // A request that stays in flight until the test lets it go.
-      app.get('/api/v1/test-slow', async () => {
-        await new Promise<void>((r) => (release = r));
-        return { ok: true };
-      });
-      // Notes how many slots the account holds at the instant its answer is written (end()).
-      app.get('/api/v1/test-end', async (request, reply) => {
-        const end = reply.raw.end.bind(reply.raw) as (...args: unknown[]) => unknown;
-        (reply.raw as unknown as { end: (...args: unknown[]) => unknown }).end = (...args: unknown[]) => {
-          void t.services.limiter.slotsInUse(request.auth.account.id).then((n) => heldAtEnd.push(n));
-          return end(...args);
-        };
-        return { ok: true };
-      });
-      app.get('/api/v1/test-fail', async () => {
-        throw new Error('a handler that breaks');
-      });
+  t = await createTestApp(
+    {},
+    {
+      beforeReady(app) {
+        // A request that stays in flight until the test lets it go.
+        app.get('/api/v1/test-slow', async () => {
+          await new Promise<void>((r) => (release = r));
+          return { ok: true };
+        });
+        // Notes how many slots the account holds at the instant its answer is written (end()).
+        app.get('/api/v1/test-end', async (request, reply) => {
+          const end = reply.raw.end.bind(reply.raw) as (...args: unknown[]) => unknown;
+          (reply.raw as unknown as { end: (...args: unknown[]) => unknown }).end = (...args: unknown[]) => {
+            void t.services.limiter.slotsInUse(request.auth.account.id).then((n) => heldAtEnd.push(n));
+            return end(...args);
+          };
+          return { ok: true };
+        });
+        app.get('/api/v1/test-fail', async () => {
+          throw new Error('a handler that breaks');
+        });
+      },
     },
-  });
+  );
 });
 after(() => t.close());
 
@@ -109,7 +112,8 @@ test('a whole answer frees its slot before it is written: a client never sees it
   // moment it has the answer, so the slot must be free before the answer leaves, not on 'close'.
   const { apiKey } = await createTestAccount(t.services, { plan: 'free' });
   heldAtEnd.length = 0;
-  for (let i = 0; i < 3; i++) assert.equal((await t.app.inject({ method: 'GET', url: '/api/v1/test-end', headers: { 'x-api-key': apiKey } })).statusCode, 200);
+  for (let i = 0; i < 3; i++)
+    assert.equal((await t.app.inject({ method: 'GET', url: '/api/v1/test-end', headers: { 'x-api-key': apiKey } })).statusCode, 200);
   assert.deepEqual(heldAtEnd, [0, 0, 0]);
 });
 
@@ -140,14 +144,21 @@ test('with Redis too, a whole answer is written only once Redis has freed its sl
   await app.ready();
   try {
     const { apiKey } = await createTestAccount(t.services, { plan: 'pro' });
-    for (let i = 0; i < 3; i++) assert.equal((await app.inject({ method: 'GET', url: '/api/v1/end', headers: { 'x-api-key': apiKey } })).statusCode, 200);
+    for (let i = 0; i < 3; i++)
+      assert.equal((await app.inject({ method: 'GET', url: '/api/v1/end', headers: { 'x-api-key': apiKey } })).statusCode, 200);
     // Several at once: their releases share one batch.
     const all = await Promise.all([0, 1].map(() => app.inject({ method: 'GET', url: '/api/v1/end', headers: { 'x-api-key': apiKey } })));
-    assert.deepEqual(all.map((r) => r.statusCode), [200, 200]);
+    assert.deepEqual(
+      all.map((r) => r.statusCode),
+      [200, 200],
+    );
     while (held.length < 5) await new Promise((r) => setTimeout(r, 5));
     assert.deepEqual(held.slice(0, 3), [0, 0, 0]);
     // The second of the pair may still be in flight when the first is written: never more than it.
-    assert.ok(held.slice(3).every((n) => n <= 1), `slots held at the end of concurrent answers: ${held.slice(3).join(', ')}`);
+    assert.ok(
+      held.slice(3).every((n) => n <= 1),
+      `slots held at the end of concurrent answers: ${held.slice(3).join(', ')}`,
+    );
   } finally {
     await app.close();
     await limiter.close();
@@ -174,7 +185,13 @@ test('a client that drops an upload halfway frees its slot', async () => {
   await t.app.listen({ port: 0, host: '127.0.0.1' }).catch(() => undefined);
   const port = (t.app.server.address() as AddressInfo).port;
   const boundary = 'parlaboundary';
-  const req = http.request({ host: '127.0.0.1', port, method: 'POST', path: '/api/v1/stt/transcribe', headers: { 'x-api-key': apiKey, 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': 1_000_000 } });
+  const req = http.request({
+    host: '127.0.0.1',
+    port,
+    method: 'POST',
+    path: '/api/v1/stt/transcribe',
+    headers: { 'x-api-key': apiKey, 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': 1_000_000 },
+  });
   req.on('error', () => undefined);
   // Half a WAV upload, then nothing: the request body is still being read when the client goes.
   req.write(`--${boundary}\r\ncontent-disposition: form-data; name="file"; filename="a.wav"\r\ncontent-type: audio/wav\r\n\r\n`);
@@ -242,7 +259,12 @@ test('a client that leaves while its slot is being taken (Redis silent) does not
   try {
     const { apiKey, accountId } = await createTestAccount(t.services, { plan: 'free' });
     relay.frozen = true; // every Redis command now waits for its timeout, then falls back to this node
-    const req = http.get({ host: '127.0.0.1', port: (app.server.address() as AddressInfo).port, path: '/api/v1/quick', headers: { 'x-api-key': apiKey } });
+    const req = http.get({
+      host: '127.0.0.1',
+      port: (app.server.address() as AddressInfo).port,
+      path: '/api/v1/quick',
+      headers: { 'x-api-key': apiKey },
+    });
     req.on('error', () => undefined);
     await new Promise((r) => setTimeout(r, 300));
     req.destroy();

@@ -29,8 +29,26 @@ for (const limiter of ['memory', 'redis'] as const) {
       const res = await t.app.inject({ method: 'GET', url: '/api/v1/stt/realtime/info', headers: { 'x-api-key': apiKey } });
       assert.equal(res.statusCode, 200, res.body);
       const body = res.json();
-      assert.deepEqual(Object.keys(body).sort(), ['authentication', 'containers', 'encodings', 'limits', 'messages', 'models', 'parameters', 'port', 'protocol', 'sample_rates', 'url']);
-      assert.deepEqual(Object.keys(body.limits).sort(), ['concurrent_in_use', 'concurrent_streams', 'credits_remaining', 'idle_timeout_seconds', 'max_session_seconds']);
+      assert.deepEqual(Object.keys(body).sort(), [
+        'authentication',
+        'containers',
+        'encodings',
+        'limits',
+        'messages',
+        'models',
+        'parameters',
+        'port',
+        'protocol',
+        'sample_rates',
+        'url',
+      ]);
+      assert.deepEqual(Object.keys(body.limits).sort(), [
+        'concurrent_in_use',
+        'concurrent_streams',
+        'credits_remaining',
+        'idle_timeout_seconds',
+        'max_session_seconds',
+      ]);
       assert.equal(body.models.length, 6);
       for (const m of body.models) {
         assert.deepEqual(Object.keys(m).sort(), ['credits_per_second', 'engine', 'id', 'languages', 'loaded', 'provider']);
@@ -48,7 +66,9 @@ for (const limiter of ['memory', 'redis'] as const) {
       // An upload whose body is still arriving holds its slot.
       const upload = net.connect(port, '127.0.0.1');
       upload.on('error', () => undefined);
-      upload.write(`POST /api/v1/stt/transcribe HTTP/1.1\r\nHost: x\r\nX-API-Key: ${apiKey}\r\nContent-Type: multipart/form-data; boundary=abc\r\nContent-Length: 100000\r\n\r\n--abc\r\n`);
+      upload.write(
+        `POST /api/v1/stt/transcribe HTTP/1.1\r\nHost: x\r\nX-API-Key: ${apiKey}\r\nContent-Type: multipart/form-data; boundary=abc\r\nContent-Length: 100000\r\n\r\n--abc\r\n`,
+      );
       let seen = 0;
       for (let i = 0; i < 50 && seen === 0; i++) {
         seen = await inUse(apiKey);

@@ -10,18 +10,31 @@ import { LazyChildLogger } from '../../src/http/lazy-child-logger.js';
 
 function sink(): { stream: Writable; lines: Array<Record<string, unknown>> } {
   const lines: Array<Record<string, unknown>> = [];
-  return { lines, stream: new Writable({ write(chunk, _enc, cb) { for (const l of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(l)); cb(); } }) };
+  return {
+    lines,
+    stream: new Writable({
+      write(chunk, _enc, cb) {
+        for (const l of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(l));
+        cb();
+      },
+    }),
+  };
 }
 
 async function appLogging(level: string) {
   const s = sink();
-  const t = await createTestApp({}, {
-    logger: pino(loggerOptions(level), s.stream),
-    beforeReady: (app) => {
-      app.get('/boom', { config: { public: true } }, async () => { throw new Error('kaboom'); });
-      app.get('/logger-kind', { config: { public: true } }, async (request) => ({ lazy: request.log instanceof LazyChildLogger }));
+  const t = await createTestApp(
+    {},
+    {
+      logger: pino(loggerOptions(level), s.stream),
+      beforeReady: (app) => {
+        app.get('/boom', { config: { public: true } }, async () => {
+          throw new Error('kaboom');
+        });
+        app.get('/logger-kind', { config: { public: true } }, async (request) => ({ lazy: request.log instanceof LazyChildLogger }));
+      },
     },
-  });
+  );
   return { t, lines: s.lines };
 }
 
@@ -30,7 +43,11 @@ test('at warn: a failing request logs its error with its request id, and an ordi
   try {
     const ok = await t.app.inject({ method: 'GET', url: '/health' });
     assert.equal(ok.statusCode, 200);
-    assert.deepEqual((await t.app.inject({ method: 'GET', url: '/logger-kind' })).json(), { lazy: true }, 'the app builds request loggers lazily');
+    assert.deepEqual(
+      (await t.app.inject({ method: 'GET', url: '/logger-kind' })).json(),
+      { lazy: true },
+      'the app builds request loggers lazily',
+    );
     const refused = await t.app.inject({ method: 'GET', url: '/api/v1/models', headers: { 'x-api-key': 'not-a-key' } });
     assert.equal(refused.statusCode, 401);
     assert.equal(lines.length, 0, 'no request lines below warn');
@@ -51,9 +68,15 @@ test('at info: every request line carries the request id of its response', async
     const res = await t.app.inject({ method: 'GET', url: '/api/v1/models', headers: { 'x-api-key': 'not-a-key' } });
     assert.equal(res.statusCode, 401);
     const mine = lines.filter((l) => l.reqId === res.headers['x-request-id']);
-    assert.ok(mine.some((l) => l.msg === 'incoming request'), JSON.stringify(lines));
+    assert.ok(
+      mine.some((l) => l.msg === 'incoming request'),
+      JSON.stringify(lines),
+    );
     assert.ok(mine.some((l) => l.msg === 'request completed'));
-    assert.ok(mine.some((l) => typeof l.msg === 'string' && l.msg.includes('not recognized')), 'the 401 is logged at info');
+    assert.ok(
+      mine.some((l) => typeof l.msg === 'string' && l.msg.includes('not recognized')),
+      'the 401 is logged at info',
+    );
   } finally {
     await t.close();
   }
@@ -73,7 +96,13 @@ test('LazyChildLogger builds the child only for a line that will be written, onc
   log.warn({ n: 1 }, 'first');
   log.error('second %s', 'formatted');
   assert.equal(built, 1);
-  assert.deepEqual(s.lines.map((l) => [l.reqId, l.msg, l.level]), [['req_1', 'first', 40], ['req_1', 'second formatted', 50]]);
+  assert.deepEqual(
+    s.lines.map((l) => [l.reqId, l.msg, l.level]),
+    [
+      ['req_1', 'first', 40],
+      ['req_1', 'second formatted', 50],
+    ],
+  );
   assert.equal(s.lines[0]!.n, 1);
   // A child of its own level decides for itself.
   const verbose = new LazyChildLogger(parent, { reqId: 'req_2' }, { level: 'debug' });

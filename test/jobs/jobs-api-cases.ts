@@ -4,7 +4,9 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { tmpdir } from 'node:os';
 import { readdir } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -13,7 +15,9 @@ import Database from 'better-sqlite3';
 import { createTestAccount, createTestApp, type TestApp } from '../helpers/app.js';
 import { multipart } from '../helpers/multipart.js';
 import { flite, librivox, soxConcat, wordErrorRate } from '../helpers/speech.js';
-import { startJobWork, jobsDir, type JobWork } from '../../src/jobs/background.js';
+import { startJobWork, type JobWork } from '../../src/background-jobs.js';
+import { fetchPolicy, jobsDir } from '../../src/jobs/settings.js';
+import { JobRunner } from '../../src/jobs/runner.js';
 import { verifyWebhookSignature } from '../../src/jobs/webhook-signature.js';
 import { paramsOf } from '../../src/jobs/job-params.js';
 import { parseSttFields } from '../../src/stt/request.js';
@@ -66,7 +70,13 @@ export function jobsApiSuite(env: () => Promise<{ env: Record<string, string>; c
     base = `http://127.0.0.1:${(source.address() as AddressInfo).port}`;
     const e = await env();
     cleanup = e.cleanup;
-    t = await createTestApp({ PARLA_FETCH_ALLOW_PRIVATE: 'true', PARLA_JOB_CONCURRENCY: '1', PARLA_JOB_LEASE_SECONDS: '8', PARLA_JOB_MAX_BYTES: String(MAX_BYTES), ...e.env });
+    t = await createTestApp({
+      PARLA_FETCH_ALLOW_PRIVATE: 'true',
+      PARLA_JOB_CONCURRENCY: '1',
+      PARLA_JOB_LEASE_SECONDS: '8',
+      PARLA_JOB_MAX_BYTES: String(MAX_BYTES),
+      ...e.env,
+    });
     work = startJobWork(t.services, { webhookScheduleMs: [300, 300], pollMs: 200 });
     ({ apiKey: key, accountId } = await createTestAccount(t.services, { credits: 100_000, plan: 'enterprise' }));
     ({ apiKey: otherKey } = await createTestAccount(t.services, { credits: 100_000, plan: 'enterprise' }));
@@ -80,10 +90,20 @@ export function jobsApiSuite(env: () => Promise<{ env: Record<string, string>; c
 
   const upload = async (file: string, fields: Record<string, string> = {}, headers: Record<string, string> = {}) => {
     const { body, contentType } = await multipart(readFileSync(file), fields, 'talk.wav');
-    return t.app.inject({ method: 'POST', url: '/api/v1/stt/jobs', headers: { 'x-api-key': key, 'content-type': contentType, ...headers }, payload: body });
+    return t.app.inject({
+      method: 'POST',
+      url: '/api/v1/stt/jobs',
+      headers: { 'x-api-key': key, 'content-type': contentType, ...headers },
+      payload: body,
+    });
   };
   const byUrl = (payload: Record<string, unknown>, headers: Record<string, string> = {}, apiKey = key) =>
-    t.app.inject({ method: 'POST', url: '/api/v1/stt/jobs', headers: { 'x-api-key': apiKey, 'content-type': 'application/json', ...headers }, payload });
+    t.app.inject({
+      method: 'POST',
+      url: '/api/v1/stt/jobs',
+      headers: { 'x-api-key': apiKey, 'content-type': 'application/json', ...headers },
+      payload,
+    });
   const get = (path: string, apiKey = key) => t.app.inject({ method: 'GET', url: path, headers: { 'x-api-key': apiKey } });
   const balance = () => t.services.store.getBalance(accountId, 'live');
   async function until(id: string, done: (job: any) => boolean, ms = 40_000, apiKey = key): Promise<any> {
@@ -120,10 +140,13 @@ export function jobsApiSuite(env: () => Promise<{ env: Record<string, string>; c
       assert.ok(Array.isArray(done.result.segments));
       assert.equal(done.credits_used, done.result.credits_used);
       assert.ok(done.credits_used > 0);
-      assert.equal(await balance(), before - done.credits_used, 'charged exactly the job\'s credits');
+      assert.equal(await balance(), before - done.credits_used, "charged exactly the job's credits");
       assert.ok(done.started_at && done.finished_at);
-      const left = (await readdir(jobsDir(t.services.config.dataDir))).filter((f) => f.startsWith('upload-'));
-      assert.deepEqual(left, [], 'the upload is deleted when the job ends');
+      // (The runner deletes it right after the job completes: a moment after a GET can see that.)
+      const uploads = async () => (await readdir(jobsDir(t.services.config.dataDir))).filter((f) => f.startsWith('upload-'));
+      const waited = Date.now();
+      while ((await uploads()).length > 0 && Date.now() - waited < 5000) await new Promise((r) => setTimeout(r, 50));
+      assert.deepEqual(await uploads(), [], 'the upload is deleted when the job ends');
     });
 
     test('a URL with a callback: the webhook is signed, retried after a 500, and its attempts are in the job', async () => {
@@ -141,7 +164,10 @@ export function jobsApiSuite(env: () => Promise<{ env: Record<string, string>; c
       assert.equal(hooks.length, 2, 'one failed attempt, one delivered');
       const secret = (await t.services.store.getWebhookSecret(accountId, 'unused'))!;
       for (const [i, h] of hooks.entries()) {
-        assert.ok(verifyWebhookSignature({ secret, header: h.headers['x-parla-signature'] as string, body: h.body }), 'signed with the account\'s secret');
+        assert.ok(
+          verifyWebhookSignature({ secret, header: h.headers['x-parla-signature'] as string, body: h.body }),
+          "signed with the account's secret",
+        );
         assert.equal(h.headers['x-parla-webhook-attempt'], String(i + 1));
         assert.equal(h.headers['x-parla-webhook-id'], done.webhook.id, 'the same delivery id on each retry');
         const payload = JSON.parse(h.body);
@@ -151,11 +177,50 @@ export function jobsApiSuite(env: () => Promise<{ env: Record<string, string>; c
         assert.equal(payload.job.webhook, undefined);
       }
       assert.equal(hooks[0]!.body, hooks[1]!.body, 'the same bytes on every attempt');
-      assert.deepEqual(done.webhook.attempts.map((a: any) => [a.attempt, a.status, a.ok]), [[1, 500, false], [2, 200, true]]);
+      assert.deepEqual(
+        done.webhook.attempts.map((a: any) => [a.attempt, a.status, a.ok]),
+        [
+          [1, 500, false],
+          [2, 200, true],
+        ],
+      );
       const text = await get(`/api/v1/stt/jobs/${job.id}/result`);
       assert.equal(text.statusCode, 200);
       assert.match(String(text.headers['content-type']), /^text\/plain/);
       assert.equal(text.body, done.result);
+    });
+
+    test('a url-encoded form with a url (curl -d): a job like the JSON one; another type is named in the refusal', async () => {
+      const form = new URLSearchParams({ url: `${base}/fox.wav`, response_format: 'text' });
+      form.append('keywords', 'fox');
+      form.append('keywords', 'lazy dog');
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/api/v1/stt/jobs',
+        headers: { 'x-api-key': key, 'content-type': 'application/x-www-form-urlencoded' },
+        payload: form.toString(),
+      });
+      assert.equal(res.statusCode, 202, res.body);
+      const done = await until(res.json().job.id, ended);
+      assert.equal(done.status, 'completed', JSON.stringify(done));
+      assert.match(done.result, /fox/i);
+      // A field that is no list, repeated: refused by name.
+      const twice = await t.app.inject({
+        method: 'POST',
+        url: '/api/v1/stt/jobs',
+        headers: { 'x-api-key': key, 'content-type': 'application/x-www-form-urlencoded' },
+        payload: `url=${encodeURIComponent(`${base}/fox.wav`)}&model=a&model=b`,
+      });
+      assert.equal(twice.statusCode, 400, twice.body);
+      assert.equal(twice.json().error.details.field, 'model');
+      const plain = await t.app.inject({
+        method: 'POST',
+        url: '/api/v1/stt/jobs',
+        headers: { 'x-api-key': key, 'content-type': 'text/plain' },
+        payload: 'url=x',
+      });
+      assert.equal(plain.statusCode, 400, plain.body);
+      assert.match(plain.json().error.message, /text\/plain.*multipart\/form-data.*application\/json.*application\/x-www-form-urlencoded/);
     });
 
     test('a download that fails, audio that does not decode: failed jobs with the error, nothing charged, a stt.job.failed webhook', async () => {
@@ -212,17 +277,211 @@ export function jobsApiSuite(env: () => Promise<{ env: Record<string, string>; c
       const done = await until(job.id, ended);
       assert.equal(done.status, 'canceled');
       assert.equal(done.credits_used, null);
-      while (Date.now() - started < 30_000 && (await readdir(jobsDir(t.services.config.dataDir))).some((f) => f.startsWith('upload-'))) await new Promise((r) => setTimeout(r, 200));
-      assert.deepEqual((await readdir(jobsDir(t.services.config.dataDir))).filter((f) => f.startsWith('upload-')), []);
+      while (Date.now() - started < 30_000 && (await readdir(jobsDir(t.services.config.dataDir))).some((f) => f.startsWith('upload-')))
+        await new Promise((r) => setTimeout(r, 200));
+      assert.deepEqual(
+        (await readdir(jobsDir(t.services.config.dataDir))).filter((f) => f.startsWith('upload-')),
+        [],
+      );
 
       // (The canceled recognition may still occupy the engine: it cannot be interrupted.)
       const finished = (await upload(fox)).json().job;
       await until(finished.id, ended, 120_000);
+      // Once the engine is idle the canceled recognition has ended too: it settled nothing.
+      const idle = Date.now();
+      while (Date.now() - idle < 120_000) {
+        const stats = t.services.pool.stats();
+        if (stats.running === 0 && stats.queued === 0) break;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      const ledger = await t.services.store.listUsage(accountId, 'live', 1000);
+      assert.ok(!ledger.some((u) => u.requestId === job.id), 'no ledger row for the canceled job');
       const gone = await t.app.inject({ method: 'DELETE', url: `/api/v1/stt/jobs/${finished.id}`, headers: { 'x-api-key': key } });
       assert.equal(gone.statusCode, 200);
       assert.equal(gone.json().job.result_deleted, true);
       assert.equal(gone.json().job.result, null);
       assert.equal((await get(`/api/v1/stt/jobs/${finished.id}/result`)).statusCode, 404);
+    });
+
+    test('a canceled job is never billed: a cancel on another node (the queue only, no heartbeat meanwhile) is seen before settling', async () => {
+      // This node's runner stands aside; a runner whose heartbeats never come in time and that
+      // hears no cancel events plays the node running the job: only the check before settling can stop it.
+      await work.stop();
+      const ended: string[] = [];
+      // What the queue answered the runner, to tell which check stopped it.
+      const answers: string[] = [];
+      const watched = new Proxy(t.services.jobs.queue, {
+        get(target, prop) {
+          const v = Reflect.get(target, prop) as unknown;
+          if (typeof v !== 'function') return v;
+          return (...args: unknown[]) => {
+            const out = (v as (...a: unknown[]) => unknown).apply(target, args);
+            if (prop === 'heartbeat' || prop === 'beginSettle')
+              void (out as Promise<boolean>).then(
+                (r) => answers.push(`${prop}:${r}`),
+                () => undefined,
+              );
+            return out;
+          };
+        },
+      });
+      const runner = new JobRunner(
+        {
+          queue: watched,
+          stt: t.services.stt,
+          store: t.services.store,
+          billing: t.services.billing,
+          limiter: t.services.limiter,
+          config: t.services.config,
+          log: t.services.log,
+          dir: jobsDir(t.services.config.dataDir),
+          policy: fetchPolicy(t.services.config),
+          nodeId: 'other-node',
+          onFinished: (status) => ended.push(status),
+        },
+        { concurrency: 1, leaseMs: 3600_000, heartbeatMs: 3600_000, pollMs: 100 },
+      );
+      try {
+        const before = await balance();
+        // About 8 s of speech: the cancel lands while it is recognized.
+        const job = (await upload(sample.file)).json().job;
+        runner.start();
+        const { queue } = t.services.jobs;
+        const started = Date.now();
+        while (((await queue.get(accountId, job.id))!.progress ?? 0) < 0.2 && Date.now() - started < 60_000)
+          await new Promise((r) => setTimeout(r, 20));
+        assert.equal((await queue.cancel(accountId, job.id))!.status, 'canceled');
+        while (ended.length === 0 && Date.now() - started < 120_000) await new Promise((r) => setTimeout(r, 50));
+        assert.deepEqual(ended, ['canceled']);
+        const done = (await queue.get(accountId, job.id))!;
+        assert.equal(done.status, 'canceled');
+        assert.equal(done.creditsUsed, null);
+        assert.equal(done.result, null);
+        assert.equal(await balance(), before, 'the hold is back, nothing charged');
+        const ledger = await t.services.store.listUsage(accountId, 'live', 1000);
+        assert.ok(!ledger.some((u) => u.requestId === job.id), 'no ledger row for a canceled job');
+        assert.ok(answers.includes('beginSettle:false'), `the run asked before settling and was refused (${answers.join(', ')})`);
+        assert.ok(!answers.includes('heartbeat:false'), 'not told by a heartbeat');
+      } finally {
+        await runner.stop();
+        work = startJobWork(t.services, { webhookScheduleMs: [300, 300], pollMs: 200 });
+      }
+    });
+
+    test('cancel racing the end of the run: each job is either completed and billed its credits_used, or canceled and unbilled', async () => {
+      const before = await balance();
+      const { queue } = t.services.jobs;
+      const jobs: string[] = [];
+      for (let i = 0; i < 8; i++) jobs.push((await upload(fox)).json().job.id);
+      // Cancels at staggered moments around each recognition's end: through this node's DELETE
+      // (the run is aborted at once) and through the queue alone (as from another node).
+      await Promise.all(
+        jobs.map(async (id, i) => {
+          await until(id, (j) => j.status !== 'queued', 120_000);
+          await new Promise((r) => setTimeout(r, (i >> 1) * 200));
+          if (i % 2 === 0) await t.app.inject({ method: 'DELETE', url: `/api/v1/stt/jobs/${id}`, headers: { 'x-api-key': key } });
+          else await queue.cancel(accountId, id);
+        }),
+      );
+      const ledger = new Map((await t.services.store.listUsage(accountId, 'live', 1000)).map((u) => [u.requestId, u.credits]));
+      let charged = 0;
+      const outcomes: string[] = [];
+      for (const id of jobs) {
+        const done = await until(id, ended, 120_000);
+        outcomes.push(done.status);
+        if (done.status === 'completed') {
+          assert.ok(done.credits_used > 0);
+          // (The ledger is read again: a completed job's row was written before it completed.)
+          const row = (await t.services.store.listUsage(accountId, 'live', 1000)).find((u) => u.requestId === id);
+          assert.equal(row?.credits, done.credits_used, `${id}: completed, billed its credits_used`);
+          charged += done.credits_used;
+        } else {
+          assert.equal(done.status, 'canceled', JSON.stringify(done));
+          assert.equal(done.credits_used, null);
+          assert.equal(ledger.has(id), false, `${id}: canceled, no ledger row`);
+        }
+      }
+      // Holds of runs still finishing on their workers come back once they end.
+      const started = Date.now();
+      while ((await balance()) !== before - charged && Date.now() - started < 60_000) await new Promise((r) => setTimeout(r, 200));
+      assert.equal(await balance(), before - charged, `ledger and jobs agree (${outcomes.join(', ')})`);
+      for (const id of jobs)
+        if (outcomes[jobs.indexOf(id)] === 'canceled')
+          assert.ok(!(await t.services.store.listUsage(accountId, 'live', 1000)).some((u) => u.requestId === id));
+    });
+
+    test('hostile text on this store: a NUL or a lone surrogate in prompt, keywords, url, callback_url or the file name is cleaned, never a 500', async () => {
+      const del = (id: string, apiKey = key) =>
+        t.app.inject({ method: 'DELETE', url: `/api/v1/stt/jobs/${id}`, headers: { 'x-api-key': apiKey } });
+      for (const body of [
+        { url: `${base}/fox.wav`, prompt: 'a\u0000b quick brown' },
+        { url: `${base}/fox.wav`, prompt: '\ud800' },
+        { url: `${base}/fox.wav`, keywords: 'fox\u0000,dog' },
+        { url: `${base}/fox.wav`, keywords: ['\u0000', 'lazy\udc00'] },
+        { url: `${base}/fox.wav\u0000` },
+        { url: `${base}/fo\u0000x\ud800.wav` },
+        { url: `${base}/fox.wav`, callback_url: `${base}/hook\u0000x` },
+      ]) {
+        const res = await byUrl(body);
+        assert.equal(res.statusCode, 202, `${JSON.stringify(body)}: ${res.body}`);
+        const { job } = res.json();
+        assert.doesNotMatch(res.body, /\\u0000|\\ud[89ab]/i, 'nothing of it stored');
+        const got = await get(`/api/v1/stt/jobs/${job.id}`);
+        assert.equal(got.statusCode, 200, got.body);
+        const gone = await del(job.id);
+        assert.equal(gone.statusCode, 200, gone.body);
+      }
+      const stored = (await byUrl({ url: `${base}/fox.wav`, prompt: 'a\u0000b', keywords: 'x\u0000y' })).json().job;
+      const params = (await t.services.jobs.queue.get(accountId, stored.id))!.params;
+      assert.equal(params.prompt, 'ab');
+      assert.ok((params.keywords as string[]).includes('xy'));
+      await del(stored.id);
+      const lang = await byUrl({ url: `${base}/fox.wav`, language: 'en\u0000' });
+      assert.equal(lang.statusCode, 400, lang.body);
+      const { body, contentType } = await multipart(readFileSync(fox), { prompt: 'p\u0000q', keywords: 'k\u0000' }, 'a\ud800\u0000.wav');
+      const up = await t.app.inject({
+        method: 'POST',
+        url: '/api/v1/stt/jobs',
+        headers: { 'x-api-key': key, 'content-type': contentType },
+        payload: body,
+      });
+      assert.equal(up.statusCode, 202, up.body);
+      // (The lone surrogate reaches the server as U+FFFD: UTF-8 cannot carry it.)
+      assert.equal(up.json().job.source.filename, 'a\ufffd.wav');
+      await del(up.json().job.id);
+    });
+
+    test("test-mode and live-mode jobs are apart: the other mode's job is 404 to GET, result and DELETE, and not listed", async () => {
+      const { apiKey: live, testKey } = await createTestAccount(t.services, { credits: 100_000, testCredits: 100_000, plan: 'enterprise' });
+      const liveJob = (await byUrl({ url: `${base}/fox.wav` }, {}, live)).json().job;
+      const testJob = (await byUrl({ url: `${base}/fox.wav` }, {}, testKey)).json().job;
+      assert.ok(liveJob?.id && testJob?.id);
+      await until(liveJob.id, ended, 60_000, live);
+      await until(testJob.id, ended, 60_000, testKey);
+      for (const [apiKey, theirs] of [
+        [testKey, liveJob.id],
+        [live, testJob.id],
+      ] as const) {
+        for (const res of [
+          await get(`/api/v1/stt/jobs/${theirs}`, apiKey),
+          await get(`/api/v1/stt/jobs/${theirs}/result`, apiKey),
+          await t.app.inject({ method: 'DELETE', url: `/api/v1/stt/jobs/${theirs}`, headers: { 'x-api-key': apiKey } }),
+        ]) {
+          assert.equal(res.statusCode, 404, res.body);
+          assert.equal(res.json().error.code, 'NOT_FOUND');
+        }
+      }
+      assert.deepEqual(
+        (await get('/api/v1/stt/jobs', testKey)).json().jobs.map((j: any) => j.id),
+        [testJob.id],
+      );
+      assert.deepEqual(
+        (await get('/api/v1/stt/jobs', live)).json().jobs.map((j: any) => j.id),
+        [liveJob.id],
+      );
+      const kept = (await get(`/api/v1/stt/jobs/${liveJob.id}`, live)).json().job;
+      assert.equal(kept.status, 'completed');
+      assert.equal(kept.result_deleted, false, 'the test key deleted nothing');
     });
 
     test('a node that stops mid-job hands the job back at once, uncounted and unbilled; the next start runs it', async () => {
@@ -254,7 +513,10 @@ export function jobsApiSuite(env: () => Promise<{ env: Record<string, string>; c
         seen.push(...page.jobs.map((j: any) => j.id));
         cursor = page.next_cursor;
       } while (cursor);
-      assert.deepEqual(seen, all.jobs.map((j: any) => j.id));
+      assert.deepEqual(
+        seen,
+        all.jobs.map((j: any) => j.id),
+      );
       const failed = (await get('/api/v1/stt/jobs?status=failed')).json().jobs;
       assert.ok(failed.length >= 2 && failed.every((j: any) => j.status === 'failed'));
       assert.deepEqual((await get('/api/v1/stt/jobs', otherKey)).json().jobs, []);
@@ -268,7 +530,12 @@ export function jobsApiSuite(env: () => Promise<{ env: Record<string, string>; c
 
     test('a multipart form with a url field and no file; a download over PARLA_JOB_MAX_BYTES fails the job with FILE_TOO_LARGE', async () => {
       const { body, contentType } = await multipart(null, { url: `${base}/fox.wav`, response_format: 'text' });
-      const res = await t.app.inject({ method: 'POST', url: '/api/v1/stt/jobs', headers: { 'x-api-key': key, 'content-type': contentType }, payload: body });
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/api/v1/stt/jobs',
+        headers: { 'x-api-key': key, 'content-type': contentType },
+        payload: body,
+      });
       assert.equal(res.statusCode, 202, res.body);
       const done = await until(res.json().job.id, ended);
       assert.equal(done.status, 'completed');
@@ -277,18 +544,30 @@ export function jobsApiSuite(env: () => Promise<{ env: Record<string, string>; c
       const failed = await until(huge.id, ended);
       assert.equal(failed.status, 'failed');
       assert.equal(failed.error.code, 'FILE_TOO_LARGE');
-      assert.deepEqual((await readdir(jobsDir(t.services.config.dataDir))).filter((f) => f.startsWith('download-')), [], 'the partial download is gone');
+      assert.deepEqual(
+        (await readdir(jobsDir(t.services.config.dataDir))).filter((f) => f.startsWith('download-')),
+        [],
+        'the partial download is gone',
+      );
     });
 
     test('an upload over PARLA_JOB_MAX_BYTES: 413 while streaming, nothing kept', async () => {
       const { body, contentType } = await multipart(Buffer.alloc(MAX_BYTES + 10), {}, 'big.wav');
-      const res = await t.app.inject({ method: 'POST', url: '/api/v1/stt/jobs', headers: { 'x-api-key': key, 'content-type': contentType }, payload: body });
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/api/v1/stt/jobs',
+        headers: { 'x-api-key': key, 'content-type': contentType },
+        payload: body,
+      });
       assert.equal(res.statusCode, 413, res.body);
       assert.equal(res.json().error.code, 'FILE_TOO_LARGE');
-      assert.deepEqual((await readdir(jobsDir(t.services.config.dataDir))).filter((f) => f.startsWith('upload-')), []);
+      assert.deepEqual(
+        (await readdir(jobsDir(t.services.config.dataDir))).filter((f) => f.startsWith('upload-')),
+        [],
+      );
     });
 
-    test('retention: finished jobs older than PARLA_JOB_RETENTION_DAYS are purged by the node\'s timer job', async () => {
+    test("retention: finished jobs older than PARLA_JOB_RETENTION_DAYS are purged by the node's timer job", async () => {
       const job = (await byUrl({ url: `${base}/missing.wav` })).json().job;
       await until(job.id, ended);
       const eightDaysAgo = Date.now() - 8 * 86400_000;
@@ -325,11 +604,72 @@ export function jobsApiSuite(env: () => Promise<{ env: Record<string, string>; c
       await expect(await byUrl({ url: `${base}/fox.wav`, response_format: 'mp3' }), 400, 'INVALID_FORMAT');
       await expect(await byUrl({ url: `${base}/fox.wav`, zero_retention: 'maybe' }), 400, 'INVALID_PARAMETER');
       await expect(await byUrl({ url: { nested: true } }), 400, 'INVALID_PARAMETER');
-      await expect(await t.app.inject({ method: 'POST', url: '/api/v1/stt/jobs', payload: { url: `${base}/fox.wav` } }), 401, 'AUTH_MISSING_API_KEY');
+      await expect(
+        await t.app.inject({ method: 'POST', url: '/api/v1/stt/jobs', payload: { url: `${base}/fox.wav` } }),
+        401,
+        'AUTH_MISSING_API_KEY',
+      );
       await expect(await get('/api/v1/stt/jobs/job_nope'), 404, 'NOT_FOUND');
       const { apiKey: broke } = await createTestAccount(t.services, { credits: 0 });
       await expect(await byUrl({ url: `${base}/fox.wav` }, {}, broke), 402, 'INSUFFICIENT_CREDITS');
-      assert.deepEqual((await readdir(jobsDir(t.services.config.dataDir))).filter((f) => f.startsWith('upload-')), []);
+      assert.deepEqual(
+        (await readdir(jobsDir(t.services.config.dataDir))).filter((f) => f.startsWith('upload-')),
+        [],
+      );
+    });
+
+    test('an upload whose header declares more than the balance pays, or than any job may carry: refused at creation (decision #42)', async () => {
+      const dir = mkdtempSync(path.join(tmpdir(), 'parla-job-declared-'));
+      const hour = path.join(dir, 'hour.flac');
+      execFileSync('ffmpeg', [
+        '-nostdin',
+        '-v',
+        'error',
+        '-f',
+        'lavfi',
+        '-i',
+        'anullsrc=r=16000:cl=mono',
+        '-t',
+        '3600',
+        '-c:a',
+        'flac',
+        hour,
+      ]);
+      const { apiKey: poor } = await createTestAccount(t.services, { credits: 20, plan: 'enterprise' });
+      const flac = await multipart(readFileSync(hour), {}, 'hour.flac');
+      const paid = await t.app.inject({
+        method: 'POST',
+        url: '/api/v1/stt/jobs',
+        headers: { 'x-api-key': poor, 'content-type': flac.contentType },
+        payload: flac.body,
+      });
+      assert.equal(paid.statusCode, 402, paid.body);
+      assert.equal(paid.json().error.code, 'INSUFFICIENT_CREDITS');
+      // 5.3 hours of 8-bit WAV at 100 Hz (1.9 MB, under this suite's job size limit): over the 4-hour cap whatever the balance.
+      const long = path.join(dir, 'long.wav');
+      const data = 1_900_000;
+      const h = Buffer.alloc(44);
+      h.write('RIFF', 0, 'latin1');
+      h.writeUInt32LE(36 + data, 4);
+      h.write('WAVEfmt ', 8, 'latin1');
+      h.writeUInt32LE(16, 16);
+      h.writeUInt16LE(1, 20);
+      h.writeUInt16LE(1, 22);
+      h.writeUInt32LE(100, 24);
+      h.writeUInt32LE(100, 28);
+      h.writeUInt16LE(1, 32);
+      h.writeUInt16LE(8, 34);
+      h.write('data', 36, 'latin1');
+      h.writeUInt32LE(data, 40);
+      writeFileSync(long, Buffer.concat([h, Buffer.alloc(data, 0x80)]));
+      const tooLong = await upload(long);
+      assert.equal(tooLong.statusCode, 400, tooLong.body);
+      assert.equal(tooLong.json().error.code, 'AUDIO_TOO_LONG');
+      assert.deepEqual(
+        (await readdir(jobsDir(t.services.config.dataDir))).filter((f) => f.startsWith('upload-')),
+        [],
+        'a refused upload is not kept',
+      );
     });
 
     test('zero_retention: the webhook carries the result once, a GET never shows it', async () => {
@@ -350,9 +690,14 @@ export function jobsApiSuite(env: () => Promise<{ env: Record<string, string>; c
       const post = doc.paths['/api/v1/stt/jobs'].post;
       assert.ok(post.responses['202'] && post.responses['409'] && post.responses['413']);
       assert.ok(doc.paths['/api/v1/stt/jobs'].get.parameters.some((p: any) => p.name === 'cursor'));
-      assert.ok(doc.paths['/api/v1/stt/jobs/{id}'].get && doc.paths['/api/v1/stt/jobs/{id}'].delete && doc.paths['/api/v1/stt/jobs/{id}/result'].get);
+      assert.ok(
+        doc.paths['/api/v1/stt/jobs/{id}'].get &&
+          doc.paths['/api/v1/stt/jobs/{id}'].delete &&
+          doc.paths['/api/v1/stt/jobs/{id}/result'].get,
+      );
       const job = doc.components.schemas.SttJob;
-      for (const field of ['id', 'status', 'progress', 'created_at', 'credits_used', 'result', 'error', 'webhook', 'zero_retention']) assert.ok(job.properties[field], field);
+      for (const field of ['id', 'status', 'progress', 'created_at', 'credits_used', 'result', 'error', 'webhook', 'zero_retention'])
+        assert.ok(job.properties[field], field);
     });
 
     test('an account with zero retention: every job keeps no result, whatever the request says', async () => {
@@ -378,10 +723,19 @@ export function jobsApiSuite(env: () => Promise<{ env: Record<string, string>; c
         slots.push(d.slotId);
       }
       // (A POST would itself need a free slot: the job is queued the way the route queues it.)
-      const { job: waiting } = await t.services.jobs.queue.enqueue({ accountId: id, keyId, mode: 'live', params: paramsOf(parseSttFields(new Map(), 'universal')), source: { type: 'url', url: `${base}/fox.wav` }, callbackUrl: null, idempotencyKey: null, bodyHash: null });
+      const { job: waiting } = await t.services.jobs.queue.enqueue({
+        accountId: id,
+        keyId,
+        mode: 'live',
+        params: paramsOf(parseSttFields(new Map(), 'universal')),
+        source: { type: 'url', url: `${base}/fox.wav` },
+        callbackUrl: null,
+        idempotencyKey: null,
+        bodyHash: null,
+      });
       t.services.jobs.events.emit('enqueued', waiting.id);
       const other = (await byUrl({ url: `${base}/fox.wav` })).json().job;
-      assert.equal((await until(other.id, ended)).status, 'completed', 'other accounts\' jobs run meanwhile');
+      assert.equal((await until(other.id, ended)).status, 'completed', "other accounts' jobs run meanwhile");
       // (Read from the queue: the account's own GETs would need a slot too, and the free plan allows 10 a minute.)
       const { queue } = t.services.jobs;
       const still = (await queue.get(id, waiting.id))!;
@@ -389,7 +743,8 @@ export function jobsApiSuite(env: () => Promise<{ env: Record<string, string>; c
       assert.equal(still.attempts, 0, 'a job handed back is not counted as a run');
       for (const s of slots) await limiter.releaseSlot(id, s);
       const started = Date.now();
-      while (!['completed', 'failed'].includes((await queue.get(id, waiting.id))!.status) && Date.now() - started < 40_000) await new Promise((r) => setTimeout(r, 250));
+      while (!['completed', 'failed'].includes((await queue.get(id, waiting.id))!.status) && Date.now() - started < 40_000)
+        await new Promise((r) => setTimeout(r, 250));
       const done = (await queue.get(id, waiting.id))!;
       assert.equal(done.status, 'completed');
       assert.equal(done.attempts, 1);

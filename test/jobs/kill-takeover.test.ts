@@ -15,7 +15,9 @@ import { newJob } from './queue-contract.js';
 const LEASE_MS = 800;
 
 async function runWorker(args: string[]): Promise<{ lease: Lease; kill(): Promise<void> }> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'test/jobs/fixtures/claim-and-hang.ts', ...args, String(LEASE_MS)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, ['--import', 'tsx', 'test/jobs/fixtures/claim-and-hang.ts', ...args, String(LEASE_MS)], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   let err = '';
   proc.stderr!.on('data', (d) => (err += d));
@@ -47,11 +49,15 @@ async function takeOver(queue: JobQueue, accountId: string, jobId: string, worke
       claimed = await queue.claim('successor', 60_000);
       if (!claimed) await new Promise((r) => setTimeout(r, 100));
     }
-    assert.ok(claimed, 'the dead worker\'s job is taken over');
+    assert.ok(claimed, "the dead worker's job is taken over");
     const waited = Date.now() - started;
     assert.equal(claimed.job.id, jobId);
     assert.equal(claimed.job.attempts, 2);
-    assert.equal(await queue.complete(workerLease, { result: { by: 'dead' }, creditsUsed: 9 }), false, 'the dead worker\'s lease ends nothing');
+    assert.equal(
+      await queue.complete(workerLease, { result: { by: 'dead' }, creditsUsed: 9 }),
+      false,
+      "the dead worker's lease ends nothing",
+    );
     assert.equal(await queue.complete(claimed.lease, { result: { by: 'successor' }, creditsUsed: 5 }), true);
     assert.equal(await queue.complete(claimed.lease, { result: { by: 'successor' }, creditsUsed: 5 }), false);
     const done = (await queue.get(accountId, jobId))!;

@@ -32,14 +32,22 @@ before(async () => {
 });
 after(() => source.close());
 
-const getJob = async (node: NodeProcess, key: string, id: string) => ((await (await fetch(`${node.url}/api/v1/stt/jobs/${id}`, { headers: { 'x-api-key': key } })).json()) as any).job;
+/** The job, or a throw that says what the node answered instead (kept for the failure message). */
+const getJob = async (node: NodeProcess, key: string, id: string) => {
+  const res = await fetch(`${node.url}/api/v1/stt/jobs/${id}`, { headers: { 'x-api-key': key } });
+  const text = await res.text();
+  const job = res.ok ? (JSON.parse(text) as any).job : undefined;
+  if (!job) throw new Error(`HTTP ${res.status}: ${text.slice(0, 300)}`);
+  return job;
+};
 
 async function until(read: () => Promise<any>, done: (job: any) => boolean, ms: number, what: string): Promise<any> {
   const started = Date.now();
   for (;;) {
-    const job = await read().catch(() => null);
+    let last: unknown = null;
+    const job = await read().catch((err: Error) => ((last = err.message), null));
     if (job && done(job)) return job;
-    if (Date.now() - started > ms) assert.fail(`${what}: ${JSON.stringify(job)}`);
+    if (Date.now() - started > ms) assert.fail(`${what}: ${job ? JSON.stringify(job) : `no job (${String(last)})`}`);
     await new Promise((r) => setTimeout(r, 200));
   }
 }
@@ -54,34 +62,57 @@ test('SQLite: kill -9 the node mid-job; restarted, it takes the job over and bil
   let node = await startNode(env);
   try {
     const { body, contentType } = await multipart(readFileSync(long), {}, 'long.wav');
-    const res = await fetch(`${node.url}/api/v1/stt/jobs`, { method: 'POST', headers: { 'x-api-key': key.api_key, 'content-type': contentType }, body });
+    const res = await fetch(`${node.url}/api/v1/stt/jobs`, {
+      method: 'POST',
+      headers: { 'x-api-key': key.api_key, 'content-type': contentType },
+      body,
+    });
     assert.equal(res.status, 202);
     const { job } = (await res.json()) as any;
     await until(() => getJob(node, key.api_key, job.id), midRun, 60_000, 'the job never got under way');
     const db = () => new Database(path.join(tmp.dir, 'parla.db'), { readonly: true });
     const held = db();
-    const holds = held.prepare('SELECT id, credits FROM credit_holds WHERE account_id = ?').all(account.id) as Array<{ id: string; credits: number }>;
+    const holds = held.prepare('SELECT id, credits FROM credit_holds WHERE account_id = ?').all(account.id) as Array<{
+      id: string;
+      credits: number;
+    }>;
     held.close();
-    assert.deepEqual(holds.map((h) => h.id), [`${job.id}:1`], 'the run holds the audio\'s credits under its own name');
+    assert.deepEqual(
+      holds.map((h) => h.id),
+      [`${job.id}:1`],
+      "the run holds the audio's credits under its own name",
+    );
     await node.kill('SIGKILL');
 
     node = await startNode(env);
-    const done = await until(() => getJob(node, key.api_key, job.id), (j) => ['completed', 'failed', 'canceled'].includes(j.status), 120_000, 'the restarted node did not finish the job');
+    const done = await until(
+      () => getJob(node, key.api_key, job.id),
+      (j) => ['completed', 'failed', 'canceled'].includes(j.status),
+      120_000,
+      'the restarted node did not finish the job',
+    );
     assert.equal(done.status, 'completed', JSON.stringify(done));
     assert.equal(done.attempts, 2, 'run twice: once on the dead node, once after the restart');
     assert.match(done.result.text, /dashwood/i);
     assert.ok(done.credits_used > 0);
     const raw = db();
-    const ledger = raw.prepare('SELECT request_id, credits FROM usage_ledger WHERE account_id = ?').all(account.id) as Array<{ request_id: string; credits: number }>;
+    const ledger = raw.prepare('SELECT request_id, credits FROM usage_ledger WHERE account_id = ?').all(account.id) as Array<{
+      request_id: string;
+      credits: number;
+    }>;
     const left = raw.prepare('SELECT COUNT(*) AS n FROM credit_holds WHERE account_id = ?').get(account.id) as { n: number };
     const balance = (raw.prepare('SELECT credits FROM accounts WHERE id = ?').get(account.id) as { credits: number }).credits;
     raw.close();
     assert.deepEqual(ledger, [{ request_id: job.id, credits: done.credits_used }], 'one charge');
-    assert.equal(left.n, 0, 'the dead run\'s hold was released');
+    assert.equal(left.n, 0, "the dead run's hold was released");
     assert.equal(balance, INITIAL - done.credits_used);
     const credits = (await (await fetch(`${node.url}/api/v1/user/credits`, { headers: { 'x-api-key': key.api_key } })).json()) as any;
     assert.equal(credits.credits, INITIAL - done.credits_used);
-    assert.deepEqual((await readdir(path.join(tmp.dir, 'jobs'))).filter((f) => f.startsWith('upload-')), [], 'the upload is deleted once the job ends');
+    assert.deepEqual(
+      (await readdir(path.join(tmp.dir, 'jobs'))).filter((f) => f.startsWith('upload-')),
+      [],
+      'the upload is deleted once the job ends',
+    );
   } finally {
     await node.kill('SIGKILL');
     tmp.cleanup();
@@ -98,8 +129,15 @@ test('PostgreSQL, two nodes: kill -9 the node running a job; the other takes it 
     // One after the other: two starts at once on a busy machine can miss the helper's 30 s.
     nodes.push(await startNode(env));
     nodes.push(await startNode(env));
-    const { account, key } = await cli(['accounts', 'create', '--name', 'kill2', '--plan', 'enterprise', '--credits', String(INITIAL)], env);
-    const res = await fetch(`${nodes[0]!.url}/api/v1/stt/jobs`, { method: 'POST', headers: { 'x-api-key': key.api_key, 'content-type': 'application/json' }, body: JSON.stringify({ url: audioUrl }) });
+    const { account, key } = await cli(
+      ['accounts', 'create', '--name', 'kill2', '--plan', 'enterprise', '--credits', String(INITIAL)],
+      env,
+    );
+    const res = await fetch(`${nodes[0]!.url}/api/v1/stt/jobs`, {
+      method: 'POST',
+      headers: { 'x-api-key': key.api_key, 'content-type': 'application/json' },
+      body: JSON.stringify({ url: audioUrl }),
+    });
     assert.equal(res.status, 202);
     const { job } = (await res.json()) as any;
     await until(() => getJob(nodes[0]!, key.api_key, job.id), midRun, 60_000, 'the job never got under way');
@@ -110,14 +148,23 @@ test('PostgreSQL, two nodes: kill -9 the node running a job; the other takes it 
     const survivor = nodes[1 - owner]!;
     await nodes[owner]!.kill('SIGKILL');
 
-    const done = await until(() => getJob(survivor, key.api_key, job.id), (j) => ['completed', 'failed', 'canceled'].includes(j.status), 120_000, 'the other node did not finish the job');
+    const done = await until(
+      () => getJob(survivor, key.api_key, job.id),
+      (j) => ['completed', 'failed', 'canceled'].includes(j.status),
+      120_000,
+      'the other node did not finish the job',
+    );
     assert.equal(done.status, 'completed', JSON.stringify(done));
     assert.equal(done.attempts, 2);
     assert.match(done.result.text, /dashwood/i);
     const ledger = await sql.query('SELECT request_id, credits FROM usage_ledger WHERE account_id = $1', [account.id]);
     const holds = await sql.query('SELECT COUNT(*)::int AS n FROM credit_holds WHERE account_id = $1', [account.id]);
-    assert.deepEqual(ledger.rows.map((r) => ({ request_id: r.request_id, credits: Number(r.credits) })), [{ request_id: job.id, credits: done.credits_used }], 'one charge');
-    assert.equal(holds.rows[0].n, 0, 'the dead run\'s hold was released');
+    assert.deepEqual(
+      ledger.rows.map((r) => ({ request_id: r.request_id, credits: Number(r.credits) })),
+      [{ request_id: job.id, credits: done.credits_used }],
+      'one charge',
+    );
+    assert.equal(holds.rows[0].n, 0, "the dead run's hold was released");
     const credits = (await (await fetch(`${survivor.url}/api/v1/user/credits`, { headers: { 'x-api-key': key.api_key } })).json()) as any;
     assert.equal(credits.credits, INITIAL - done.credits_used);
   } finally {

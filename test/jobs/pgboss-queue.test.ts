@@ -38,7 +38,10 @@ test('pg-boss carries each job: one pg-boss job per API job, completed with the 
     assert.equal(await b.complete(c!.lease, { result: { text: 'x' }, creditsUsed: 1 }), true);
     const client = new pg.Client({ connectionString: PG_BASE_URL });
     await client.connect();
-    const { rows } = await client.query(`SELECT j.state, j.output FROM ${bossSchema}.job j JOIN ${schema.schema}.stt_jobs s ON s.boss_id = j.id WHERE s.id = $1`, [job.id]);
+    const { rows } = await client.query(
+      `SELECT j.state, j.output FROM ${bossSchema}.job j JOIN ${schema.schema}.stt_jobs s ON s.boss_id = j.id WHERE s.id = $1`,
+      [job.id],
+    );
     await client.end();
     assert.equal(rows.length, 1);
     assert.equal(rows[0].state, 'completed');

@@ -91,12 +91,21 @@ export function runQueueContract(name: string, handle: () => Promise<QueueHandle
       assert.equal(await q.get(a, 'job_AAAAAAAAAAAAAAAAAAAA'), null);
 
       const p1 = await q.list(a, { limit: 2 });
-      assert.deepEqual(p1.jobs.map((j) => j.id), [ids[4], ids[3]]);
+      assert.deepEqual(
+        p1.jobs.map((j) => j.id),
+        [ids[4], ids[3]],
+      );
       assert.ok(p1.nextCursor);
       const p2 = await q.list(a, { limit: 2, cursor: p1.nextCursor });
-      assert.deepEqual(p2.jobs.map((j) => j.id), [ids[2], ids[1]]);
+      assert.deepEqual(
+        p2.jobs.map((j) => j.id),
+        [ids[2], ids[1]],
+      );
       const p3 = await q.list(a, { limit: 2, cursor: p2.nextCursor });
-      assert.deepEqual(p3.jobs.map((j) => j.id), [ids[0]]);
+      assert.deepEqual(
+        p3.jobs.map((j) => j.id),
+        [ids[0]],
+      );
       assert.equal(p3.nextCursor, null);
       assert.deepEqual((await q.list(acct())).jobs, []);
       assert.equal((await q.list(a, { status: 'queued' })).jobs.length, 5);
@@ -114,7 +123,10 @@ export function runQueueContract(name: string, handle: () => Promise<QueueHandle
       assert.equal(first.created, true);
       assert.equal(again.created, false);
       assert.equal(again.job.id, first.job.id);
-      await assert.rejects(q.enqueue(newJob(a, { idempotencyKey: key, bodyHash: bodyHash(['{"url":"https://x/b.mp3"}']) })), (e: unknown) => e instanceof IdempotencyConflictError && e.jobId === first.job.id);
+      await assert.rejects(
+        q.enqueue(newJob(a, { idempotencyKey: key, bodyHash: bodyHash(['{"url":"https://x/b.mp3"}']) })),
+        (e: unknown) => e instanceof IdempotencyConflictError && e.jobId === first.job.id,
+      );
       const other = await q.enqueue(newJob(acct(), { idempotencyKey: key, bodyHash: hash }));
       assert.equal(other.created, true);
       assert.notEqual(other.job.id, first.job.id);
@@ -231,7 +243,8 @@ export function runQueueContract(name: string, handle: () => Promise<QueueHandle
           if (!c) return;
           (claims.get(c.job.id) ?? claims.set(c.job.id, []).get(c.job.id)!).push(worker);
           await new Promise((r) => setImmediate(r));
-          if (await queue.complete(c.lease, { result: { by: worker }, creditsUsed: 1 })) completions.set(c.job.id, (completions.get(c.job.id) ?? 0) + 1);
+          if (await queue.complete(c.lease, { result: { by: worker }, creditsUsed: 1 }))
+            completions.set(c.job.id, (completions.get(c.job.id) ?? 0) + 1);
         }
       };
       await Promise.all([work(q, 'a1'), work(nodeB, 'b1'), work(q, 'a2'), work(nodeB, 'b2')]);
@@ -246,7 +259,10 @@ export function runQueueContract(name: string, handle: () => Promise<QueueHandle
       clock.advance(101);
       const fresh = await claimOwn(nodeB, a, 'fresh', 60_000);
       assert.ok(old && fresh);
-      const outcomes = await Promise.all([q.complete(old.lease, { result: 1, creditsUsed: 1 }), nodeB.complete(fresh.lease, { result: 2, creditsUsed: 2 })]);
+      const outcomes = await Promise.all([
+        q.complete(old.lease, { result: 1, creditsUsed: 1 }),
+        nodeB.complete(fresh.lease, { result: 2, creditsUsed: 2 }),
+      ]);
       assert.deepEqual(outcomes, [false, true]);
       assert.equal((await q.get(a, job.id))?.result, 2);
     });
@@ -300,6 +316,122 @@ export function runQueueContract(name: string, handle: () => Promise<QueueHandle
       assert.equal(canceled.webhook.state, 'none', 'canceling calls no webhook');
       assert.equal((await q.cancel(a, queued.id))?.status, 'completed', 'a finished job is not canceled');
       assert.equal(await claimOwn(q, a, 'w'), null, 'canceled jobs are not claimed');
+    });
+
+    /** Claims and completes every claimable job, so a test starts from an empty queue. */
+    const drain = async () => {
+      for (let c = await q.claim('drain', 60_000); c; c = await q.claim('drain', 60_000))
+        await q.complete(c.lease, { result: null, creditsUsed: 0 });
+    };
+
+    test('beginSettle: a job being billed is no longer canceled and completes; a canceled job refuses it', async () => {
+      const a = acct();
+      const { job } = await q.enqueue(newJob(a));
+      const c = await claimOwn(q, a, 'w');
+      assert.equal(c?.job.id, job.id);
+      assert.equal(await q.beginSettle(c!.lease), true);
+      assert.equal((await q.cancel(a, job.id))?.status, 'running', 'the cancel came after the run began to bill');
+      assert.equal(await q.heartbeat(c!.lease, 60_000), true);
+      assert.equal(await q.complete(c!.lease, { result: { text: 'x' }, creditsUsed: 3 }), true);
+      assert.equal((await q.get(a, job.id))?.creditsUsed, 3);
+      const other = (await q.enqueue(newJob(a))).job;
+      const c2 = await claimOwn(q, a, 'w');
+      assert.equal(c2?.job.id, other.id);
+      assert.equal((await q.cancel(a, other.id))?.status, 'canceled');
+      assert.equal(await q.beginSettle(c2!.lease), false, 'a canceled job is not billed');
+      assert.equal((await q.get(a, other.id))?.creditsUsed, null);
+    });
+
+    test('fair order: accounts take turns (round-robin), whoever enqueued more first', async () => {
+      await drain();
+      const [a, b, c] = [acct(), acct(), acct()];
+      const names = new Map<string, string>();
+      for (const [who, n] of [
+        [a, 'a1'],
+        [a, 'a2'],
+        [a, 'a3'],
+        [b, 'b1'],
+        [a, 'a4'],
+        [c, 'c1'],
+        [c, 'c2'],
+        [b, 'b2'],
+      ] as const) {
+        names.set((await q.enqueue(newJob(who))).job.id, n);
+        clock.advance(1);
+      }
+      const order: string[] = [];
+      for (let x = await q.claim('w', 60_000); x; x = await q.claim('w', 60_000)) {
+        order.push(names.get(x.job.id) ?? 'other');
+        await q.complete(x.lease, { result: null, creditsUsed: 0 });
+      }
+      assert.deepEqual(order, ['a1', 'b1', 'c1', 'a2', 'c2', 'b2', 'a3', 'a4']);
+    });
+
+    test("skipAccounts: the skipped accounts' jobs stay queued, uncounted, and are claimed later", async () => {
+      await drain();
+      const [a, b] = [acct(), acct()];
+      const ja = (await q.enqueue(newJob(a))).job;
+      clock.advance(1);
+      const jb = (await q.enqueue(newJob(b))).job;
+      const first = await q.claim('w', 60_000, { skipAccounts: [a] });
+      assert.equal(first?.job.id, jb.id, "the other account's younger job");
+      assert.equal(await q.claim('w', 60_000, { skipAccounts: [a] }), null);
+      assert.equal((await q.get(a, ja.id))?.status, 'queued');
+      assert.equal((await q.get(a, ja.id))?.attempts, 0);
+      // (pg-boss cannot fetch around an account: the skipped job is deferred a moment.)
+      let later = await q.claim('w', 60_000);
+      for (let i = 0; !later && i < 40; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        later = await q.claim('w', 60_000);
+      }
+      assert.equal(later?.job.id, ja.id);
+      assert.equal(later?.job.attempts, 1);
+      await q.complete(first!.lease, { result: null, creditsUsed: 0 });
+      await q.complete(later!.lease, { result: null, creditsUsed: 0 });
+    });
+
+    test('cancels racing claims on another node: no error, every job ends canceled or claimed once', async () => {
+      await drain();
+      const nodeB = await open();
+      const a = acct();
+      const ids: string[] = [];
+      for (let i = 0; i < 30; i++) ids.push((await q.enqueue(newJob(a))).job.id);
+      const claimed = new Set<string>();
+      const claiming = (async () => {
+        for (let idle = 0; idle < 20; ) {
+          const c = await nodeB.claim('racer', 60_000);
+          if (!c) {
+            idle++;
+            await new Promise((r) => setTimeout(r, 5));
+            continue;
+          }
+          claimed.add(c.job.id);
+          await nodeB.complete(c.lease, { result: null, creditsUsed: 0 });
+        }
+      })();
+      const canceled = await Promise.all(ids.map((id) => q.cancel(a, id)));
+      await claiming;
+      for (const [i, id] of ids.entries()) {
+        const job = (await q.get(a, id))!;
+        assert.ok(job.status === 'canceled' || (job.status === 'completed' && claimed.has(id)), `${id}: ${job.status}`);
+        assert.ok(canceled[i]);
+      }
+    });
+
+    test("list by mode: a key of one mode lists only that mode's jobs", async () => {
+      const a = acct();
+      const live = (await q.enqueue(newJob(a))).job;
+      const test = (await q.enqueue(newJob(a, { mode: 'test' }))).job;
+      assert.deepEqual(
+        (await q.list(a, { mode: 'live' })).jobs.map((j) => j.id),
+        [live.id],
+      );
+      assert.deepEqual(
+        (await q.list(a, { mode: 'test' })).jobs.map((j) => j.id),
+        [test.id],
+      );
+      assert.equal((await q.list(a)).jobs.length, 2);
+      for (const j of [live, test]) await q.cancel(a, j.id);
     });
 
     test('release: a claimed job goes back to the queue uncounted, after its delay; the released lease ends nothing', async () => {
@@ -398,7 +530,11 @@ export function runQueueContract(name: string, handle: () => Promise<QueueHandle
       assert.deepEqual(d1.job.result, { text: 'only in the webhook' }, 'the delivery carries the held result');
       assert.deepEqual(mine(await nodeB.claimWebhooks(100, 10_000)), [], 'a leased delivery is not handed out twice');
       const at = clock.now();
-      await q.recordWebhookAttempt(d1, { attempt: 1, at, status: 500, ok: false, error: 'HTTP 500', durationMs: 12 }, new Date(at.getTime() + 30_000));
+      await q.recordWebhookAttempt(
+        d1,
+        { attempt: 1, at, status: 500, ok: false, error: 'HTTP 500', durationMs: 12 },
+        new Date(at.getTime() + 30_000),
+      );
       assert.deepEqual(mine(await nodeB.claimWebhooks(100, 10_000)), [], 'not due before its next time');
       clock.advance(30_001);
       const [d2] = mine(await nodeB.claimWebhooks(100, 10_000));
@@ -410,10 +546,13 @@ export function runQueueContract(name: string, handle: () => Promise<QueueHandle
       await nodeB.recordWebhookAttempt(d2!, { attempt: 2, at: clock.now(), status: 204, ok: true, error: null, durationMs: 7 }, null);
       const done = (await q.get(a, job.id))!;
       assert.equal(done.webhook.state, 'delivered');
-      assert.deepEqual(done.webhook.attempts.map((x) => [x.attempt, x.status, x.ok, x.error]), [
-        [1, 500, false, 'HTTP 500'],
-        [2, 204, true, null],
-      ]);
+      assert.deepEqual(
+        done.webhook.attempts.map((x) => [x.attempt, x.status, x.ok, x.error]),
+        [
+          [1, 500, false, 'HTTP 500'],
+          [2, 204, true, null],
+        ],
+      );
       assert.equal(done.webhook.attempts[0]?.durationMs, 12);
       clock.advance(60_000);
       assert.deepEqual(mine(await q.claimWebhooks(100, 10_000)), [], 'a delivered webhook is done');
@@ -427,8 +566,28 @@ export function runQueueContract(name: string, handle: () => Promise<QueueHandle
       clock.advance(5_001);
       const retaken = (await nodeB.claimWebhooks(100, 5_000)).filter((d) => d.job.id === j2.id);
       assert.equal(retaken[0]?.attempt, 1);
-      await nodeB.recordWebhookAttempt(retaken[0]!, { attempt: 1, at: clock.now(), status: null, ok: false, error: 'timeout', durationMs: 10_000 }, null);
+      await nodeB.recordWebhookAttempt(
+        retaken[0]!,
+        { attempt: 1, at: clock.now(), status: null, ok: false, error: 'timeout', durationMs: 10_000 },
+        null,
+      );
       assert.equal((await q.get(a, j2.id))?.webhook.state, 'failed', 'given up');
+      // A dispatcher whose destination is busy hands a delivery back: no attempt, due again later.
+      const j3 = (await q.enqueue(newJob(a, { callbackUrl: 'https://hooks.example.com/w3' }))).job;
+      const c3 = await claimOwn(q, a, 'w');
+      await q.complete(c3!.lease, { result: null, creditsUsed: 0 });
+      const [d3] = (await q.claimWebhooks(100, 10_000)).filter((d) => d.job.id === j3.id);
+      assert.ok(d3);
+      await q.deferWebhook(d3, new Date(clock.now().getTime() + 2_000));
+      assert.deepEqual(
+        (await q.claimWebhooks(100, 10_000)).filter((d) => d.job.id === j3.id),
+        [],
+        'not due before its new time',
+      );
+      clock.advance(2_001);
+      const [again] = (await nodeB.claimWebhooks(100, 10_000)).filter((d) => d.job.id === j3.id);
+      assert.equal(again?.attempt, 1, 'a deferred delivery counts no attempt');
+      assert.deepEqual((await q.get(a, j3.id))?.webhook.attempts, []);
     });
   });
 }

@@ -28,7 +28,7 @@ test('SQLite jobs file: WAL, own migration table, reopening keeps the jobs', asy
   await again.close();
   const raw = new Database(file, { readonly: true });
   assert.equal(raw.pragma('journal_mode', { simple: true }), 'wal');
-  assert.deepEqual(raw.prepare('SELECT version FROM job_schema_migrations').all(), [{ version: 1 }]);
+  assert.deepEqual(raw.prepare('SELECT version FROM job_schema_migrations').all(), [{ version: 1 }, { version: 2 }]);
   raw.close();
   tmp.cleanup();
 });
@@ -43,11 +43,50 @@ test('openJobQueue: SQLite at <dataDir>/jobs.db without DATABASE_URL, pg-boss wi
   const pgq = await openJobQueue(testConfig({ DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/test' }, tmp.dir));
   assert.equal(pgq.kind, 'postgres');
   await pgq.close();
-  const config = testConfig({ PARLA_JOB_RETENTION_DAYS: '30', PARLA_FETCH_ALLOW_HOSTS: ' Media.Local ,cdn.internal', PARLA_FETCH_ALLOW_PRIVATE: 'true', PARLA_JOB_CONCURRENCY: '3', PARLA_JOB_LEASE_SECONDS: '20' }, tmp.dir);
-  assert.deepEqual(config.jobs, { retentionDays: 30, maxBytes: 1024 ** 3, fetchAllowPrivate: true, fetchAllowHosts: ['media.local', 'cdn.internal'], concurrency: 3, leaseSeconds: 20 });
+  const config = testConfig(
+    {
+      PARLA_JOB_RETENTION_DAYS: '30',
+      PARLA_FETCH_ALLOW_HOSTS: ' Media.Local ,cdn.internal',
+      PARLA_FETCH_ALLOW_PRIVATE: 'true',
+      PARLA_JOB_CONCURRENCY: '3',
+      PARLA_JOB_LEASE_SECONDS: '20',
+      PARLA_JOB_ACCOUNT_CONCURRENCY: '1',
+      PARLA_FETCH_CONNECT_TIMEOUT_SECONDS: '5',
+      PARLA_FETCH_IDLE_TIMEOUT_SECONDS: '15',
+      PARLA_FETCH_TOTAL_TIMEOUT_SECONDS: '600',
+      PARLA_FETCH_MIN_KB_PER_SECOND: '64',
+      PARLA_FETCH_RATE_WINDOW_SECONDS: '10',
+    },
+    tmp.dir,
+  );
+  assert.deepEqual(config.jobs, {
+    retentionDays: 30,
+    maxBytes: 1024 ** 3,
+    fetchAllowPrivate: true,
+    fetchAllowHosts: ['media.local', 'cdn.internal'],
+    concurrency: 3,
+    leaseSeconds: 20,
+    accountConcurrency: 1,
+    download: {
+      connectTimeoutMs: 5000,
+      idleTimeoutMs: 15_000,
+      totalTimeoutMs: 600_000,
+      minBytesPerSecond: 64 * 1024,
+      rateWindowMs: 10_000,
+    },
+  });
   const defaults = testConfig({ PARLA_WORKERS: '2' }, tmp.dir).jobs;
   assert.equal(defaults.retentionDays, 7);
   assert.equal(defaults.concurrency, 2, 'as many jobs at once as engine workers');
   assert.equal(defaults.leaseSeconds, 60);
+  assert.equal(defaults.accountConcurrency, 1, "one account takes half the node's runners, rounded up");
+  assert.deepEqual(defaults.download, {
+    connectTimeoutMs: 10_000,
+    idleTimeoutMs: 30_000,
+    totalTimeoutMs: 1_800_000,
+    minBytesPerSecond: 16 * 1024,
+    rateWindowMs: 20_000,
+  });
+  assert.equal(testConfig({ PARLA_WORKERS: '5' }, tmp.dir).jobs.accountConcurrency, 3);
   tmp.cleanup();
 });

@@ -22,7 +22,8 @@ test('signatures: t=...,v1=HMAC("t.body"); tampering, another secret, an old tim
   const t = 1_790_000_000;
   const header = signWebhook(secret, body, t);
   assert.match(header, /^t=1790000000,v1=[0-9a-f]{64}$/);
-  const ok = (h: string | undefined, b: string | Buffer = body, s = secret, now = t + 10) => verifyWebhookSignature({ secret: s, header: h, body: b, nowSeconds: now });
+  const ok = (h: string | undefined, b: string | Buffer = body, s = secret, now = t + 10) =>
+    verifyWebhookSignature({ secret: s, header: h, body: b, nowSeconds: now });
   assert.equal(ok(header), true);
   assert.equal(ok(header, Buffer.from(body)), true);
   assert.equal(ok(header, body.replace('job_x', 'job_y')), false);
@@ -30,7 +31,18 @@ test('signatures: t=...,v1=HMAC("t.body"); tampering, another secret, an old tim
   assert.equal(ok(header, body, secret, t + 301), false, 'outside the 5-minute tolerance');
   assert.equal(ok(`v1=${header.split('v1=')[1]},t=${t}`), true, 'order does not matter');
   assert.equal(ok(`t=${t},v1=${'0'.repeat(64)},${header.split(',')[1]}`), true, 'one of several v1 (rotation)');
-  for (const junk of [undefined, '', 't=', 'v1=abc', `t=${t}`, `t=${t},v1=zz`, `t=${t},v1=${'a'.repeat(63)}`, `t=abc,v1=${'a'.repeat(64)}`, 'x'.repeat(5000), `t=${t},v1=${'A'.repeat(64)}`]) {
+  for (const junk of [
+    undefined,
+    '',
+    't=',
+    'v1=abc',
+    `t=${t}`,
+    `t=${t},v1=zz`,
+    `t=${t},v1=${'a'.repeat(63)}`,
+    `t=abc,v1=${'a'.repeat(64)}`,
+    'x'.repeat(5000),
+    `t=${t},v1=${'A'.repeat(64)}`,
+  ]) {
     assert.equal(ok(junk), false, String(junk).slice(0, 40));
   }
   // The scheme is what a receiver in any language computes: HMAC-SHA256 over "t.body".
@@ -50,7 +62,13 @@ const backends: Backend[] = [
     open: async () => {
       const tmp = tempDir();
       const queue = new SqliteJobQueue(path.join(tmp.dir, 'jobs.db'));
-      return { queue, cleanup: async () => { await queue.close(); tmp.cleanup(); } };
+      return {
+        queue,
+        cleanup: async () => {
+          await queue.close();
+          tmp.cleanup();
+        },
+      };
     },
   },
   {
@@ -99,7 +117,13 @@ for (const backend of backends) {
         req.on('end', () => {
           const body = Buffer.concat(chunks).toString();
           const signature = String(req.headers['x-parla-signature']);
-          received.push({ id: String(req.headers['x-parla-webhook-id']), attempt: String(req.headers['x-parla-webhook-attempt']), signature, body, valid: verifyWebhookSignature({ secret, header: signature, body }) });
+          received.push({
+            id: String(req.headers['x-parla-webhook-id']),
+            attempt: String(req.headers['x-parla-webhook-attempt']),
+            signature,
+            body,
+            valid: verifyWebhookSignature({ secret, header: signature, body }),
+          });
           const step = plan.shift() ?? '200';
           if (step === 'stall') return; // never answers: the sender's timeout ends it
           res.writeHead(step === '500' ? 500 : 200);
@@ -121,7 +145,7 @@ for (const backend of backends) {
       new WebhookDispatcher({
         queue,
         secretFor: (id) => store.getWebhookSecret(id, newWebhookSecret()),
-        policy: { allowPrivate: false, allowHosts: ['127.0.0.1'] },
+        policy: { allowPrivate: false, allowHosts: ['127.0.0.1:*'] },
         scheduleMs,
         timeoutMs: 300,
       });
@@ -146,18 +170,27 @@ for (const backend of backends) {
       await queue.complete(c!.lease, { result: { text: 'hello there', duration: 2.5 }, creditsUsed: 3 });
       const done = await drain(dispatcher([20, 20, 20, 20, 20, 20, 20]), job.id);
       assert.equal(done.webhook.state, 'delivered');
-      assert.deepEqual(done.webhook.attempts.map((a) => [a.attempt, a.status, a.ok]), [
-        [1, 500, false],
-        [2, 500, false],
-        [3, null, false],
-        [4, 200, true],
-      ]);
+      assert.deepEqual(
+        done.webhook.attempts.map((a) => [a.attempt, a.status, a.ok]),
+        [
+          [1, 500, false],
+          [2, 500, false],
+          [3, null, false],
+          [4, 200, true],
+        ],
+      );
       assert.match(done.webhook.attempts[2]!.error ?? '', /300 ms/);
       assert.equal(received.length, 4);
-      assert.ok(received.every((r) => r.valid), 'every delivery verifies with the account secret');
+      assert.ok(
+        received.every((r) => r.valid),
+        'every delivery verifies with the account secret',
+      );
       assert.equal(new Set(received.map((r) => r.id)).size, 1, 'X-Parla-Webhook-Id is stable across retries');
       assert.equal(received[0]!.id, done.webhook.id);
-      assert.deepEqual(received.map((r) => r.attempt), ['1', '2', '3', '4']);
+      assert.deepEqual(
+        received.map((r) => r.attempt),
+        ['1', '2', '3', '4'],
+      );
       assert.equal(new Set(received.map((r) => r.body)).size, 1, 'the same body every time');
       const payload = JSON.parse(received[0]!.body);
       assert.equal(payload.event, 'stt.job.completed');
@@ -182,6 +215,92 @@ for (const backend of backends) {
       assert.equal(payload.event, 'stt.job.failed');
       assert.deepEqual(payload.job.error, { code: 'INVALID_AUDIO', message: 'The audio file could not be decoded.' });
       assert.equal('result' in payload.job, false);
+    });
+
+    test("one slow receiver delays only its own deliveries: another account's fast receiver gets its webhook at once", async () => {
+      const slowAccount = (await store.createAccount({ name: 'slow hooks', plan: 'pro' })).id;
+      const fastAccount = (await store.createAccount({ name: 'fast hooks', plan: 'pro' })).id;
+      let open = 0;
+      let mostOpen = 0;
+      const slow = http.createServer((req, res) => {
+        open++;
+        mostOpen = Math.max(mostOpen, open);
+        req.resume();
+        // Answers after 2 s, well within the 5 s timeout: a slow receiver, not a broken one.
+        const timer = setTimeout(() => res.writeHead(200).end(), 2000);
+        res.on('close', () => {
+          clearTimeout(timer);
+          open--;
+        });
+      });
+      let fastAt = 0;
+      const fast = http.createServer((req, res) => {
+        req.resume();
+        req.on('end', () => {
+          fastAt ||= Date.now();
+          res.writeHead(200).end();
+        });
+      });
+      for (const srv of [slow, fast]) await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+      const url = (srv: http.Server) => `http://127.0.0.1:${(srv.address() as AddressInfo).port}/hook`;
+      const finished = async (account: string, callbackUrl: string) => {
+        const { job } = await queue.enqueue(newJob(account, { callbackUrl }));
+        for (;;) {
+          const c = await queue.claim('w', 60_000);
+          assert.ok(c, 'the job is claimable');
+          await queue.complete(c.lease, { result: { text: 'x' }, creditsUsed: 1 });
+          if (c.job.id === job.id) return job.id;
+        }
+      };
+      const slowJobs: string[] = [];
+      for (let i = 0; i < 12; i++) slowJobs.push(await finished(slowAccount, url(slow)));
+      const fastJob = await finished(fastAccount, url(fast));
+      const d = new WebhookDispatcher({
+        queue,
+        secretFor: (id) => store.getWebhookSecret(id, newWebhookSecret()),
+        policy: { allowPrivate: false, allowHosts: ['127.0.0.1:*'] },
+        scheduleMs: [60_000],
+        timeoutMs: 5000,
+      });
+      const started = Date.now();
+      d.start(100);
+      try {
+        while (!fastAt && Date.now() - started < 20_000) await new Promise((r) => setTimeout(r, 20));
+        const waited = fastAt - started;
+        // In batches of 10 awaited together it came after the first batch, 2 s later.
+        assert.ok(fastAt > 0 && waited < 1500, `the fast receiver's webhook after ${waited} ms`);
+        let fastDone = await queue.get(fastAccount, fastJob);
+        for (let i = 0; i < 100 && fastDone?.webhook.state === 'pending'; i++) {
+          await new Promise((r) => setTimeout(r, 20));
+          fastDone = await queue.get(fastAccount, fastJob);
+        }
+        assert.equal(fastDone?.webhook.state, 'delivered');
+        // The slow receiver gets its deliveries a few at a time, each in the end.
+        const deadline = Date.now() + 60_000;
+        let pending = slowJobs.length;
+        while (pending > 0 && Date.now() < deadline) {
+          await new Promise((r) => setTimeout(r, 250));
+          pending = 0;
+          for (const id of slowJobs) if ((await queue.get(slowAccount, id))?.webhook.state === 'pending') pending++;
+        }
+        assert.equal(pending, 0, 'every slow delivery delivered');
+        assert.ok(mostOpen <= 4, `at most 4 at once to one destination (saw ${mostOpen})`);
+        for (const id of slowJobs) {
+          const job = (await queue.get(slowAccount, id))!;
+          assert.equal(job.webhook.state, 'delivered');
+          assert.deepEqual(
+            job.webhook.attempts.map((a) => [a.attempt, a.ok]),
+            [[1, true]],
+            'deferrals are not attempts',
+          );
+        }
+      } finally {
+        await d.stop();
+        for (const srv of [slow, fast]) {
+          srv.closeAllConnections();
+          srv.close();
+        }
+      }
     });
 
     test('a callback to a private address is refused once and not retried; rotating the secret signs with the new one', async () => {

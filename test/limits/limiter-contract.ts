@@ -29,14 +29,20 @@ export function runLimiterContract(name: string, open: () => Promise<LimiterHand
 
     test('a window allows its limit, then refuses with retryAfter; refusals are not counted', async () => {
       const acct = `acc_${randomUUID()}`;
-      const windows = [{ windowSeconds: 60, limit: 3 }, { windowSeconds: 3600, limit: 5 }];
+      const windows = [
+        { windowSeconds: 60, limit: 3 },
+        { windowSeconds: 3600, limit: 5 },
+      ];
       const first = await l.hit(acct, windows);
       assert.equal(first.allowed, true);
       assert.equal(first.limit, 3);
       assert.equal(first.remaining, 2);
       assert.ok(first.resetSeconds > 0 && first.resetSeconds <= 60);
       assert.equal(first.windows.length, 2);
-      assert.deepEqual(first.windows.map((w) => w.remaining), [2, 4]);
+      assert.deepEqual(
+        first.windows.map((w) => w.remaining),
+        [2, 4],
+      );
       await l.hit(acct, windows);
       const third = await l.hit(acct, windows);
       assert.equal(third.remaining, 0);
@@ -50,7 +56,13 @@ export function runLimiterContract(name: string, open: () => Promise<LimiterHand
         assert.ok(refused.retryAfter >= 58 && refused.retryAfter <= 60, `retryAfter ${refused.retryAfter}`);
         assert.equal(refused.resetSeconds, refused.retryAfter);
         // Every window is reported on a refusal too (RateLimit-Policy lists them all).
-        assert.deepEqual(refused.windows.map((w) => [w.windowSeconds, w.limit, w.remaining]), [[60, 3, 0], [3600, 5, 2]]);
+        assert.deepEqual(
+          refused.windows.map((w) => [w.windowSeconds, w.limit, w.remaining]),
+          [
+            [60, 3, 0],
+            [3600, 5, 2],
+          ],
+        );
       }
       // The refused hits did not eat into the hour window: 2 left there.
       const other = await l.hit(acct, [{ windowSeconds: 3600, limit: 5 }]);
@@ -59,7 +71,10 @@ export function runLimiterContract(name: string, open: () => Promise<LimiterHand
 
     test('the tightest window is reported, and it resets', async () => {
       const acct = `acc_${randomUUID()}`;
-      const w = [{ windowSeconds: 1, limit: 2 }, { windowSeconds: 3600, limit: 100 }];
+      const w = [
+        { windowSeconds: 1, limit: 2 },
+        { windowSeconds: 3600, limit: 100 },
+      ];
       assert.equal((await l.hit(acct, w)).remaining, 1);
       assert.equal((await l.hit(acct, w)).remaining, 0);
       assert.equal((await l.hit(acct, w)).allowed, false);
@@ -71,7 +86,10 @@ export function runLimiterContract(name: string, open: () => Promise<LimiterHand
 
     test('a refusal by the hour window gives the minute window its point back', async () => {
       const acct = `acc_${randomUUID()}`;
-      const w = [{ windowSeconds: 60, limit: 10 }, { windowSeconds: 3600, limit: 2 }];
+      const w = [
+        { windowSeconds: 60, limit: 10 },
+        { windowSeconds: 3600, limit: 2 },
+      ];
       const first = await l.hit(acct, w);
       assert.equal(first.windowSeconds, 3600, 'the hour window is the tighter one');
       assert.equal(first.remaining, 1);
@@ -87,19 +105,28 @@ export function runLimiterContract(name: string, open: () => Promise<LimiterHand
 
     test('when several windows refuse, retryAfter waits for the last of them', async () => {
       const acct = `acc_${randomUUID()}`;
-      const w = [{ windowSeconds: 60, limit: 2 }, { windowSeconds: 3600, limit: 2 }];
+      const w = [
+        { windowSeconds: 60, limit: 2 },
+        { windowSeconds: 3600, limit: 2 },
+      ];
       await l.hit(acct, w);
       await l.hit(acct, w);
       const refused = await l.hit(acct, w);
       assert.equal(refused.allowed, false);
       assert.equal(refused.windowSeconds, 3600);
       assert.ok(refused.retryAfter > 3500, `retryAfter ${refused.retryAfter}`);
-      assert.deepEqual(refused.windows.map((x) => x.remaining), [0, 0]);
+      assert.deepEqual(
+        refused.windows.map((x) => x.remaining),
+        [0, 0],
+      );
     });
 
     test('a burst at the limit lets exactly the limit through and counts nothing else', async () => {
       const acct = `acc_${randomUUID()}`;
-      const w = [{ windowSeconds: 60, limit: 10 }, { windowSeconds: 3600, limit: 100 }];
+      const w = [
+        { windowSeconds: 60, limit: 10 },
+        { windowSeconds: 3600, limit: 100 },
+      ];
       const nodes = h.peer ? [l, h.peer] : [l];
       const burst = await Promise.all(Array.from({ length: 30 }, (_, i) => nodes[i % nodes.length]!.hit(acct, w)));
       assert.equal(burst.filter((d) => d.allowed).length, 10);
@@ -220,10 +247,16 @@ export function runLimiterContract(name: string, open: () => Promise<LimiterHand
 
     test('admit: windows and slot in one step; a window refusal takes no slot, a slot refusal still counts', async () => {
       const acct = `acc_${randomUUID()}`;
-      const w = [{ windowSeconds: 60, limit: 3 }, { windowSeconds: 3600, limit: 100 }];
+      const w = [
+        { windowSeconds: 60, limit: 3 },
+        { windowSeconds: 3600, limit: 100 },
+      ];
       const first = await l.admit(acct, w, 1, 10_000);
       assert.equal(first.rate.allowed, true);
-      assert.deepEqual(first.rate.windows.map((x) => x.remaining), [2, 99]);
+      assert.deepEqual(
+        first.rate.windows.map((x) => x.remaining),
+        [2, 99],
+      );
       assert.ok(first.slot?.ok);
       // The slot is taken: the second request passes the windows but not the concurrency limit.
       const second = await l.admit(acct, w, 1, 10_000);
@@ -238,12 +271,19 @@ export function runLimiterContract(name: string, open: () => Promise<LimiterHand
       assert.equal(refused.rate.allowed, false);
       assert.equal(refused.slot, null);
       assert.equal(await l.slotsInUse(acct), 0, 'a refused request takes no slot');
-      assert.equal((await l.hit(acct, [{ windowSeconds: 3600, limit: 100 }])).remaining, 96, 'admit and hit count in the same windows; the refusal was not counted');
+      assert.equal(
+        (await l.hit(acct, [{ windowSeconds: 3600, limit: 100 }])).remaining,
+        96,
+        'admit and hit count in the same windows; the refusal was not counted',
+      );
     });
 
     test('a burst of admits decides in order: slots to the first, windows refuse the last, and releases go first', async () => {
       const acct = `acc_${randomUUID()}`;
-      const w = [{ windowSeconds: 60, limit: 6 }, { windowSeconds: 3600, limit: 100 }];
+      const w = [
+        { windowSeconds: 60, limit: 6 },
+        { windowSeconds: 3600, limit: 100 },
+      ];
       const held = await l.admit(acct, w, 3, 10_000);
       assert.ok(held.slot?.ok);
       // Released in the same turn as the burst is admitted: the release happened first.
@@ -251,10 +291,22 @@ export function runLimiterContract(name: string, open: () => Promise<LimiterHand
       const burst = await Promise.all(Array.from({ length: 9 }, () => l.admit(acct, w, 3, 10_000)));
       await release;
       // Five more fit the minute window (6), three of them get the three slots; the last four are refused by the window.
-      assert.deepEqual(burst.map((a) => a.rate.allowed), [true, true, true, true, true, false, false, false, false]);
-      assert.deepEqual(burst.map((a) => (a.slot === null ? null : a.slot.ok)), [true, true, true, false, false, null, null, null, null]);
-      assert.deepEqual(burst.slice(0, 5).map((a) => a.rate.windows[0]!.remaining), [4, 3, 2, 1, 0]);
-      assert.deepEqual(burst.slice(0, 5).map((a) => a.slot!.inUse), [1, 2, 3, 3, 3]);
+      assert.deepEqual(
+        burst.map((a) => a.rate.allowed),
+        [true, true, true, true, true, false, false, false, false],
+      );
+      assert.deepEqual(
+        burst.map((a) => (a.slot === null ? null : a.slot.ok)),
+        [true, true, true, false, false, null, null, null, null],
+      );
+      assert.deepEqual(
+        burst.slice(0, 5).map((a) => a.rate.windows[0]!.remaining),
+        [4, 3, 2, 1, 0],
+      );
+      assert.deepEqual(
+        burst.slice(0, 5).map((a) => a.slot!.inUse),
+        [1, 2, 3, 3, 3],
+      );
       assert.ok(burst.slice(5).every((a) => a.rate.retryAfter > 0));
       assert.equal(await l.slotsInUse(acct), 3);
       for (const a of burst) if (a.slot?.ok) await l.releaseSlot(acct, a.slot.slotId);
@@ -266,7 +318,10 @@ export function runLimiterContract(name: string, open: () => Promise<LimiterHand
       const a = `acc_${randomUUID()}`;
       const b = `acc_${randomUUID()}`;
       const small = [{ windowSeconds: 60, limit: 2 }];
-      const large = [{ windowSeconds: 60, limit: 5 }, { windowSeconds: 3600, limit: 50 }];
+      const large = [
+        { windowSeconds: 60, limit: 5 },
+        { windowSeconds: 3600, limit: 50 },
+      ];
       // Interleaved in one turn: runs of the same terms and changes between them.
       const turn = await Promise.all([
         l.admit(a, small, 1, 10_000),
@@ -279,14 +334,47 @@ export function runLimiterContract(name: string, open: () => Promise<LimiterHand
         l.acquireSlot(b, 3, 10_000),
         l.admit(b, large, 2, 10_000),
       ]);
-      const [a1, a2, b1, a3, bHit, b2, b3, bLone, b4] = turn as [Admission, Admission, Admission, Admission, RateDecision, Admission, Admission, SlotDecision, Admission];
+      const [a1, a2, b1, a3, bHit, b2, b3, bLone, b4] = turn as [
+        Admission,
+        Admission,
+        Admission,
+        Admission,
+        RateDecision,
+        Admission,
+        Admission,
+        SlotDecision,
+        Admission,
+      ];
       // a: small plan, limit 2 a minute, one slot: the first gets it, the second is counted but has no slot, the third is refused.
-      assert.deepEqual([a1, a2, a3].map((x) => [x.rate.allowed, x.slot?.ok ?? null]), [[true, true], [true, false], [false, null]]);
+      assert.deepEqual(
+        [a1, a2, a3].map((x) => [x.rate.allowed, x.slot?.ok ?? null]),
+        [
+          [true, true],
+          [true, false],
+          [false, null],
+        ],
+      );
       assert.equal(a2.slot!.inUse, 1);
       // b: large plan, limit 5 a minute, two slots; the plain hit counts but takes none.
       assert.equal(bHit.allowed, true);
-      assert.deepEqual([b1, b2, b3, b4].map((x) => [x.rate.allowed, x.slot?.ok ?? null]), [[true, true], [true, true], [true, false], [true, false]]);
-      assert.deepEqual([b1, b2, b3, b4].map((x) => x.rate.windows.map((w) => w.remaining)), [[4, 49], [2, 47], [1, 46], [0, 45]]);
+      assert.deepEqual(
+        [b1, b2, b3, b4].map((x) => [x.rate.allowed, x.slot?.ok ?? null]),
+        [
+          [true, true],
+          [true, true],
+          [true, false],
+          [true, false],
+        ],
+      );
+      assert.deepEqual(
+        [b1, b2, b3, b4].map((x) => x.rate.windows.map((w) => w.remaining)),
+        [
+          [4, 49],
+          [2, 47],
+          [1, 46],
+          [0, 45],
+        ],
+      );
       // Alone, with a maximum of three, the lone slot finds the two taken by the admissions before it.
       assert.ok(bLone.ok);
       assert.equal(bLone.inUse, 3);
@@ -296,31 +384,33 @@ export function runLimiterContract(name: string, open: () => Promise<LimiterHand
       assert.equal(await l.slotsInUse(b), 0);
     });
 
-    if (opts.multiNode) test('two nodes share counters and slots', async () => {
-      if (!h.peer) throw new Error('a multi-node limiter handle needs its peer');
-      const acct = `acc_${randomUUID()}`;
-      const w = [{ windowSeconds: 60, limit: 3 }];
-      await l.hit(acct, w);
-      await h.peer.hit(acct, w);
-      await l.hit(acct, w);
-      assert.equal((await h.peer.hit(acct, w)).allowed, false);
-      const s = await l.acquireSlot(acct, 1, 10_000);
-      assert.ok(s.ok);
-      assert.equal((await h.peer.acquireSlot(acct, 1, 10_000)).ok, false);
-      await h.peer.releaseSlot(acct, s.slotId);
-      assert.equal((await h.peer.acquireSlot(acct, 1, 10_000)).ok, true);
-    });
+    if (opts.multiNode)
+      test('two nodes share counters and slots', async () => {
+        if (!h.peer) throw new Error('a multi-node limiter handle needs its peer');
+        const acct = `acc_${randomUUID()}`;
+        const w = [{ windowSeconds: 60, limit: 3 }];
+        await l.hit(acct, w);
+        await h.peer.hit(acct, w);
+        await l.hit(acct, w);
+        assert.equal((await h.peer.hit(acct, w)).allowed, false);
+        const s = await l.acquireSlot(acct, 1, 10_000);
+        assert.ok(s.ok);
+        assert.equal((await h.peer.acquireSlot(acct, 1, 10_000)).ok, false);
+        await h.peer.releaseSlot(acct, s.slotId);
+        assert.equal((await h.peer.acquireSlot(acct, 1, 10_000)).ok, true);
+      });
 
-    if (opts.multiNode) test("a crashed node's slot comes back to the other node when its lease ends", async () => {
-      if (!h.peer) throw new Error('a multi-node limiter handle needs its peer');
-      const acct = `acc_${randomUUID()}`;
-      // The peer takes a slot with a short lease and then never renews or releases it, as a dead node would.
-      assert.equal((await h.peer.acquireSlot(acct, 1, 250)).ok, true);
-      assert.equal((await l.acquireSlot(acct, 1, 10_000)).ok, false);
-      await sleep(350);
-      const mine = await l.acquireSlot(acct, 1, 10_000);
-      assert.equal(mine.ok, true);
-      if (mine.ok) await l.releaseSlot(acct, mine.slotId);
-    });
+    if (opts.multiNode)
+      test("a crashed node's slot comes back to the other node when its lease ends", async () => {
+        if (!h.peer) throw new Error('a multi-node limiter handle needs its peer');
+        const acct = `acc_${randomUUID()}`;
+        // The peer takes a slot with a short lease and then never renews or releases it, as a dead node would.
+        assert.equal((await h.peer.acquireSlot(acct, 1, 250)).ok, true);
+        assert.equal((await l.acquireSlot(acct, 1, 10_000)).ok, false);
+        await sleep(350);
+        const mine = await l.acquireSlot(acct, 1, 10_000);
+        assert.equal(mine.ok, true);
+        if (mine.ok) await l.releaseSlot(acct, mine.slotId);
+      });
   });
 }

@@ -13,7 +13,10 @@ test('no REDIS_URL: the memory limiter; REDIS_URL: the Redis limiter; an unreach
     const redis = await openLimiter(testConfig({ REDIS_URL }, tmp.dir));
     assert.equal(redis.kind, 'redis');
     await redis.close();
-    await assert.rejects(openLimiter(testConfig({ REDIS_URL: 'redis://127.0.0.1:1' }, tmp.dir)), /Redis at redis:\/\/127\.0\.0\.1:1\/? is unreachable/);
+    await assert.rejects(
+      openLimiter(testConfig({ REDIS_URL: 'redis://127.0.0.1:1' }, tmp.dir)),
+      /Redis at redis:\/\/127\.0\.0\.1:1\/? is unreachable/,
+    );
   } finally {
     tmp.cleanup();
   }

@@ -28,12 +28,23 @@ after(async () => {
   await redis.quit();
 });
 
-runLimiterContract('RedisLimiter', async () => {
-  const prefix = testPrefix();
-  const limiter = await RedisLimiter.connect(REDIS_URL, undefined, prefix);
-  const peer = await RedisLimiter.connect(REDIS_URL, undefined, prefix);
-  return { limiter, peer, cleanup: async () => { await limiter.close(); await peer.close(); } };
-}, { multiNode: true });
+runLimiterContract(
+  'RedisLimiter',
+  async () => {
+    const prefix = testPrefix();
+    const limiter = await RedisLimiter.connect(REDIS_URL, undefined, prefix);
+    const peer = await RedisLimiter.connect(REDIS_URL, undefined, prefix);
+    return {
+      limiter,
+      peer,
+      cleanup: async () => {
+        await limiter.close();
+        await peer.close();
+      },
+    };
+  },
+  { multiNode: true },
+);
 
 test('admissions that arrive while a script call is in flight go together in the next call', async () => {
   const relay = new RedisRelay();
@@ -54,8 +65,14 @@ test('admissions that arrive while a script call is in flight go together in the
     }
     const all = await Promise.all([first, ...more]);
     assert.equal(relay.scriptCalls, 2, 'one call for the first admission, one for the three that waited');
-    assert.deepEqual(all.map((a) => a.rate.windows[0]!.remaining), [98, 97, 96, 95]);
-    assert.deepEqual(all.map((a) => a.slot?.ok && a.slot.inUse), [2, 3, 4, 5]);
+    assert.deepEqual(
+      all.map((a) => a.rate.windows[0]!.remaining),
+      [98, 97, 96, 95],
+    );
+    assert.deepEqual(
+      all.map((a) => a.slot?.ok && a.slot.inUse),
+      [2, 3, 4, 5],
+    );
   } finally {
     await limiter.close();
     await relay.stop();

@@ -16,7 +16,10 @@ export class RedisRelay {
     this.server = net.createServer((client) => {
       const upstream = net.connect(6379, '127.0.0.1');
       this.sockets.add(client).add(upstream);
-      const drop = () => { client.destroy(); upstream.destroy(); };
+      const drop = () => {
+        client.destroy();
+        upstream.destroy();
+      };
       client.on('error', drop).on('close', drop);
       upstream.on('error', drop).on('close', drop);
       client.on('data', (d: Buffer) => {

@@ -16,6 +16,7 @@ import { tempDir } from '../helpers/env.js';
 import { generateSherpaModels, type GeneratedModels } from '../helpers/sherpa-models.js';
 import { readOperatorSettings } from '../../src/models/operator-settings.js';
 import { verifiedModels } from '../../src/models/store.js';
+import { parlaArgs } from '../helpers/parla-command.js';
 
 const tmp = tempDir('parla-models-');
 const dataDir = path.join(tmp.dir, 'data');
@@ -31,7 +32,7 @@ let models: GeneratedModels;
 function parla(...args: string[]): Promise<{ code: number | null; out: string; err: string; json: () => any }> {
   return new Promise((resolve) => {
     // Asynchronous: the archives come from a server in this process.
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/run.ts', 'models', ...args], {
+    const child = spawn(process.execPath, parlaArgs(['models', ...args]), {
       env: { ...process.env, PARLA_DATA_DIR: dataDir, PARLA_MODELS_DIR: '', LOG_LEVEL: 'silent' },
     });
     let out = '';
@@ -61,7 +62,16 @@ function rawTarGz(entries: Array<{ path: string; type: 'File' | 'SymbolicLink'; 
   const blocks: Buffer[] = [];
   for (const e of entries) {
     const body = Buffer.from(e.body ?? '');
-    const header = new tar.Header({ path: e.path, type: e.type, size: e.type === 'File' ? body.length : 0, mode: 0o644, mtime: new Date(0), uid: 0, gid: 0, ...(e.linkpath ? { linkpath: e.linkpath } : {}) });
+    const header = new tar.Header({
+      path: e.path,
+      type: e.type,
+      size: e.type === 'File' ? body.length : 0,
+      mode: 0o644,
+      mtime: new Date(0),
+      uid: 0,
+      gid: 0,
+      ...(e.linkpath ? { linkpath: e.linkpath } : {}),
+    });
     const block = Buffer.alloc(512);
     header.encode(block, 0);
     blocks.push(block);
@@ -85,10 +95,28 @@ before(async () => {
   cpSync(models.nemoCtc, broken, { recursive: true });
   writeFileSync(path.join(broken, 'tokens.txt'), readFileSync(path.join(broken, 'tokens.txt'), 'utf8').replace('<blk> 0', '<x> 0'));
   served.set('broken-nemo.tar.gz', pack(broken, 'broken-nemo', 'tar.gz'));
-  served.set('dotdot.tar.gz', rawTarGz([{ path: 'm/tokens.txt', type: 'File', body: 'a 0\n' }, { path: 'm/../../escaped.txt', type: 'File', body: 'outside\n' }]));
-  served.set('linkout.tar.gz', rawTarGz([{ path: 'm/tokens.txt', type: 'File', body: 'a 0\n' }, { path: 'm/espeak-ng-data', type: 'SymbolicLink', linkpath: '../../../../etc' }]));
+  served.set(
+    'dotdot.tar.gz',
+    rawTarGz([
+      { path: 'm/tokens.txt', type: 'File', body: 'a 0\n' },
+      { path: 'm/../../escaped.txt', type: 'File', body: 'outside\n' },
+    ]),
+  );
+  served.set(
+    'linkout.tar.gz',
+    rawTarGz([
+      { path: 'm/tokens.txt', type: 'File', body: 'a 0\n' },
+      { path: 'm/espeak-ng-data', type: 'SymbolicLink', linkpath: '../../../../etc' },
+    ]),
+  );
   served.set('absolute.tar.gz', rawTarGz([{ path: '/tmp/parla-absolute-escape.txt', type: 'File', body: 'x\n' }]));
-  served.set('not-a-model.tar.gz', rawTarGz([{ path: 'm/model.onnx', type: 'File', body: 'not a model' }, { path: 'm/tokens.txt', type: 'File', body: '<blk> 0\n' }]));
+  served.set(
+    'not-a-model.tar.gz',
+    rawTarGz([
+      { path: 'm/model.onnx', type: 'File', body: 'not a model' },
+      { path: 'm/tokens.txt', type: 'File', body: '<blk> 0\n' },
+    ]),
+  );
 
   server = http.createServer((req, res) => {
     const name = decodeURIComponent((req.url ?? '/').split('/').pop() ?? '');
@@ -132,7 +160,16 @@ after(async () => {
 const listJson = async () => {
   const r = await parla('list', '--json');
   assert.equal(r.code, 0, r.err);
-  return r.json() as Array<{ name: string; kind: string; format: string; languages: string[]; status: string; sha256: string; serves: string[]; check: any }>;
+  return r.json() as Array<{
+    name: string;
+    kind: string;
+    format: string;
+    languages: string[];
+    status: string;
+    sha256: string;
+    serves: string[];
+    check: any;
+  }>;
 };
 
 describe('parla models', () => {
@@ -166,7 +203,17 @@ describe('parla models', () => {
       ['kokoro-gen.tar.gz', '', 'kokoro-gen', 'kokoro', ['en-US', 'en-GB']],
     ];
     // All at once: each pull records its model in the one manifest (under its lock).
-    const runs = await Promise.all(cases.map(([archive, name]) => parla('pull', `${base}/files/${archive}`, '--json', ...(name ? ['--name', name] : []), ...(archive === 'sherpa-onnx-whisper-gen.tar.bz2' ? ['--sha256', sha256(whisper).toUpperCase()] : []))));
+    const runs = await Promise.all(
+      cases.map(([archive, name]) =>
+        parla(
+          'pull',
+          `${base}/files/${archive}`,
+          '--json',
+          ...(name ? ['--name', name] : []),
+          ...(archive === 'sherpa-onnx-whisper-gen.tar.bz2' ? ['--sha256', sha256(whisper).toUpperCase()] : []),
+        ),
+      ),
+    );
     for (const [i, [archive, , expected, format, languages]] of cases.entries()) {
       const r = runs[i]!;
       assert.equal(r.code, 0, `${archive}: ${r.err}`);
@@ -177,22 +224,35 @@ describe('parla models', () => {
       assert.deepEqual(rec.languages, languages);
       assert.equal(rec.source.sha256, sha256(served.get(archive)!));
       assert.ok(rec.check.loadMs >= 0 && rec.check.rtf > 0 && rec.check.peakRssMB > rec.check.rssBeforeMB - 1, JSON.stringify(rec.check));
-      assert.ok(existsSync(path.join(modelsDir, rec.kind, expected, 'tokens.txt')), `${rec.kind}/${expected} unpacked without its top folder`);
+      assert.ok(
+        existsSync(path.join(modelsDir, rec.kind, expected, 'tokens.txt')),
+        `${rec.kind}/${expected} unpacked without its top folder`,
+      );
       assert.match(r.err, archive.startsWith('sherpa-onnx-whisper') ? /sha256 ok/ : /no checksum was given/);
     }
     const rows = await listJson();
-    assert.deepEqual(rows.map((x) => [x.name, x.kind, x.status]), [
-      ['kokoro-gen', 'tts', 'ok'],
-      ['nemo-ctc-gen', 'stt', 'ok'],
-      ['piper-gen', 'tts', 'ok'],
-      ['vits-lexicon-gen', 'tts', 'ok'],
-      ['whisper-gen', 'stt', 'ok'],
-      ['zc', 'stt', 'ok'],
-      ['zipformer-transducer-gen', 'stt', 'ok'],
-    ]);
-    assert.deepEqual(verifiedModels(modelsDir).map((m) => m.name), rows.map((x) => x.name));
+    assert.deepEqual(
+      rows.map((x) => [x.name, x.kind, x.status]),
+      [
+        ['kokoro-gen', 'tts', 'ok'],
+        ['nemo-ctc-gen', 'stt', 'ok'],
+        ['piper-gen', 'tts', 'ok'],
+        ['vits-lexicon-gen', 'tts', 'ok'],
+        ['whisper-gen', 'stt', 'ok'],
+        ['zc', 'stt', 'ok'],
+        ['zipformer-transducer-gen', 'stt', 'ok'],
+      ],
+    );
+    assert.deepEqual(
+      verifiedModels(modelsDir).map((m) => m.name),
+      rows.map((x) => x.name),
+    );
     // Verified voices take over aura-max's Aura voices without a binding; recognition models do not.
-    assert.deepEqual(rows.filter((x) => (x as { takes_over?: string[] }).takes_over?.length).map((x) => x.name), ['kokoro-gen', 'piper-gen'], 'a lexicon VITS is verified but not served by the synthesis engine');
+    assert.deepEqual(
+      rows.filter((x) => (x as { takes_over?: string[] }).takes_over?.length).map((x) => x.name),
+      ['kokoro-gen', 'piper-gen'],
+      'a lexicon VITS is verified but not served by the synthesis engine',
+    );
     assert.deepEqual((rows.find((x) => x.name === 'kokoro-gen') as { takes_over?: string[] }).takes_over, ['aura-max']);
     assert.match((await parla('list')).out, /kokoro-gen {2}tts {2}kokoro {2}en-US,en-GB {2}\d+ KB {2}ok {2}takes over aura-max/);
     assert.deepEqual(readdirSync(path.join(modelsDir, '.downloads')), [], 'downloaded archives are deleted once installed');
@@ -216,7 +276,7 @@ describe('parla models', () => {
     cutNext = true;
     const pulling = parla('pull', `${base}/files/${archive}`, '--name', 'zt-resumed');
     // The connection drops once the first half is on disk.
-    const partFile = path.join(modelsDir, '.downloads', `zt-resumed--${archive}.part`);
+    const partFile = path.join(modelsDir, '.downloads', 'zt-resumed.tar.gz.part');
     for (let waited = 0; !(existsSync(partFile) && statSync(partFile).size === Math.floor(size / 2)); waited += 50) {
       assert.ok(waited < 60_000, 'the first half never reached the .part file');
       await new Promise((r) => setTimeout(r, 50));
@@ -229,7 +289,15 @@ describe('parla models', () => {
     assert.ok(part, 'the partial download is kept');
     const partSize = readFileSync(path.join(modelsDir, '.downloads', part)).length;
     assert.equal(partSize, Math.floor(size / 2));
-    const second = await parla('pull', `${base}/files/${archive}`, '--name', 'zt-resumed', '--sha256', sha256(served.get(archive)!), '--json');
+    const second = await parla(
+      'pull',
+      `${base}/files/${archive}`,
+      '--name',
+      'zt-resumed',
+      '--sha256',
+      sha256(served.get(archive)!),
+      '--json',
+    );
     assert.equal(second.code, 0, second.err);
     assert.match(second.err, /resuming at/);
     assert.ok(ranges.includes(`${archive} bytes=${partSize}-`), ranges.join('; '));
@@ -247,7 +315,11 @@ describe('parla models', () => {
       assert.equal(r.code, 1, `${archive}: ${r.err}`);
       assert.match(r.err, why);
     }
-    assert.ok(!existsSync(path.join(modelsDir, 'escaped.txt')) && !existsSync(path.join(modelsDir, '.staging', 'escaped.txt')) && !existsSync('/tmp/parla-absolute-escape.txt'));
+    assert.ok(
+      !existsSync(path.join(modelsDir, 'escaped.txt')) &&
+        !existsSync(path.join(modelsDir, '.staging', 'escaped.txt')) &&
+        !existsSync('/tmp/parla-absolute-escape.txt'),
+    );
     assert.ok(!existsSync(path.join(modelsDir, 'stt', 'evil')) && !existsSync(path.join(modelsDir, 'tts', 'evil')));
     assert.deepEqual(readdirSync(path.join(modelsDir, '.staging')), []);
     assert.deepEqual(readdirSync(path.join(modelsDir, '.downloads')), [], 'refused downloads are deleted');
@@ -256,10 +328,100 @@ describe('parla models', () => {
     assert.match(notModel.err, /holds no supported model: model\.onnx is not an ONNX model/);
   });
 
+  // Issue 30, item 11: archive bombs (small on disk), a symlink chain, a file name from the URL.
+  test('archive bombs are refused in every format (bytes and entries) and cleaned up', async () => {
+    const work = path.join(tmp.dir, 'bombs');
+    mkdirSync(work, { recursive: true });
+    const zeros = 200_000_000;
+    // zip: one entry of 200 MB of zeros (about 190 KB).
+    execFileSync('sh', ['-c', `head -c ${zeros} /dev/zero | zip -q ${path.join(work, 'z.zip')} -`]);
+    served.set('bomb.zip', readFileSync(path.join(work, 'z.zip')));
+    // tar.bz2: a tar of one 200 MB file of zeros, through bzip2 (a few hundred bytes).
+    const header = Buffer.alloc(512);
+    new tar.Header({ path: 'm/zeros.bin', type: 'File', size: zeros, mode: 0o644, mtime: new Date(0), uid: 0, gid: 0 }).encode(header, 0);
+    writeFileSync(path.join(work, 'h.bin'), header);
+    execFileSync('sh', [
+      '-c',
+      `(cat ${path.join(work, 'h.bin')}; head -c ${zeros} /dev/zero; head -c 1024 /dev/zero) | bzip2 -c > ${path.join(work, 'b.tar.bz2')}`,
+    ]);
+    served.set('bomb.tar.bz2', readFileSync(path.join(work, 'b.tar.bz2')));
+    assert.ok(served.get('bomb.tar.bz2')!.length < 4096, String(served.get('bomb.tar.bz2')!.length));
+    // tar.gz: 25,000 empty entries.
+    served.set('many.tar.gz', rawTarGz(Array.from({ length: 25_000 }, (_, i) => ({ path: `m/f${i}.txt`, type: 'File' as const }))));
+    // zip: 25,000 entries.
+    const manyDir = path.join(work, 'many');
+    mkdirSync(manyDir, { recursive: true });
+    for (let i = 0; i < 25_000; i++) writeFileSync(path.join(manyDir, `f${i}`), '');
+    execFileSync('zip', ['-qr', path.join(work, 'many.zip'), 'many'], { cwd: work });
+    served.set('many.zip', readFileSync(path.join(work, 'many.zip')));
+    for (const [archive, why] of [
+      ['bomb.zip', /unsafe archive refused: bomb\.zip unpacks to more than 64 MiB/],
+      ['bomb.tar.bz2', /unsafe archive refused: bomb\.tar\.bz2 unpacks to more than 64 MiB/],
+      ['many.tar.gz', /unsafe archive refused: many\.tar\.gz has more than 20000 entries/],
+      ['many.zip', /unsafe archive refused: many\.zip has more than 20000 entries/],
+    ] as const) {
+      const r = await parla('pull', `${base}/files/${archive}`, '--name', 'bomb', '--json');
+      assert.equal(r.code, 1, `${archive}: ${r.err}`);
+      assert.match(r.err, why, archive);
+      assert.doesNotMatch(r.err, /ENOTEMPTY|EEXIST|at .*\.ts:/, archive);
+      assert.deepEqual(readdirSync(path.join(modelsDir, '.staging')), [], `${archive}: staging is cleaned up`);
+      assert.deepEqual(readdirSync(path.join(modelsDir, '.downloads')), [], `${archive}: the download is deleted`);
+      assert.ok(!existsSync(path.join(modelsDir, 'stt', 'bomb')) && !existsSync(path.join(modelsDir, 'tts', 'bomb')));
+    }
+  });
+
+  test('a chain of symbolic links is refused with a plain message and staging is cleaned up', async () => {
+    served.set(
+      'chain.tar.gz',
+      rawTarGz([
+        { path: 'm/tokens.txt', type: 'File', body: 'a 0\n' },
+        { path: 'm/l1', type: 'SymbolicLink', linkpath: 'l2' },
+        { path: 'm/l2', type: 'SymbolicLink', linkpath: 'l3' },
+        { path: 'm/l3', type: 'SymbolicLink', linkpath: '.' },
+        { path: 'm/l1/l2/l3/deep.txt', type: 'File', body: 'through the links\n' },
+        { path: 'm/l1/x/y.txt', type: 'File', body: 'through the links\n' },
+      ]),
+    );
+    const r = await parla('pull', `${base}/files/chain.tar.gz`, '--name', 'chain');
+    assert.equal(r.code, 1, r.err);
+    assert.doesNotMatch(r.err, /ENOTEMPTY|rmdir/);
+    assert.match(r.err, /unsafe archive refused: chain\.tar\.gz writes an entry through a symbolic link/);
+    assert.deepEqual(readdirSync(path.join(modelsDir, '.staging')), []);
+    assert.deepEqual(readdirSync(path.join(modelsDir, '.downloads')), []);
+  });
+
+  test('the download\'s file name never comes from the URL: "%2F.." is refused, nothing outside the models folder is touched', async () => {
+    const victim = path.join(tmp.dir, 'victim.tar.gz');
+    writeFileSync(victim, 'precious');
+    served.set('victim.tar.gz', served.get('zipformer2-ctc-gen.tar.gz')!);
+    for (const tail of [
+      'x%2F..%2F..%2F..%2Fvictim.tar.gz',
+      '..%2F..%2F..%2Fvictim.tar.gz',
+      '%2E%2E',
+      'a%5C..%5Cvictim.tar.gz',
+      'a%00.tar.gz',
+      '%E0%A4%A.tar.gz',
+    ]) {
+      const r = await parla('pull', `${base}/files/${tail}`, '--name', 'victim');
+      assert.equal(r.code, 1, `${tail}: ${r.err}`);
+      assert.match(r.err, /file name|not a \.tar/, tail);
+    }
+    assert.equal(readFileSync(victim, 'utf8'), 'precious');
+    assert.ok(!existsSync(`${victim}.part`));
+    assert.deepEqual(
+      readdirSync(tmp.dir).filter((f) => f.endsWith('.part')),
+      [],
+    );
+    assert.deepEqual(readdirSync(path.join(modelsDir, '.downloads')), []);
+  });
+
   test('a model the native loader rejects is reported, recorded as failed and never installed', async () => {
     const r = await parla('pull', `${base}/files/broken-nemo.tar.gz`);
     assert.equal(r.code, 1);
-    assert.match(r.err, /broken-nemo failed the loading check and was not installed: the loader process exited with code 255 .*tokens\.txt contains the symbol <blk>/);
+    assert.match(
+      r.err,
+      /broken-nemo failed the loading check and was not installed: the loader process exited with code 255 .*tokens\.txt contains the symbol <blk>/,
+    );
     assert.ok(!existsSync(path.join(modelsDir, 'stt', 'broken-nemo')));
     const row = (await listJson()).find((x) => x.name === 'broken-nemo');
     assert.match(row?.status ?? '', /^failed: the loader process exited with code 255/);
@@ -275,7 +437,10 @@ describe('parla models', () => {
     const rec = v.json();
     assert.equal(rec.status, 'ok');
     assert.ok(rec.check.audioSeconds === 2 && rec.check.rtf > 0 && rec.check.rssLoadedMB > 0);
-    assert.match((await parla('verify', 'whisper-gen')).out, /whisper-gen: ok; load \d+ ms, the model adds -?[\d.]+ MB resident \([\d.]+ MB after load, peak [\d.]+ MB\), real-time factor [\d.e-]+ on 2 s/);
+    assert.match(
+      (await parla('verify', 'whisper-gen')).out,
+      /whisper-gen: ok; load \d+ ms, the model adds -?[\d.]+ MB resident \([\d.]+ MB after load, peak [\d.]+ MB\), real-time factor [\d.e-]+ on 2 s/,
+    );
 
     assert.equal((await parla('bind', 'cipher-max', 'whisper-gen')).code, 0);
     assert.equal((await parla('bind', 'aura-max', 'piper-gen', '--json')).json().model, 'piper-gen');
@@ -288,10 +453,12 @@ describe('parla models', () => {
       [['remove', 'whisper-gen'], /whisper-gen serves cipher-max; unbind it first/],
       [['unbind', 'lucid-mono'], /lucid-mono has no model bound/],
     ] as const) {
-      refusals.push(parla(...args).then((r) => {
-        assert.equal(r.code, 2, args.join(' '));
-        assert.match(r.err, why);
-      }));
+      refusals.push(
+        parla(...args).then((r) => {
+          assert.equal(r.code, 2, args.join(' '));
+          assert.match(r.err, why);
+        }),
+      );
     }
     // Refusals write nothing, so they run side by side.
     await Promise.all(refusals);

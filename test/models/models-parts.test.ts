@@ -3,12 +3,17 @@
 // check, the format probe's refusals, how bindings resolve at start, a stalled download.
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { tempDir } from '../helpers/env.js';
-import { operatorSettingsPath, OperatorSettingsError, readOperatorSettings, writeOperatorSettings } from '../../src/models/operator-settings.js';
+import {
+  operatorSettingsPath,
+  OperatorSettingsError,
+  readOperatorSettings,
+  writeOperatorSettings,
+} from '../../src/models/operator-settings.js';
 import { OnnxReadError, readOnnxMetadata } from '../../src/models/onnx-metadata.js';
 import { entryProblem, unpackArchive, UnsafeArchiveError } from '../../src/models/unpack.js';
 import { probeModel, ProbeError } from '../../src/models/probe.js';
@@ -34,7 +39,11 @@ test('operator settings: missing file is empty; written bindings read back; malf
     ['{"modelBindings": {"Bad Name": "m"}}', /"Bad Name" is not a product model name/],
   ] as const) {
     writeFileSync(operatorSettingsPath(dir), text);
-    assert.throws(() => readOperatorSettings(dir), (e: unknown) => e instanceof OperatorSettingsError && why.test(e.message), text);
+    assert.throws(
+      () => readOperatorSettings(dir),
+      (e: unknown) => e instanceof OperatorSettingsError && why.test(e.message),
+      text,
+    );
   }
 });
 
@@ -90,15 +99,25 @@ test('unpack refuses an unknown archive type and a zip entry named with ..', asy
   end.writeUInt32LE(30 + name.length + 1, 16);
   const zip = path.join(tmp.dir, 'evil.zip');
   writeFileSync(zip, Buffer.concat([local, name, data, central, name, end]));
-  await assert.rejects(unpackArchive(zip, path.join(tmp.dir, 'u2', 'inner')), (e: unknown) => e instanceof UnsafeArchiveError && /unsafe archive refused/.test((e as Error).message));
+  await assert.rejects(
+    unpackArchive(zip, path.join(tmp.dir, 'u2', 'inner')),
+    (e: unknown) => e instanceof UnsafeArchiveError && /unsafe archive refused/.test((e as Error).message),
+  );
 });
 
 test('the probe refuses folders of no supported format, with the reason', () => {
   const dir = path.join(tmp.dir, 'probe');
   mkdirSync(dir, { recursive: true });
-  assert.throws(() => probeModel(dir), (e: unknown) => e instanceof ProbeError && /no \.onnx file/.test((e as Error).message));
+  assert.throws(
+    () => probeModel(dir),
+    (e: unknown) => e instanceof ProbeError && /no \.onnx file/.test((e as Error).message),
+  );
   writeFileSync(path.join(dir, 'a.onnx'), 'x');
+  // One .onnx file without tokens.txt may be a turn model; it must at least be ONNX.
+  assert.throws(() => probeModel(dir), /a\.onnx is not an ONNX model/);
+  writeFileSync(path.join(dir, 'b.onnx'), 'x');
   assert.throws(() => probeModel(dir), /no tokens\.txt/);
+  rmSync(path.join(dir, 'b.onnx'));
   writeFileSync(path.join(dir, 'tokens.txt'), '<blk> 0\n');
   assert.throws(() => probeModel(dir), /a\.onnx is not an ONNX model/);
   writeFileSync(path.join(dir, 'voices.bin'), '');
@@ -122,25 +141,51 @@ test('bindings at start: verified models of the right kind serve; the rest are p
   const dataDir = path.join(tmp.dir, 'bind-data');
   const modelsDir = path.join(dataDir, 'models');
   const record = (name: string, kind: 'stt' | 'tts', status: 'ok' | 'failed') => ({
-    name, kind, format: kind === 'stt' ? ('whisper' as const) : ('piper' as const), languages: ['en'], files: { tokens: 'tokens.txt' }, sizeBytes: 1,
-    source: { url: null, archive: null, sha256: null, catalog: null }, status, ...(status === 'failed' ? { reason: 'exit 255' } : {}), check: null, installedAt: '', verifiedAt: null,
+    name,
+    kind,
+    format: kind === 'stt' ? ('whisper' as const) : ('piper' as const),
+    languages: ['en'],
+    files: { tokens: 'tokens.txt' },
+    sizeBytes: 1,
+    source: { url: null, archive: null, sha256: null, catalog: null },
+    status,
+    ...(status === 'failed' ? { reason: 'exit 255' } : {}),
+    check: null,
+    installedAt: '',
+    verifiedAt: null,
   });
-  for (const [name, kind, status] of [['w', 'stt', 'ok'], ['p', 'tts', 'ok'], ['bad', 'stt', 'failed'], ['gone', 'stt', 'ok']] as const) {
+  for (const [name, kind, status] of [
+    ['w', 'stt', 'ok'],
+    ['p', 'tts', 'ok'],
+    ['bad', 'stt', 'failed'],
+    ['gone', 'stt', 'ok'],
+  ] as const) {
     saveRecord(modelsDir, record(name, kind, status));
     if (name !== 'gone' && name !== 'bad') mkdirSync(path.join(modelsDir, kind, name), { recursive: true });
   }
-  writeOperatorSettings(dataDir, { modelBindings: { 'cipher-max': 'w', 'aura-max': 'p', 'lucid-mono': 'bad', 'lucid-lite': 'gone', 'cipher-fast': 'p', 'nope-x': 'w' } });
-  const { bindings, problems } = resolveModelBindings(dataDir, modelsDir, { stt: ['cipher-fast', 'cipher-max', 'lucid-mono', 'lucid-lite'], tts: ['aura-max'] });
-  assert.deepEqual(bindings.map((b) => [b.productModel, b.model, b.kind, b.dir]), [
-    ['aura-max', 'p', 'tts', path.join(modelsDir, 'tts', 'p')],
-    ['cipher-max', 'w', 'stt', path.join(modelsDir, 'stt', 'w')],
-  ]);
-  assert.deepEqual(problems.map((p) => [p.productModel, p.problem]), [
-    ['cipher-fast', 'a tts model cannot serve a stt product model'],
-    ['lucid-lite', 'not installed (or its folder is gone)'],
-    ['lucid-mono', 'failed its loading check: exit 255'],
-    ['nope-x', 'unknown product model'],
-  ]);
+  writeOperatorSettings(dataDir, {
+    modelBindings: { 'cipher-max': 'w', 'aura-max': 'p', 'lucid-mono': 'bad', 'lucid-lite': 'gone', 'cipher-fast': 'p', 'nope-x': 'w' },
+  });
+  const { bindings, problems } = resolveModelBindings(dataDir, modelsDir, {
+    stt: ['cipher-fast', 'cipher-max', 'lucid-mono', 'lucid-lite'],
+    tts: ['aura-max'],
+  });
+  assert.deepEqual(
+    bindings.map((b) => [b.productModel, b.model, b.kind, b.dir]),
+    [
+      ['aura-max', 'p', 'tts', path.join(modelsDir, 'tts', 'p')],
+      ['cipher-max', 'w', 'stt', path.join(modelsDir, 'stt', 'w')],
+    ],
+  );
+  assert.deepEqual(
+    problems.map((p) => [p.productModel, p.problem]),
+    [
+      ['cipher-fast', 'a tts model cannot serve a stt product model'],
+      ['lucid-lite', 'not installed (or its folder is gone)'],
+      ['lucid-mono', 'failed its loading check: exit 255'],
+      ['nope-x', 'unknown product model'],
+    ],
+  );
 });
 
 test('a download that stalls is given up after the idle time, keeping its .part file', async () => {
@@ -155,7 +200,11 @@ test('a download that stalls is given up after the idle time, keeping its .part 
   try {
     await assert.rejects(
       downloadFile(`http://127.0.0.1:${(server.address() as AddressInfo).port}/x.tar.gz`, dest, quiet, 300),
-      (e: unknown) => e instanceof DownloadError && /download interrupted after \d+ of 65536 bytes \(nothing received for 0\.3 s\); run the same command again to resume/.test((e as Error).message),
+      (e: unknown) =>
+        e instanceof DownloadError &&
+        /download interrupted after \d+ of 65536 bytes \(nothing received for 0\.3 s\); run the same command again to resume/.test(
+          (e as Error).message,
+        ),
     );
     assert.ok(existsSync(`${dest}.part`) && !existsSync(dest));
   } finally {

@@ -8,7 +8,6 @@ import Database from 'better-sqlite3';
 import { SqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
 import { tempDir } from '../helpers/env.js';
 
-
 test('SIGKILL during write-heavy billing leaves a consistent database', async () => {
   const tmp = tempDir();
   const file = path.join(tmp.dir, 'parla.db');
@@ -18,7 +17,9 @@ test('SIGKILL during write-heavy billing leaves a consistent database', async ()
   const account = await setup.createAccount({ name: 'crash', plan: 'pro', credits: initial });
   await setup.close();
 
-  const child = spawn(process.execPath, ['--import', 'tsx', 'test/helpers/billing-writer.ts', file, account.id], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'test/helpers/billing-writer.ts', file, account.id], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   await new Promise<void>((resolve) => child.stdout!.once('data', () => resolve()));
   await new Promise((r) => setTimeout(r, 1500));
   child.kill('SIGKILL');
@@ -26,7 +27,10 @@ test('SIGKILL during write-heavy billing leaves a consistent database', async ()
 
   const raw = new Database(file);
   assert.equal((raw.pragma('integrity_check') as Array<{ integrity_check: string }>)[0]!.integrity_check, 'ok');
-  const ledger = raw.prepare('SELECT COUNT(*) AS n, COALESCE(SUM(credits), 0) AS credits FROM usage_ledger').get() as { n: number; credits: number };
+  const ledger = raw.prepare('SELECT COUNT(*) AS n, COALESCE(SUM(credits), 0) AS credits FROM usage_ledger').get() as {
+    n: number;
+    credits: number;
+  };
   const held = raw.prepare('SELECT COALESCE(SUM(credits), 0) AS credits FROM credit_holds').get() as { credits: number };
   const balance = (raw.prepare('SELECT credits FROM accounts WHERE id = ?').get(account.id) as { credits: number }).credits;
   raw.close();

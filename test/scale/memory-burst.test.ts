@@ -48,7 +48,9 @@ test('RSS is back within 20% of before within 30 s of a burst of large answers',
     sampler.unref();
     let served = 0;
     for (let round = 0; round < 2; round++) {
-      const answers = await Promise.all(Array.from({ length: 8 }, () => drain(url, key.api_key, { text, voice: 'Aria', model: 'aura-lite', format: 'wav' })));
+      const answers = await Promise.all(
+        Array.from({ length: 8 }, () => drain(url, key.api_key, { text, voice: 'Aria', model: 'aura-lite', format: 'wav' })),
+      );
       for (const a of answers) {
         assert.equal(a.status, 200);
         assert.equal(a.bytes, a.length, 'the streamed WAV has the length it announced');
@@ -61,7 +63,10 @@ test('RSS is back within 20% of before within 30 s of a burst of large answers',
     // Streamed from the speech and shared zeros, not held as files: the node grows by far less
     // than the answers in flight at once (a round's worth, ~200 MB).
     const inFlightMb = served / 2 / 1024 / 1024;
-    assert.ok(peak - before < inFlightMb / 2, `RSS grew ${(peak - before).toFixed(0)} MB during the burst, ${inFlightMb.toFixed(0)} MB of answers at once`);
+    assert.ok(
+      peak - before < inFlightMb / 2,
+      `RSS grew ${(peak - before).toFixed(0)} MB during the burst, ${inFlightMb.toFixed(0)} MB of answers at once`,
+    );
     const bound = before * 1.2 + 30;
     let after = rssMb(node.proc.pid!);
     const peakish = after;
@@ -69,7 +74,9 @@ test('RSS is back within 20% of before within 30 s of a burst of large answers',
       await sleep(1000);
       after = rssMb(node.proc.pid!);
     }
-    console.log(`RSS before ${before.toFixed(0)} MB, peak ${peak.toFixed(0)} MB, at the end of the burst ${peakish.toFixed(0)} MB, then ${after.toFixed(0)} MB (bound ${bound.toFixed(0)} MB)`);
+    console.log(
+      `RSS before ${before.toFixed(0)} MB, peak ${peak.toFixed(0)} MB, at the end of the burst ${peakish.toFixed(0)} MB, then ${after.toFixed(0)} MB (bound ${bound.toFixed(0)} MB)`,
+    );
     assert.ok(after <= bound, `RSS ${after.toFixed(0)} MB 30 s after the burst, ${before.toFixed(0)} MB before`);
   } finally {
     await node.kill();

@@ -31,7 +31,11 @@ interface Answer {
 }
 
 async function call(path: string, apiKey: string, body: object): Promise<Answer> {
-  const r = await fetch(`${url}${path}`, { method: 'POST', headers: { 'x-api-key': apiKey, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const r = await fetch(`${url}${path}`, {
+    method: 'POST',
+    headers: { 'x-api-key': apiKey, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   const json = r.status === 200 ? null : ((await r.json()) as any);
   if (r.status === 200) await r.arrayBuffer();
   return { status: r.status, body: json, retryAfter: r.headers.get('retry-after'), requestId: r.headers.get('x-request-id') };
@@ -54,7 +58,11 @@ process.stdout.write(JSON.stringify(answers));
 `;
 
 async function burstFromChild(path: string, keys: string[], extra: object, n: number): Promise<Answer[]> {
-  const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', BURST_CLIENT, JSON.stringify({ url, path, keys, extra, n })], { maxBuffer: 1 << 24 });
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    ['--input-type=module', '-e', BURST_CLIENT, JSON.stringify({ url, path, keys, extra, n })],
+    { maxBuffer: 1 << 24 },
+  );
   return JSON.parse(stdout) as Answer[];
 }
 
@@ -65,7 +73,10 @@ async function accounts(n: number): Promise<Array<{ accountId: string; apiKey: s
 
 const percentile = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]!;
 
-async function burst(path: string, extra: object): Promise<{ answers: Answer[]; healthMs: number[]; loopDelayMs: { p99: number; max: number } }> {
+async function burst(
+  path: string,
+  extra: object,
+): Promise<{ answers: Answer[]; healthMs: number[]; loopDelayMs: { p99: number; max: number } }> {
   const accts = await accounts(5);
   const healthMs: number[] = [];
   let done = false;
@@ -81,7 +92,12 @@ async function burst(path: string, extra: object): Promise<{ answers: Answer[]; 
       await new Promise((res) => setTimeout(res, 20));
     }
   })();
-  const answers = await burstFromChild(path, accts.map((a) => a.apiKey), extra, 200);
+  const answers = await burstFromChild(
+    path,
+    accts.map((a) => a.apiKey),
+    extra,
+    200,
+  );
   done = true;
   await prober;
   loop.disable();
@@ -97,7 +113,11 @@ async function burst(path: string, extra: object): Promise<{ answers: Answer[]; 
 function checkAnswers(label: string, answers: Answer[]): void {
   const counts: Record<number, number> = {};
   for (const r of answers) counts[r.status] = (counts[r.status] ?? 0) + 1;
-  assert.deepEqual(Object.keys(counts).filter((s) => !['200', '503'].includes(s)), [], `${label}: ${JSON.stringify(counts)}`);
+  assert.deepEqual(
+    Object.keys(counts).filter((s) => !['200', '503'].includes(s)),
+    [],
+    `${label}: ${JSON.stringify(counts)}`,
+  );
   assert.ok((counts[200] ?? 0) >= WORKERS + QUEUE_MAX, `${label}: at least a queue's worth served: ${JSON.stringify(counts)}`);
   assert.ok((counts[503] ?? 0) > 0, `${label}: the burst was refused in part: ${JSON.stringify(counts)}`);
   for (const r of answers.filter((x) => x.status !== 200)) {
@@ -112,7 +132,9 @@ function checkResponsive(label: string, healthMs: number[], loopDelayMs: { p99: 
   const p99 = percentile(healthMs, 0.99);
   // The client shares this process (and two cores with other work): its latency is reported;
   // the server's event loop delay is what the bound is about.
-  console.log(`${label}: /health p50 ${percentile(healthMs, 0.5).toFixed(1)} ms, p99 ${p99.toFixed(1)} ms over ${healthMs.length} probes; event loop delay p99 ${loopDelayMs.p99.toFixed(1)} ms, max ${loopDelayMs.max.toFixed(1)} ms`);
+  console.log(
+    `${label}: /health p50 ${percentile(healthMs, 0.5).toFixed(1)} ms, p99 ${p99.toFixed(1)} ms over ${healthMs.length} probes; event loop delay p99 ${loopDelayMs.p99.toFixed(1)} ms, max ${loopDelayMs.max.toFixed(1)} ms`,
+  );
   assert.ok(healthMs.length >= 3, `${label}: health was probed during the burst`);
   // 100 ms is the bound; on a machine busy with other work (load above its cores: shared CI, other
   // test files) this process gets a share of a core and every stall stretches: the bound scales.

@@ -13,7 +13,12 @@ test('SIGTERM: the running stream completes, then the process exits 0', async ()
   const res = await fetch(`${node.url}/api/v1/tts/stream`, {
     method: 'POST',
     headers: { 'x-api-key': key.api_key, 'content-type': 'application/json' },
-    body: JSON.stringify({ text: 'This text takes a little while to stream. '.repeat(8), voice: 'Aria', model: 'aura-lite', sample_rate: 16000 }),
+    body: JSON.stringify({
+      text: 'This text takes a little while to stream. '.repeat(8),
+      voice: 'Aria',
+      model: 'aura-lite',
+      sample_rate: 16000,
+    }),
   });
   assert.equal(res.status, 200);
   const exited = once(node.proc, 'exit');

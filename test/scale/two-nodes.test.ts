@@ -25,19 +25,28 @@ after(async () => {
 });
 
 const tts = (node: NodeProcess, key: string, text = 'Hello.') =>
-  fetch(`${node.url}/api/v1/tts/generate`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify({ text, voice: 'Aria', model: 'aura-lite' }) });
+  fetch(`${node.url}/api/v1/tts/generate`, {
+    method: 'POST',
+    headers: { 'x-api-key': key, 'content-type': 'application/json' },
+    body: JSON.stringify({ text, voice: 'Aria', model: 'aura-lite' }),
+  });
 
 test('rate limits are shared: 10 per minute across both nodes', async () => {
   const { key } = await cli(['accounts', 'create', '--name', 'rl', '--plan', 'free'], env);
   const statuses: number[] = [];
-  for (let i = 0; i < 12; i++) statuses.push((await fetch(`${(i % 2 ? b : a).url}/api/v1/usage`, { headers: { 'x-api-key': key.api_key } })).status);
+  for (let i = 0; i < 12; i++)
+    statuses.push((await fetch(`${(i % 2 ? b : a).url}/api/v1/usage`, { headers: { 'x-api-key': key.api_key } })).status);
   assert.equal(statuses.filter((s) => s === 200).length, 10);
   assert.equal(statuses.filter((s) => s === 429).length, 2);
 });
 
 test('a concurrency slot taken on one node is seen by the other', async () => {
   const { key } = await cli(['accounts', 'create', '--name', 'cc', '--plan', 'free'], env);
-  const long = fetch(`${a.url}/api/v1/tts/stream`, { method: 'POST', headers: { 'x-api-key': key.api_key, 'content-type': 'application/json' }, body: JSON.stringify({ text: 'This stream keeps its slot for a while. '.repeat(20), voice: 'Aria', model: 'aura-lite' }) });
+  const long = fetch(`${a.url}/api/v1/tts/stream`, {
+    method: 'POST',
+    headers: { 'x-api-key': key.api_key, 'content-type': 'application/json' },
+    body: JSON.stringify({ text: 'This stream keeps its slot for a while. '.repeat(20), voice: 'Aria', model: 'aura-lite' }),
+  });
   const first = await long;
   assert.equal(first.status, 200);
   const other = await fetch(`${b.url}/api/v1/usage`, { headers: { 'x-api-key': key.api_key } });
@@ -56,7 +65,10 @@ test('credits for exactly N requests: N+20 concurrent over both nodes give N suc
   assert.equal(statuses.filter((s) => s === 402).length, 20);
   const c = new pg.Client({ connectionString: schema.url });
   await c.connect();
-  const { rows } = await c.query('SELECT COUNT(*)::int AS n, COALESCE(SUM(credits),0)::int AS credits FROM usage_ledger WHERE account_id = $1', [account.id]);
+  const { rows } = await c.query(
+    'SELECT COUNT(*)::int AS n, COALESCE(SUM(credits),0)::int AS credits FROM usage_ledger WHERE account_id = $1',
+    [account.id],
+  );
   const bal = await c.query('SELECT credits FROM accounts WHERE id = $1', [account.id]);
   await c.end();
   assert.deepEqual(rows[0], { n: N, credits: 6 * N });
@@ -82,13 +94,21 @@ test('killing a node mid-load loses no committed usage and double-charges nothin
   const initial = 100_000;
   const { account, key } = await cli(['accounts', 'create', '--name', 'kill', '--plan', 'enterprise', '--credits', String(initial)], env);
   const victim = await startNode(env);
-  const load = Array.from({ length: 16 }, (_, i) => tts(i % 2 ? victim : a, key.api_key, 'A sentence for the load test.').then((r) => r.status, () => 0));
+  const load = Array.from({ length: 16 }, (_, i) =>
+    tts(i % 2 ? victim : a, key.api_key, 'A sentence for the load test.').then(
+      (r) => r.status,
+      () => 0,
+    ),
+  );
   await new Promise((r) => setTimeout(r, 400));
   await victim.kill('SIGKILL');
   const statuses = await Promise.all(load);
   const c = new pg.Client({ connectionString: schema.url });
   await c.connect();
-  const ledger = await c.query('SELECT COUNT(*)::int AS n, COALESCE(SUM(credits),0)::int AS credits FROM usage_ledger WHERE account_id = $1', [account.id]);
+  const ledger = await c.query(
+    'SELECT COUNT(*)::int AS n, COALESCE(SUM(credits),0)::int AS credits FROM usage_ledger WHERE account_id = $1',
+    [account.id],
+  );
   const held = await c.query('SELECT COALESCE(SUM(credits),0)::int AS credits FROM credit_holds WHERE account_id = $1', [account.id]);
   const bal = await c.query('SELECT credits FROM accounts WHERE id = $1', [account.id]);
   await c.end();

@@ -32,7 +32,11 @@ test('a step that fails shows its whole output on stderr and stops the script wi
 test('setup and build run every tool that talks (apt-get, npm install, node-gyp, tsc, vite) as a step', () => {
   const scripts = ['setup.sh', 'build.sh', 'build-dashboard.sh'].map((f) => readFileSync(path.join(root, 'scripts', f), 'utf8'));
   for (const s of scripts) assert.match(s, /^\. scripts\/lib\/step\.sh$/m);
-  const commands = scripts.flatMap((s) => s.split('\n')).filter((l) => /apt-get (update|install)|npm install|node-gyp|typescript\/bin\/tsc|vite\.js build/.test(l) && !l.trim().startsWith('#'));
+  const commands = scripts
+    .flatMap((s) => s.split('\n'))
+    .filter(
+      (l) => /apt-get (update|install)|npm install|node-gyp|typescript\/bin\/tsc|vite\.js build/.test(l) && !l.trim().startsWith('#'),
+    );
   assert.ok(commands.length >= 5, commands.join('\n'));
   for (const l of commands) assert.match(l.trim(), /^step "(setup|build): [^"]+" /, l);
 });

@@ -32,7 +32,9 @@ runStoreContract('PostgresStore', async () => {
     dump: async () => {
       const c = new pg.Client({ connectionString: schema.url });
       await c.connect();
-      const tables = await c.query<{ t: string }>('SELECT table_name AS t FROM information_schema.tables WHERE table_schema = $1', [schema.schema]);
+      const tables = await c.query<{ t: string }>('SELECT table_name AS t FROM information_schema.tables WHERE table_schema = $1', [
+        schema.schema,
+      ]);
       const parts: string[] = [];
       for (const { t } of tables.rows) parts.push(JSON.stringify((await c.query(`SELECT * FROM "${t}"`)).rows));
       await c.end();
@@ -68,7 +70,9 @@ test('a database that accepts connections but never answers fails with StoreUnav
   const sockets = new Set<net.Socket>();
   silent.on('connection', (c) => sockets.add(c.on('error', () => undefined)));
   await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
-  const store = new PostgresStore(`postgres://postgres@127.0.0.1:${(silent.address() as net.AddressInfo).port}/test`, { connectTimeoutMs: 300 });
+  const store = new PostgresStore(`postgres://postgres@127.0.0.1:${(silent.address() as net.AddressInfo).port}/test`, {
+    connectTimeoutMs: 300,
+  });
   const started = Date.now();
   await assert.rejects(store.getAccount('acc_x'), StoreUnavailableError);
   await assert.rejects(store.holdCredits(hold('acc_x', 1)), StoreUnavailableError);
@@ -88,7 +92,10 @@ test('two nodes migrating at once both succeed, once', async () => {
   const c = new pg.Client({ connectionString: schema.url });
   await c.connect();
   try {
-    assert.deepEqual((await c.query('SELECT version FROM schema_migrations ORDER BY version')).rows, POSTGRES_MIGRATIONS.map((m) => ({ version: m.version })));
+    assert.deepEqual(
+      (await c.query('SELECT version FROM schema_migrations ORDER BY version')).rows,
+      POSTGRES_MIGRATIONS.map((m) => ({ version: m.version })),
+    );
   } finally {
     await c.end();
   }

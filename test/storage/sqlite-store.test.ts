@@ -19,7 +19,11 @@ runStoreContract('SqliteStore', async () => {
       tmp.cleanup();
     },
     // The database file and its write-ahead log, byte for byte (recent commits live in the WAL).
-    dump: async () => [file, `${file}-wal`].filter((f) => existsSync(f)).map((f) => readFileSync(f).toString('latin1')).join('\n'),
+    dump: async () =>
+      [file, `${file}-wal`]
+        .filter((f) => existsSync(f))
+        .map((f) => readFileSync(f).toString('latin1'))
+        .join('\n'),
   };
 });
 
@@ -38,7 +42,13 @@ test('SQLite file: WAL journal, schema version recorded, reopening migrates noth
 
   const raw = new Database(file, { readonly: true });
   assert.equal(raw.pragma('journal_mode', { simple: true }), 'wal');
-  assert.deepEqual(raw.prepare('SELECT version FROM schema_migrations').all(), [{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }]);
+  assert.deepEqual(raw.prepare('SELECT version FROM schema_migrations').all(), [
+    { version: 1 },
+    { version: 2 },
+    { version: 3 },
+    { version: 4 },
+    { version: 5 },
+  ]);
   assert.equal(raw.pragma('integrity_check', { simple: true }), 'ok');
   raw.close();
   tmp.cleanup();

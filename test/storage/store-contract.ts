@@ -17,11 +17,33 @@ const epoch = new Date(0);
 const future = () => new Date(Date.now() + 60_000);
 
 function holdReq(accountId: string, credits: number, extra: Partial<HoldRequest> = {}): HoldRequest {
-  return { holdId: `hold_${randomUUID()}`, accountId, mode: 'live', credits, characters: 0, characterLimit: null, periodStart: epoch, expiresAt: future(), ...extra };
+  return {
+    holdId: `hold_${randomUUID()}`,
+    accountId,
+    mode: 'live',
+    credits,
+    characters: 0,
+    characterLimit: null,
+    periodStart: epoch,
+    expiresAt: future(),
+    ...extra,
+  };
 }
 
 function usage(accountId: string, keyId: string, credits: number, extra: Partial<UsageRecord> = {}): UsageRecord {
-  return { requestId: `req_${randomUUID()}`, accountId, keyId, mode: 'live', kind: 'tts', model: 'aura-prime', units: credits, characters: credits, credits, createdAt: new Date(), ...extra };
+  return {
+    requestId: `req_${randomUUID()}`,
+    accountId,
+    keyId,
+    mode: 'live',
+    kind: 'tts',
+    model: 'aura-prime',
+    units: credits,
+    characters: credits,
+    credits,
+    createdAt: new Date(),
+    ...extra,
+  };
 }
 
 export function runStoreContract(name: string, open: () => Promise<StoreHandle>): void {
@@ -65,7 +87,14 @@ export function runStoreContract(name: string, open: () => Promise<StoreHandle>)
     test('keys: create, find by hash, states (revoked is final), touch, list with usage', async () => {
       const a = await s.createAccount({ name: 'K', plan: 'free', credits: 100 });
       const hash = randomUUID().replaceAll('-', '');
-      const k = await s.createKey({ accountId: a.id, name: 'main', mode: 'test', hash, prefix: 'svc_test_AbCd', expiresAt: new Date('2099-01-01T00:00:00Z') });
+      const k = await s.createKey({
+        accountId: a.id,
+        name: 'main',
+        mode: 'test',
+        hash,
+        prefix: 'svc_test_AbCd',
+        expiresAt: new Date('2099-01-01T00:00:00Z'),
+      });
       assert.match(k.id, /^key_/);
       assert.equal(k.state, 'active');
       assert.equal(k.mode, 'test');
@@ -85,7 +114,14 @@ export function runStoreContract(name: string, open: () => Promise<StoreHandle>)
       await s.touchKey(k.id, at);
       assert.equal((await s.getKey(k.id))?.lastUsedAt?.getTime(), at.getTime());
 
-      const k2 = await s.createKey({ accountId: a.id, name: 'second', mode: 'live', hash: randomUUID(), prefix: 'svc_live_XyZ1', expiresAt: null });
+      const k2 = await s.createKey({
+        accountId: a.id,
+        name: 'second',
+        mode: 'live',
+        hash: randomUUID(),
+        prefix: 'svc_live_XyZ1',
+        expiresAt: null,
+      });
       const hold = holdReq(a.id, 7);
       await s.holdCredits(hold);
       await s.settleHold(hold.holdId, usage(a.id, k2.id, 7));
@@ -170,13 +206,19 @@ export function runStoreContract(name: string, open: () => Promise<StoreHandle>)
       const done = holdReq(a.id, 300, { characters: 300, characterLimit: 1000 });
       await s.holdCredits(done);
       await s.settleHold(done.holdId, usage(a.id, 'key_q', 300, { characters: 300 }));
-      const results = await Promise.all(Array.from({ length: 20 }, () => s.holdCredits(holdReq(a.id, 100, { characters: 100, characterLimit: 1000 }))));
+      const results = await Promise.all(
+        Array.from({ length: 20 }, () => s.holdCredits(holdReq(a.id, 100, { characters: 100, characterLimit: 1000 }))),
+      );
       assert.equal(results.filter((r) => r.ok).length, 7);
       const refused = results.find((r) => !r.ok);
       assert.ok(refused && !refused.ok && refused.reason === 'quota' && refused.charactersUsed === 1000);
       // In a new period the ledger's 300 no longer count, the 700 still held do.
       const next = new Date(Date.now() + 1000);
-      assert.equal((await s.holdCredits(holdReq(a.id, 400, { characters: 400, characterLimit: 1000, periodStart: next }))).ok, false, 'held characters still count');
+      assert.equal(
+        (await s.holdCredits(holdReq(a.id, 400, { characters: 400, characterLimit: 1000, periodStart: next }))).ok,
+        false,
+        'held characters still count',
+      );
       assert.equal((await s.holdCredits(holdReq(a.id, 300, { characters: 300, characterLimit: 1000, periodStart: next }))).ok, true);
     });
 
@@ -227,7 +269,8 @@ export function runStoreContract(name: string, open: () => Promise<StoreHandle>)
     test('keys: every state transition; revoked is final; unknown keys', async () => {
       const a = await s.createAccount({ name: 'T', plan: 'basic' });
       const hash = randomUUID();
-      const mk = (h = randomUUID()) => s.createKey({ accountId: a.id, name: 'k', mode: 'live', hash: h, prefix: 'svc_live_Tt', expiresAt: null });
+      const mk = (h = randomUUID()) =>
+        s.createKey({ accountId: a.id, name: 'k', mode: 'live', hash: h, prefix: 'svc_live_Tt', expiresAt: null });
       const k = await mk(hash);
       assert.equal(k.expiresAt, null);
       assert.equal(k.lastUsedAt, null);
@@ -290,7 +333,10 @@ export function runStoreContract(name: string, open: () => Promise<StoreHandle>)
       // Balance 0: an overrun of 10 cannot be taken.
       assert.deepEqual(await s.settleHold(h2.holdId, usage(a.id, 'key_o', 15)), { balance: 0 });
       const rows = await s.listUsage(a.id, 'live', 10);
-      assert.deepEqual(rows.map((r) => r.credits), [5, 25]);
+      assert.deepEqual(
+        rows.map((r) => r.credits),
+        [5, 25],
+      );
       assert.equal((await s.usageSummary(a.id, 'live', epoch, epoch)).creditsUsed, 30);
       // A free request (0 credits) still gets its ledger row.
       await s.addCredits(a.id, 'live', 3);
@@ -306,7 +352,10 @@ export function runStoreContract(name: string, open: () => Promise<StoreHandle>)
       await s.holdCredits(h1);
       const u = usage(a.id, 'key_i', 12);
       const both = await Promise.all([s.settleHold(h1.holdId, u), s.settleHold(h1.holdId, u), s.settleHold(h1.holdId, u)]);
-      assert.deepEqual(both.map((b) => b.balance), [88, 88, 88]);
+      assert.deepEqual(
+        both.map((b) => b.balance),
+        [88, 88, 88],
+      );
       // A second hold settled under the same request id is refunded whole: no double charge.
       const h2 = holdReq(a.id, 30);
       await s.holdCredits(h2);
@@ -349,7 +398,9 @@ export function runStoreContract(name: string, open: () => Promise<StoreHandle>)
     test('hold, extend, settle, release and expiry sweeps racing: every credit accounted for', async () => {
       const initial = 1000;
       const a = await s.createAccount({ name: 'R', plan: 'pro', credits: initial });
-      const holds = Array.from({ length: 30 }, (_, i) => holdReq(a.id, 10, { expiresAt: new Date(Date.now() + (i % 3 === 0 ? -1 : 60_000)) }));
+      const holds = Array.from({ length: 30 }, (_, i) =>
+        holdReq(a.id, 10, { expiresAt: new Date(Date.now() + (i % 3 === 0 ? -1 : 60_000)) }),
+      );
       await Promise.all(holds.map((r) => s.holdCredits(r)));
       const ignore = () => undefined;
       await Promise.all(
@@ -437,7 +488,14 @@ export function runStoreContract(name: string, open: () => Promise<StoreHandle>)
       const b = await s.createAccount({ name: 'S2', plan: 'basic' });
       const t0 = new Date('2026-05-01T10:00:00.000Z');
       const at = (ms: number) => new Date(t0.getTime() + ms);
-      const mk = (accountId: string, idHash: string, expiresAt: Date) => ({ idHash, accountId, csrfToken: `csrf_${idHash}`, createdAt: t0, lastSeenAt: t0, expiresAt });
+      const mk = (accountId: string, idHash: string, expiresAt: Date) => ({
+        idHash,
+        accountId,
+        csrfToken: `csrf_${idHash}`,
+        createdAt: t0,
+        lastSeenAt: t0,
+        expiresAt,
+      });
       const h1 = `h1_${a.id}`;
       const h2 = `h2_${a.id}`;
       const h3 = `h3_${b.id}`;
@@ -482,7 +540,15 @@ export function runStoreContract(name: string, open: () => Promise<StoreHandle>)
       for (const [i, e] of entries.entries()) {
         const hr = holdReq(a.id, e.credits);
         await s.holdCredits(hr);
-        await s.settleHold(hr.holdId, usage(a.id, 'key_w', e.credits, { kind: e.kind, characters: e.characters, createdAt: new Date(e.iso), requestId: `req_w_${a.id}_${i}` }));
+        await s.settleHold(
+          hr.holdId,
+          usage(a.id, 'key_w', e.credits, {
+            kind: e.kind,
+            characters: e.characters,
+            createdAt: new Date(e.iso),
+            requestId: `req_w_${a.id}_${i}`,
+          }),
+        );
       }
       assert.deepEqual(await s.dailyUsage(a.id, 'live', new Date('2026-02-28T23:59:59.999Z')), [
         { day: '2026-02-28', kind: 'tts', requests: 1, credits: 1 },
@@ -503,15 +569,32 @@ export function runStoreContract(name: string, open: () => Promise<StoreHandle>)
         requestsToday: 2,
       });
       // A day that starts before the period (the period began this morning) counts the whole day.
-      assert.equal((await s.usageSummary(a.id, 'live', new Date('2026-03-02T00:00:00.000Z'), new Date('2026-03-01T00:00:00.000Z'))).requestsToday, 4);
+      assert.equal(
+        (await s.usageSummary(a.id, 'live', new Date('2026-03-02T00:00:00.000Z'), new Date('2026-03-01T00:00:00.000Z'))).requestsToday,
+        4,
+      );
       const recent = await s.listUsage(a.id, 'live', 2);
-      assert.deepEqual(recent.map((r) => r.createdAt.toISOString()), ['2026-03-02T00:00:00.000Z', '2026-03-01T23:59:59.999Z']);
+      assert.deepEqual(
+        recent.map((r) => r.createdAt.toISOString()),
+        ['2026-03-02T00:00:00.000Z', '2026-03-01T23:59:59.999Z'],
+      );
       assert.deepEqual(
         { ...recent[1]!, createdAt: recent[1]!.createdAt.getTime() },
-        { requestId: `req_w_${a.id}_3`, accountId: a.id, keyId: 'key_w', mode: 'live', kind: 'stt_realtime', model: 'aura-prime', units: 8, characters: 0, credits: 8, createdAt: Date.parse('2026-03-01T23:59:59.999Z') },
+        {
+          requestId: `req_w_${a.id}_3`,
+          accountId: a.id,
+          keyId: 'key_w',
+          mode: 'live',
+          kind: 'stt_realtime',
+          model: 'aura-prime',
+          units: 8,
+          characters: 0,
+          credits: 8,
+          createdAt: Date.parse('2026-03-01T23:59:59.999Z'),
+        },
       );
       const keys = await s.listKeys(a.id);
-      assert.equal(keys.length, 0, 'ledger rows of keys that are not the account\'s own do not invent keys');
+      assert.equal(keys.length, 0, "ledger rows of keys that are not the account's own do not invent keys");
     });
   });
 }

@@ -4,10 +4,15 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { decodeWav } from '../../src/audio/wav.js';
-import { clusterSpeakers, diarizeSegments } from '../../src/stt/diarize.js';
+import { clusterSpeakers, diarizeKnown, diarizeSegments } from '../../src/stt/diarize.js';
 import { espeak, flite, librivox, soxConcat } from '../helpers/speech.js';
 
-const LINES = ['Good morning, how was your weekend?', 'It was great, we went hiking in the mountains.', 'That sounds wonderful. Did you take any pictures?', 'Yes, plenty of them, I will show you later today.'];
+const LINES = [
+  'Good morning, how was your weekend?',
+  'It was great, we went hiking in the mountains.',
+  'That sounds wonderful. Did you take any pictures?',
+  'Yes, plenty of them, I will show you later today.',
+];
 
 function pcmOf(file: string): Int16Array {
   const ch = decodeWav(readFileSync(file)).channels[0]!;
@@ -52,7 +57,12 @@ test('one voice alone stays one speaker (synthetic and a recorded human reader)'
     const d = dialogue([voice, voice, voice, voice]);
     assert.deepEqual(diarizeSegments(d.pcm, d.spans), [0, 0, 0, 0]);
   }
-  const reader = pcmOf(soxConcat(librivox().map((f) => f.file), 0.5));
+  const reader = pcmOf(
+    soxConcat(
+      librivox().map((f) => f.file),
+      0.5,
+    ),
+  );
   const pieces = Array.from({ length: Math.floor(reader.length / 16000 / 2.5) }, (_, k) => ({ start: k * 2.5, end: k * 2.5 + 2.5 }));
   assert.equal(new Set(diarizeSegments(reader, pieces)).size, 1);
 });
@@ -63,4 +73,22 @@ test('clustering: segments too short to describe join their neighbour; labels by
   assert.deepEqual(clusterSpeakers([far, null, near, far, null]), [0, 0, 1, 0, 0]);
   assert.deepEqual(clusterSpeakers([null, null]), [0, 0]);
   assert.deepEqual(clusterSpeakers([]), []);
+});
+
+// Known speakers (decision #50): samples of other sentences in the same voices name the clusters.
+const REFERENCE = 'The weather report says it will rain tomorrow afternoon, so bring an umbrella.';
+
+test('known speakers: references from other sentences name the matching voices, in either order', () => {
+  const d = dialogue([slt, rms, slt, rms]);
+  const refs = (voices: Array<(t: string) => string>) => voices.map((v) => pcmOf(v(REFERENCE)));
+  const named = diarizeKnown(d.pcm, d.spans, refs([rms, slt]));
+  assert.deepEqual(named, { labels: [0, 1, 0, 1], known: [1, 0] });
+  // One of the two known: the other speaker keeps no name.
+  assert.deepEqual(diarizeKnown(d.pcm, d.spans, refs([slt])), { labels: [0, 1, 0, 1], known: [0, -1] });
+});
+
+test('known speakers: references of voices not in the recording name nobody and change no label', () => {
+  const d = dialogue([slt, rms, slt, rms]);
+  const absent = [awb, espeakUs].map((v) => pcmOf(v(REFERENCE)));
+  assert.deepEqual(diarizeKnown(d.pcm, d.spans, absent), { labels: [0, 1, 0, 1], known: [-1, -1] });
 });

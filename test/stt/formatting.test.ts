@@ -10,14 +10,23 @@ function timed(spoken: string): WordTiming[] {
   const out: WordTiming[] = [];
   let t = 0;
   for (const tok of spoken.split(' ')) {
-    if (tok === '|') { t += 1; continue; }
-    if (tok === ',') { t += 0.45; continue; }
+    if (tok === '|') {
+      t += 1;
+      continue;
+    }
+    if (tok === ',') {
+      t += 0.45;
+      continue;
+    }
     out.push({ word: tok, start: t, end: t + 0.25, confidence: 0.9 });
     t += 0.25;
   }
   return out;
 }
-const fmt = (s: string) => smartFormat(timed(s)).map((w) => w.word).join(' ');
+const fmt = (s: string) =>
+  smartFormat(timed(s))
+    .map((w) => w.word)
+    .join(' ');
 
 const SMART: Array<[string, string]> = [
   ['twenty five dollars', '$25'],
@@ -47,7 +56,7 @@ const SMART: Array<[string, string]> = [
   ['december twenty fifth nineteen ninety nine', 'December 25, 1999'],
   ['july fourth two thousand five', 'July 4, 2005'],
   ['meet at three thirty p m', 'meet at 3:30 PM'],
-  ['ten o\'clock', '10:00'],
+  ["ten o'clock", '10:00'],
   ['seven a m', '7:00 AM'],
   ['eleven forty five pm', '11:45 PM'],
   ['nine oh five a m', '9:05 AM'],
@@ -68,7 +77,7 @@ const SMART: Array<[string, string]> = [
   ['one hundred percent', '100%'],
   ['born in nineteen eighty four', 'born in 1984'],
   ['the fifty first state', 'the 51st state'],
-  ['at five o\'clock', 'at 5:00'],
+  ["at five o'clock", 'at 5:00'],
   ['back by seven fifteen tonight', 'back by 7:15 tonight'],
   ['wait a second', 'wait a second'],
   ['the first time', 'the first time'],
@@ -84,7 +93,14 @@ for (const [spoken, written] of SMART) {
 
 test('smart_format keeps timings: a merged token spans its words', () => {
   const out = smartFormat(timed('pay twenty five dollars now'));
-  assert.deepEqual(out.map((w) => [w.word, w.start, w.end]), [['pay', 0, 0.25], ['$25', 0.25, 1], ['now', 1, 1.25]]);
+  assert.deepEqual(
+    out.map((w) => [w.word, w.start, w.end]),
+    [
+      ['pay', 0, 0.25],
+      ['$25', 0.25, 1],
+      ['now', 1, 1.25],
+    ],
+  );
 });
 
 const PUNCT: Array<[string, string]> = [
@@ -106,7 +122,10 @@ const PUNCT: Array<[string, string]> = [
   ['see you on friday in june', 'See you on Friday in June.'],
   ['we may march in may', 'We may march in may.'],
   // Issue 20: an auxiliary or question word at the start is not enough.
-  ['had he married a more amiable woman he might have been made still more respectable', 'Had he married a more amiable woman he might have been made still more respectable.'],
+  [
+    'had he married a more amiable woman he might have been made still more respectable',
+    'Had he married a more amiable woman he might have been made still more respectable.',
+  ],
   ['had you seen it before', 'Had you seen it before?'],
   ['should you need help call us', 'Should you need help call us.'],
   ['should we go now', 'Should we go now?'],

@@ -23,7 +23,11 @@ function covers(pieces: Piece[], total: number): void {
   assert.equal(pieces[0]!.start, 0);
   assert.equal(pieces.at(-1)!.end, total);
   for (let i = 1; i < pieces.length; i++) assert.equal(pieces[i]!.start, pieces[i - 1]!.end, 'no gap, no overlap of owned ranges');
-  for (const p of pieces) assert.ok(p.decodeStart <= p.start && p.start < p.end && p.end <= p.decodeEnd && p.decodeStart >= 0 && p.decodeEnd <= total, JSON.stringify(p));
+  for (const p of pieces)
+    assert.ok(
+      p.decodeStart <= p.start && p.start < p.end && p.end <= p.decodeEnd && p.decodeStart >= 0 && p.decodeEnd <= total,
+      JSON.stringify(p),
+    );
 }
 
 describe('planPieces', () => {
@@ -35,7 +39,16 @@ describe('planPieces', () => {
   test('cuts in the middle of pauses, preferring a long pause to a short one nearer the target', () => {
     const total = 100 * RATE;
     // Around the first target (30 s): a 0.3 s pause at 30 s and a 1.2 s pause at 34 s.
-    const pieces = planPieces(flags(100, [[29.85, 30.15], [33.4, 34.6], [61, 62], [75, 75.4]]), total, opts);
+    const pieces = planPieces(
+      flags(100, [
+        [29.85, 30.15],
+        [33.4, 34.6],
+        [61, 62],
+        [75, 75.4],
+      ]),
+      total,
+      opts,
+    );
     covers(pieces, total);
     assert.equal(pieces[0]!.end / RATE, 34, 'the long pause wins');
     assert.equal(pieces[1]!.end / RATE, 61.5);
@@ -62,7 +75,10 @@ describe('planPieces', () => {
     for (const p of pieces.slice(0, -1)) {
       const len = (p.end - p.start) / RATE;
       assert.ok(len >= 15 && len <= 45, `piece of ${len} s`);
-      assert.ok(pauses.some(([a, b]) => p.end / RATE > a && p.end / RATE < b), `cut at ${p.end / RATE} s is in a pause`);
+      assert.ok(
+        pauses.some(([a, b]) => p.end / RATE > a && p.end / RATE < b),
+        `cut at ${p.end / RATE} s is in a pause`,
+      );
     }
     assert.ok(pieces.length >= 14 && pieces.length <= 40, `${pieces.length} pieces`);
   });
@@ -93,7 +109,15 @@ describe('joinPieces', () => {
       20 * RATE,
     );
     const words = joined.utterances.flatMap((u) => u.words);
-    assert.deepEqual(words.map((x) => [x.word, x.start, x.end]), [['one', 1, 2], ['seam', 9.6, 10.2], ['next', 10.6, 11.2], ['two', 13.5, 14.5]]);
+    assert.deepEqual(
+      words.map((x) => [x.word, x.start, x.end]),
+      [
+        ['one', 1, 2],
+        ['seam', 9.6, 10.2],
+        ['next', 10.6, 11.2],
+        ['two', 13.5, 14.5],
+      ],
+    );
     assert.equal(joined.duration, 20);
     assert.equal(joined.engine, 'test-engine');
     assert.equal(joined.language, 'en', 'a tie of audio seconds goes to the first piece');
@@ -107,7 +131,13 @@ describe('joinPieces', () => {
     ];
     const joined = joinPieces(pieces, [result([w('a', 9.2, 9.98)]), result([w('b', 1.45, 2.0)]), result([])], RATE, 30 * RATE);
     const words = joined.utterances.flatMap((u) => u.words);
-    assert.deepEqual(words.map((x) => [x.word, x.start, x.end]), [['a', 9.2, 9.98], ['b', 9.98, 10.5]]);
+    assert.deepEqual(
+      words.map((x) => [x.word, x.start, x.end]),
+      [
+        ['a', 9.2, 9.98],
+        ['b', 9.98, 10.5],
+      ],
+    );
     assert.equal(joined.utterances.length, 2);
   });
 });

@@ -2,7 +2,7 @@
 // recording of over two minutes, sentences by two Flite voices taking turns, is cut at pauses
 // into pieces recognized on both decoders and joined. Words come back in order, at the time their
 // sentence was said, with contiguous segments, consistent subtitles and one speaker label per
-// voice across the pieces; progress rises piece by piece; a short file keeps the one-pass path; a
+// voice across the pieces (cut where Silero VAD found pauses); progress rises piece by piece; a short file keeps the one-pass path; a
 // request arriving meanwhile is not held up behind the recording; an abort frees the decoders and
 // the credits.
 import { after, before, describe, test } from 'node:test';
@@ -14,7 +14,7 @@ import { multipart } from '../helpers/multipart.js';
 import { flite, soxConcat, wordErrorRate } from '../helpers/speech.js';
 import type { AuthContext } from '../../src/accounts/auth-context.js';
 import { parseSttFields } from '../../src/stt/request.js';
-import { render } from '../../src/stt/render.js';
+import { render } from '../../src/stt/response-formats.js';
 
 const SENTENCES = [
   'The morning train to the city was late again today.',
@@ -65,7 +65,7 @@ const seconds = (file: string) => Number(execFileSync('soxi', ['-D', file], { en
 before(async () => {
   // Two decoders (the parallelism), the default threshold (60 s), pieces of 15 s (half the
   // default: eight pieces, so that a request arriving during the recording finds several to go).
-  t = await createTestApp({ PARLA_STT_DECODERS: '2', PARLA_STT_PIECE_SECONDS: '15', METRICS_TOKEN });
+  t = await createTestApp({ PARLA_STT_DECODERS: '2', PARLA_STT_PIECE_SECONDS: '15', PARLA_STT_CUT_VAD: 'silero', METRICS_TOKEN });
   ({ apiKey: key, accountId } = await createTestAccount(t.services, { credits: 1_000_000 }));
   const files = SENTENCES.map((s, i) => flite(s, VOICES[i % 2]));
   long = soxConcat(files, GAP);
@@ -80,7 +80,12 @@ before(async () => {
 });
 after(() => t.close());
 
-async function post(url: string, file: string, fields: Record<string, string | string[]>, auth: Record<string, string> = { 'x-api-key': key }) {
+async function post(
+  url: string,
+  file: string,
+  fields: Record<string, string | string[]>,
+  auth: Record<string, string> = { 'x-api-key': key },
+) {
   const { body, contentType } = await multipart(readFileSync(file), fields, 'long.wav');
   return t.app.inject({ method: 'POST', url, headers: { ...auth, 'content-type': contentType }, payload: body });
 }
@@ -114,12 +119,19 @@ describe('a long recording through POST /api/v1/stt/transcribe', () => {
   test('pieces on both decoders, joined: words in order and at their sentence, segments numbered, one speaker per voice', async () => {
     const piecesBefore = await metric('parla_stt_pieces_total');
     const watch = watchDecoders();
-    const res = await post('/api/v1/stt/transcribe', long, { response_format: 'verbose_json', timestamp_granularities: 'word,segment', diarize: 'true' });
+    const res = await post('/api/v1/stt/transcribe', long, {
+      response_format: 'verbose_json',
+      timestamp_granularities: 'word,segment',
+      diarize: 'true',
+    });
     const peak = watch.stop();
     assert.equal(res.statusCode, 200, res.body);
     json = res.json();
     assert.ok(Math.abs(json.duration - recordingSeconds) < 0.05, `${json.duration} vs ${recordingSeconds}`);
     assert.equal(await metric('parla_stt_recordings_total{path="pieces"}'), 1);
+    // The model ships with @ricky0123/vad-web: Silero found the pauses (decision #72).
+    assert.equal(await metric('parla_stt_cut_recordings_total{vad="silero"}'), 1);
+    assert.equal(await metric('parla_stt_cut_recordings_total{vad="webrtc"}'), 0);
     const pieces = (await metric('parla_stt_pieces_total')) - piecesBefore;
     assert.ok(pieces >= 5 && pieces <= 17, `${pieces} pieces of 7.5-22.5 s for ${recordingSeconds} s`);
     assert.equal(peak, 2, 'both decoders worked on it at once');
@@ -133,7 +145,10 @@ describe('a long recording through POST /api/v1/stt/transcribe', () => {
     // Each sentence's words are found where it was said (the pieces' times moved to the recording's).
     const bad: string[] = [];
     for (const p of parts) {
-      const heard = json.words.filter((w) => (w.start + w.end) / 2 >= p.start - 0.3 && (w.start + w.end) / 2 <= p.end + 0.3).map((w) => w.word).join(' ');
+      const heard = json.words
+        .filter((w) => (w.start + w.end) / 2 >= p.start - 0.3 && (w.start + w.end) / 2 <= p.end + 0.3)
+        .map((w) => w.word)
+        .join(' ');
       const wer = wordErrorRate(p.text, heard);
       if (wer > 0.5) bad.push(`${p.start.toFixed(1)} s "${p.text}" heard "${heard}" (${wer.toFixed(2)})`);
     }
@@ -142,7 +157,10 @@ describe('a long recording through POST /api/v1/stt/transcribe', () => {
     assert.ok(all <= 0.3, `word error rate ${all}: ${json.text}`);
 
     // Segments: ids 0..n-1, in order, their texts making up the text.
-    assert.deepEqual(json.segments.map((s) => s.id), json.segments.map((_, i) => i));
+    assert.deepEqual(
+      json.segments.map((s) => s.id),
+      json.segments.map((_, i) => i),
+    );
     for (let i = 0; i < json.segments.length; i++) {
       const s = json.segments[i]!;
       assert.ok(s.end >= s.start && s.end <= json.duration && (i === 0 || s.start >= json.segments[i - 1]!.end), JSON.stringify(s));
@@ -153,7 +171,8 @@ describe('a long recording through POST /api/v1/stt/transcribe', () => {
     assert.equal(new Set(json.words.map((w) => w.speaker)).size, 2, 'two voices, two speakers');
     const labelOf = (p: (typeof parts)[number]) => {
       const counts = new Map<number, number>();
-      for (const w of json.words) if ((w.start + w.end) / 2 >= p.start && (w.start + w.end) / 2 <= p.end) counts.set(w.speaker, (counts.get(w.speaker) ?? 0) + 1);
+      for (const w of json.words)
+        if ((w.start + w.end) / 2 >= p.start && (w.start + w.end) / 2 <= p.end) counts.set(w.speaker, (counts.get(w.speaker) ?? 0) + 1);
       return [...counts.entries()].sort((a, b) => b[1] - a[1])[0]?.[0];
     };
     const mislabeled = parts.filter((p) => labelOf(p) !== (p.voice === VOICES[0] ? 0 : 1)).map((p) => `${p.start.toFixed(1)} s ${p.voice}`);
@@ -168,7 +187,13 @@ describe('a long recording through POST /api/v1/stt/transcribe', () => {
       t.services.stt.transcribe(auth, {
         requestId: 'long-audio-vtt',
         endpoint: 'universal',
-        options: parseSttFields(new Map([['model', 'cipher-fast'], ['response_format', 'vtt']]), 'universal'),
+        options: parseSttFields(
+          new Map([
+            ['model', 'cipher-fast'],
+            ['response_format', 'vtt'],
+          ]),
+          'universal',
+        ),
         audio: new Uint8Array(readFileSync(long)),
         onProgress: (f) => progress.push(f),
       }),
@@ -178,9 +203,22 @@ describe('a long recording through POST /api/v1/stt/transcribe', () => {
     assert.ok(progress.length >= 3, JSON.stringify(progress));
     for (let i = 1; i < progress.length; i++) assert.ok(progress[i]! > progress[i - 1]!, JSON.stringify(progress));
     assert.ok(progress[0]! > 0 && progress.at(-1) === 1, JSON.stringify(progress));
-    const vtt = render('vtt', served.transcript, { language: served.language, duration: served.duration, model: served.model, provider: served.provider, engine: served.engine, creditsUsed: served.credits, includeWords: false, includeSegments: false, diarized: false }) as string;
+    const vtt = render('vtt', served.transcript, {
+      language: served.language,
+      duration: served.duration,
+      model: served.model,
+      provider: served.provider,
+      engine: served.engine,
+      creditsUsed: served.credits,
+      includeWords: false,
+      includeSegments: false,
+      diarized: false,
+    }) as string;
     const toSeconds = (h: string, m: string, s: string, ms: string) => Number(h) * 3600 + Number(m) * 60 + Number(s) + Number(ms) / 1000;
-    for (const [body, format] of [[srtRes.body, 'srt'], [vtt, 'vtt']] as const) {
+    for (const [body, format] of [
+      [srtRes.body, 'srt'],
+      [vtt, 'vtt'],
+    ] as const) {
       const blocks = body.trim().split(/\n\n+/);
       if (format === 'vtt') assert.equal(blocks.shift()!.trim(), 'WEBVTT');
       let last = 0;
@@ -222,7 +260,14 @@ describe('SttService.transcribe on a long recording', () => {
   const request = (extra: object = {}) => ({
     requestId: 'long-audio-test',
     endpoint: 'universal' as const,
-    options: parseSttFields(new Map([['model', 'cipher-fast'], ['smart_format', 'false'], ['punctuate', 'false']]), 'universal'),
+    options: parseSttFields(
+      new Map([
+        ['model', 'cipher-fast'],
+        ['smart_format', 'false'],
+        ['punctuate', 'false'],
+      ]),
+      'universal',
+    ),
     audio: new Uint8Array(readFileSync(long)),
     ...extra,
   });
@@ -255,7 +300,7 @@ describe('SttService.transcribe on a long recording', () => {
     assert.ok(progress.at(-1)! < 1, JSON.stringify(progress));
     assert.equal(afterAbort, 0, 'no progress after the abort');
     assert.equal(decodersInUse(), 0, 'every decoder is back once the request has failed');
-    assert.equal(await t.services.store.getBalance(accountId, 'live'), balance - answered.credits, 'the long recording\'s hold is released');
+    assert.equal(await t.services.store.getBalance(accountId, 'live'), balance - answered.credits, "the long recording's hold is released");
     const res = await post('/api/v1/stt/transcribe', flite(SENTENCES[2]!), {});
     assert.equal(res.statusCode, 200, res.body);
   });

@@ -38,8 +38,16 @@ const FAULTS: Array<[string, string, string]> = [
   ['a boundary over 256 characters', `multipart/form-data; boundary=${'b'.repeat(300)}`, filePart('b'.repeat(300))],
   ['a body cut off mid-part', 'multipart/form-data; boundary=abc', filePart('abc').slice(0, 150)],
   ['a body cut off in the part headers', 'multipart/form-data; boundary=abc', filePart('abc').slice(0, 40)],
-  ['part headers without a blank line', 'multipart/form-data; boundary=abc', `--abc\r\nContent-Disposition: form-data; name="file"${'x'.repeat(100)}--abc--`],
-  ['header of a part over the limit', 'multipart/form-data; boundary=abc', `--abc\r\nX-Pad: ${'p'.repeat(100_000)}\r\n\r\ndata\r\n--abc--\r\n`],
+  [
+    'part headers without a blank line',
+    'multipart/form-data; boundary=abc',
+    `--abc\r\nContent-Disposition: form-data; name="file"${'x'.repeat(100)}--abc--`,
+  ],
+  [
+    'header of a part over the limit',
+    'multipart/form-data; boundary=abc',
+    `--abc\r\nX-Pad: ${'p'.repeat(100_000)}\r\n\r\ndata\r\n--abc--\r\n`,
+  ],
 ];
 
 test('every multipart fault on every STT endpoint: 400 INVALID_REQUEST with the body, no credits taken', async () => {
@@ -50,7 +58,11 @@ test('every multipart fault on every STT endpoint: 400 INVALID_REQUEST with the 
       assert.equal(res.status, 400, `${url} ${name}: ${res.status} ${res.body.slice(0, 300)}`);
       // Busboy skips a part whose headers pass its limit: the form then lacks the file (or, on
       // the Lucid endpoint, names no Lucid model), a validation error of its own.
-      const err = assertErrorBody(res, 400, name === 'header of a part over the limit' ? JSON.parse(res.body).error.code : 'INVALID_REQUEST');
+      const err = assertErrorBody(
+        res,
+        400,
+        name === 'header of a part over the limit' ? JSON.parse(res.body).error.code : 'INVALID_REQUEST',
+      );
       assert.equal(err.error.category, 'validation');
     }
   }
@@ -77,5 +89,5 @@ test('a client that declares more than it sends and stops: the node answers what
   }
   const res = await rawRequest(port, 'GET /api/v1/models HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
   assert.equal(res.status, 401, 'still answering');
-  assert.equal((await t.services.limiter.slotsInUse(accountId)), 0, 'no slot left held by the abandoned uploads');
+  assert.equal(await t.services.limiter.slotsInUse(accountId), 0, 'no slot left held by the abandoned uploads');
 });

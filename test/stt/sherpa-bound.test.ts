@@ -31,7 +31,9 @@ before(async () => {
     { name: 'whisper-gen', from: g.whisper },
     { name: 'zipformer-gen', from: g.zipformerTransducer, languages: ['en'] },
   ]);
-  writeOperatorSettings(dataDir, { modelBindings: { 'cipher-max': 'whisper-gen', 'lucid-agent': 'zipformer-gen', 'lucid-mono': 'not-installed' } });
+  writeOperatorSettings(dataDir, {
+    modelBindings: { 'cipher-max': 'whisper-gen', 'lucid-agent': 'zipformer-gen', 'lucid-mono': 'not-installed' },
+  });
   t = await createTestApp({ PARLA_DATA_DIR: dataDir, PARLA_MODEL_TTL: '600', METRICS_TOKEN: 'operator-token-sherpa-bound' });
   ({ apiKey: key } = await createTestAccount(t.services, { credits: 1_000_000 }));
   wav = flite('The quick brown fox jumps over the lazy dog.');
@@ -48,13 +50,19 @@ async function reported() {
   assert.ok(!health.body.includes(dataDir), 'no file paths in the public health record');
   const info = await t.app.inject({ method: 'GET', url: '/api/v1/stt/realtime/info', headers: { 'x-api-key': key } });
   assert.equal(info.statusCode, 200, info.body);
-  const pick = (rows: Array<{ engine: string | null; loaded: boolean }>, id: (r: any) => string) => new Map(rows.map((r) => [id(r), { engine: r.engine, loaded: r.loaded }]));
+  const pick = (rows: Array<{ engine: string | null; loaded: boolean }>, id: (r: any) => string) =>
+    new Map(rows.map((r) => [id(r), { engine: r.engine, loaded: r.loaded }]));
   return { health: pick(health.json().models.stt, (r) => r.model), info: pick(info.json().models, (r) => r.id) };
 }
 
 async function post(fields: Record<string, string | string[]>) {
   const { body, contentType } = await multipart(readFileSync(wav), fields, 'audio.wav');
-  return t.app.inject({ method: 'POST', url: '/api/v1/stt/transcribe', headers: { 'x-api-key': key, 'content-type': contentType }, payload: body });
+  return t.app.inject({
+    method: 'POST',
+    url: '/api/v1/stt/transcribe',
+    headers: { 'x-api-key': key, 'content-type': contentType },
+    payload: body,
+  });
 }
 
 describe('bound sherpa-onnx models over HTTP', () => {
@@ -90,7 +98,8 @@ describe('bound sherpa-onnx models over HTTP', () => {
       last = w.end;
     }
     assert.ok(Array.isArray(body.segments) && body.segments.length > 0);
-    for (const fmt of ['json', 'text', 'srt', 'vtt']) assert.equal((await post({ model: 'cipher-max', response_format: fmt })).statusCode, 200, fmt);
+    for (const fmt of ['json', 'text', 'srt', 'vtt'])
+      assert.equal((await post({ model: 'cipher-max', response_format: fmt })).statusCode, 200, fmt);
     assert.equal(t.services.lifecycle.loadCount('whisper-gen'), 1, 'loaded once, shared by the later requests');
   });
 
@@ -140,13 +149,32 @@ describe('bound sherpa-onnx models over HTTP', () => {
 describe('a long recording on a bound offline model', () => {
   test('cipher-max on Whisper: cut into pieces (one at a time on the model thread) and joined on one timeline', async () => {
     const piecesTotal = async () => {
-      const text = (await t.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: 'Bearer operator-token-sherpa-bound' } })).body;
-      return Number(text.split('\n').find((l) => l.startsWith('parla_stt_pieces_total '))?.split(' ')[1] ?? 0);
+      const text = (
+        await t.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: 'Bearer operator-token-sherpa-bound' } })
+      ).body;
+      return Number(
+        text
+          .split('\n')
+          .find((l) => l.startsWith('parla_stt_pieces_total '))
+          ?.split(' ')[1] ?? 0,
+      );
     };
     const before = await piecesTotal();
-    const long = soxConcat(Array.from({ length: 18 }, () => wav), 1.0);
-    const { body, contentType } = await multipart(readFileSync(long), { model: 'cipher-max', response_format: 'verbose_json', timestamp_granularities: 'word,segment' }, 'long.wav');
-    const res = await t.app.inject({ method: 'POST', url: '/api/v1/stt/transcribe', headers: { 'x-api-key': key, 'content-type': contentType }, payload: body });
+    const long = soxConcat(
+      Array.from({ length: 18 }, () => wav),
+      1.0,
+    );
+    const { body, contentType } = await multipart(
+      readFileSync(long),
+      { model: 'cipher-max', response_format: 'verbose_json', timestamp_granularities: 'word,segment' },
+      'long.wav',
+    );
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/stt/transcribe',
+      headers: { 'x-api-key': key, 'content-type': contentType },
+      payload: body,
+    });
     assert.equal(res.statusCode, 200, res.body);
     const json = res.json();
     assert.equal(json.engine, 'sherpa:whisper-gen');
@@ -158,8 +186,11 @@ describe('a long recording on a bound offline model', () => {
       assert.ok(w.start >= last && w.end >= w.start && w.end <= json.duration, JSON.stringify(w));
       last = w.end;
     }
-    assert.ok(json.words.at(-1).end > 30, 'words from the later pieces are on the recording\'s timeline');
-    assert.deepEqual(json.segments.map((s: { id: number }) => s.id), json.segments.map((_: unknown, i: number) => i));
+    assert.ok(json.words.at(-1).end > 30, "words from the later pieces are on the recording's timeline");
+    assert.deepEqual(
+      json.segments.map((s: { id: number }) => s.id),
+      json.segments.map((_: unknown, i: number) => i),
+    );
   });
 });
 
@@ -169,8 +200,12 @@ describe('preload', () => {
     try {
       const lc = other.services.lifecycle;
       const deadline = Date.now() + 20_000;
-      while (!lc.resident().some((r) => r.name === 'zipformer-gen' && r.state === 'loaded') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-      assert.deepEqual(lc.resident().map((r) => [r.name, r.state, r.users]), [['zipformer-gen', 'loaded', 0]]);
+      while (!lc.resident().some((r) => r.name === 'zipformer-gen' && r.state === 'loaded') && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 50));
+      assert.deepEqual(
+        lc.resident().map((r) => [r.name, r.state, r.users]),
+        [['zipformer-gen', 'loaded', 0]],
+      );
       assert.equal(lc.loadCount('whisper-gen'), 0);
     } finally {
       await other.close();
@@ -179,7 +214,10 @@ describe('preload', () => {
 });
 
 describe('bound models on the real-time socket', () => {
-  for (const [model, name, kind] of [['lucid-agent', 'zipformer-gen', 'streaming'], ['cipher-max', 'whisper-gen', 'offline']] as const) {
+  for (const [model, name, kind] of [
+    ['lucid-agent', 'zipformer-gen', 'streaming'],
+    ['cipher-max', 'whisper-gen', 'offline'],
+  ] as const) {
     test(`${model} (${kind} ${name}): interim results while audio arrives, then final results on the stream timeline`, async () => {
       const rt = new RealtimeServer(t.services, { idleTimeoutMs: 3000, recognizerWaitMs: 5000 });
       const port = await rt.listen(0, '127.0.0.1');
@@ -214,7 +252,11 @@ describe('bound models on the real-time socket', () => {
         assert.ok(interim.length >= 1, `interim results: ${JSON.stringify(messages.map((m) => m.type))}`);
         assert.ok(finals.length >= 1, 'a final result');
         for (const f of finals) {
-          for (const word of f.channel.alternatives[0].words) assert.ok(word.start >= f.start - 1e-6 && word.end <= f.start + f.duration + 1e-6, JSON.stringify({ word, start: f.start, duration: f.duration }));
+          for (const word of f.channel.alternatives[0].words)
+            assert.ok(
+              word.start >= f.start - 1e-6 && word.end <= f.start + f.duration + 1e-6,
+              JSON.stringify({ word, start: f.start, duration: f.duration }),
+            );
         }
         assert.equal(t.services.lifecycle.loadCount(name), 1, 'the model loaded for batch serves the stream too');
       } finally {

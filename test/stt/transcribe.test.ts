@@ -21,7 +21,13 @@ before(async () => {
 });
 after(() => t.close());
 
-async function post(url: string, file: string | Uint8Array | null, fields: Record<string, string | string[]> = {}, apiKey = key, filename = 'audio.wav') {
+async function post(
+  url: string,
+  file: string | Uint8Array | null,
+  fields: Record<string, string | string[]> = {},
+  apiKey = key,
+  filename = 'audio.wav',
+) {
   const bytes = typeof file === 'string' ? readFileSync(file) : file;
   const { body, contentType } = await multipart(bytes, fields, filename);
   return t.app.inject({ method: 'POST', url, headers: { 'x-api-key': apiKey, 'content-type': contentType }, payload: body });
@@ -60,7 +66,10 @@ describe('endpoints and formats', () => {
     assert.equal(json.credits_used, 3);
     assert.equal((await post('/api/v1/stt/transcribe', quiet, { response_format: 'srt' })).body, '');
     assert.equal((await post('/api/v1/stt/transcribe', quiet, { response_format: 'vtt' })).body, 'WEBVTT\n\n');
-    assert.deepEqual((await post('/api/v1/stt/transcribe', quiet, { response_format: 'verbose_json', timestamp_granularities: 'word' })).json().segments, []);
+    assert.deepEqual(
+      (await post('/api/v1/stt/transcribe', quiet, { response_format: 'verbose_json', timestamp_granularities: 'word' })).json().segments,
+      [],
+    );
   });
 
   test('text, srt and vtt with their content types', async () => {
@@ -89,20 +98,31 @@ describe('endpoints and formats', () => {
       assert.ok(w.end > w.start && w.start >= 0 && w.end <= body.duration + 0.01);
       assert.ok(w.confidence >= 0 && w.confidence <= 1);
     }
-    const seg = (await post('/api/v1/stt/cipher/transcribe', fox, { response_format: 'verbose_json', timestamp_granularities: 'segment' })).json();
+    const seg = (
+      await post('/api/v1/stt/cipher/transcribe', fox, { response_format: 'verbose_json', timestamp_granularities: 'segment' })
+    ).json();
     assert.ok(seg.segments.length >= 1);
     assert.equal(seg.words, undefined);
     assert.ok((await post('/api/v1/stt/cipher/transcribe', fox, { response_format: 'verbose_json' })).json().segments.length >= 1);
     expectError(await post('/api/v1/stt/cipher/transcribe', fox, { timestamp_granularities: 'word' }), 400, 'INVALID_PARAMETER');
     // The OpenAI form: repeated `timestamp_granularities[]` parts.
-    const both = (await post('/api/v1/stt/transcribe', fox, { response_format: 'verbose_json', 'timestamp_granularities[]': ['word', 'segment'] })).json();
+    const both = (
+      await post('/api/v1/stt/transcribe', fox, { response_format: 'verbose_json', 'timestamp_granularities[]': ['word', 'segment'] })
+    ).json();
     assert.ok(both.words.length >= 7 && both.segments.length >= 1, JSON.stringify(both));
     expectError(await post('/api/v1/stt/transcribe', fox, { 'timestamp_granularities[]': ['word', 'segment'] }), 400, 'INVALID_PARAMETER');
   });
 
   test('word timings bracket the words: a word said after a pause starts after it', async () => {
     const file = soxConcat([flite('hello'), flite('world')], 1.5);
-    const body = (await post('/api/v1/stt/transcribe', file, { response_format: 'verbose_json', timestamp_granularities: 'word', smart_format: 'false', punctuate: 'false' })).json();
+    const body = (
+      await post('/api/v1/stt/transcribe', file, {
+        response_format: 'verbose_json',
+        timestamp_granularities: 'word',
+        smart_format: 'false',
+        punctuate: 'false',
+      })
+    ).json();
     const hello = body.words.find((w: any) => w.word === 'hello');
     const world = body.words.find((w: any) => w.word === 'world');
     assert.ok(hello && world, JSON.stringify(body.words));
@@ -116,7 +136,9 @@ describe('endpoints and formats', () => {
     assert.equal(on.provider, 'lucid');
     assert.equal(on.credits_used, 3 * Math.ceil(on.duration));
     assert.match(on.text, /\$25/);
-    const off = (await post('/api/v1/stt/lucid/transcribe', file, { model: 'lucid-mono', smart_format: 'false', punctuate: 'false' })).json();
+    const off = (
+      await post('/api/v1/stt/lucid/transcribe', file, { model: 'lucid-mono', smart_format: 'false', punctuate: 'false' })
+    ).json();
     assert.match(off.text, /twenty five dollars/);
     assert.ok(!/[.?]/.test(off.text));
   });
@@ -165,13 +187,22 @@ describe('validation and errors', () => {
   test('missing file, undecodable audio, too large; failed requests cost nothing', async () => {
     const before = await t.services.store.getBalance(accountId, 'live');
     expectError(await post('/api/v1/stt/transcribe', null, { model: 'cipher-fast' }), 400, 'MISSING_FILE');
-    const bad = expectError(await post('/api/v1/stt/transcribe', new TextEncoder().encode('this is not audio at all, just text'.repeat(10))), 422, 'INVALID_AUDIO');
+    const bad = expectError(
+      await post('/api/v1/stt/transcribe', new TextEncoder().encode('this is not audio at all, just text'.repeat(10))),
+      422,
+      'INVALID_AUDIO',
+    );
     assert.equal(bad.category, 'validation');
     assert.equal(bad.message.split('could not be decoded').length, 2, `said once: ${bad.message}`);
     expectError(await post('/api/v1/stt/transcribe', new Uint8Array(26 * 1024 * 1024)), 413, 'FILE_TOO_LARGE');
     // Just over the limit: refused while streaming, by the part's size cap.
     expectError(await post('/api/v1/stt/transcribe', new Uint8Array(25 * 1024 * 1024 + 200 * 1024)), 413, 'FILE_TOO_LARGE');
-    const notMultipart = await t.app.inject({ method: 'POST', url: '/api/v1/stt/transcribe', headers: { 'x-api-key': key, 'content-type': 'application/json' }, payload: '{}' });
+    const notMultipart = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/stt/transcribe',
+      headers: { 'x-api-key': key, 'content-type': 'application/json' },
+      payload: '{}',
+    });
     assert.equal(notMultipart.statusCode, 400);
     assert.equal(await t.services.store.getBalance(accountId, 'live'), before);
   });
@@ -180,7 +211,11 @@ describe('validation and errors', () => {
     const acct = await createTestAccount(t.services);
     await t.services.store.setFeature(acct.accountId, 'diarization', false);
     t.services.authenticator.invalidate();
-    expectError(await post('/api/v1/stt/lucid/transcribe', fox, { model: 'lucid-mono', diarize: 'true' }, acct.apiKey), 403, 'FEATURE_DISABLED');
+    expectError(
+      await post('/api/v1/stt/lucid/transcribe', fox, { model: 'lucid-mono', diarize: 'true' }, acct.apiKey),
+      403,
+      'FEATURE_DISABLED',
+    );
     assert.equal((await post('/api/v1/stt/lucid/transcribe', fox, { model: 'lucid-mono' }, acct.apiKey)).statusCode, 200);
     await t.services.store.setFeature(acct.accountId, 'stt', false);
     t.services.authenticator.invalidate();
@@ -189,7 +224,7 @@ describe('validation and errors', () => {
 });
 
 describe('recognition', () => {
-  test('the LibriVox recordings: word error rate within the engine\'s known range', async () => {
+  test("the LibriVox recordings: word error rate within the engine's known range", async () => {
     let errors = 0;
     let total = 0;
     for (const { file, reference } of librivox()) {
@@ -197,14 +232,15 @@ describe('recognition', () => {
       errors += wordErrorRate(reference, body.text) * words(reference).length;
       total += words(reference).length;
     }
-    assert.ok(errors / total < 0.45, `WER ${(100 * errors / total).toFixed(1)}%`);
+    assert.ok(errors / total < 0.45, `WER ${((100 * errors) / total).toFixed(1)}%`);
   });
 
   test('prompt (Cipher) and keywords (Lucid) turn a missed domain word into a hit, for that request only', async () => {
     const file = flite('Deploy the web service on Kubernetes today.', 'rms');
     const plain = (await post('/api/v1/stt/transcribe', file)).json().text;
     assert.ok(!/kubernetes/i.test(plain), `plain: ${plain}`);
-    const prompted = (await post('/api/v1/stt/cipher/transcribe', file, { prompt: 'We run everything on Kubernetes clusters.' })).json().text;
+    const prompted = (await post('/api/v1/stt/cipher/transcribe', file, { prompt: 'We run everything on Kubernetes clusters.' })).json()
+      .text;
     assert.match(prompted, /kubernetes/i);
     const boosted = (await post('/api/v1/stt/lucid/transcribe', file, { model: 'lucid-lite', keywords: 'Kubernetes' })).json().text;
     assert.match(boosted, /kubernetes/i);
@@ -213,24 +249,44 @@ describe('recognition', () => {
   });
 
   test('diarization separates two voices and keeps one voice as one speaker', async () => {
-    const dialogue = soxConcat([
-      flite('Good morning, how was your weekend?', 'slt'),
-      flite('It was great, we went hiking in the mountains.', 'rms'),
-      flite('That sounds wonderful. Did you take pictures?', 'slt'),
-      flite('Yes, plenty of them, I will show you later.', 'rms'),
-    ], 0.8);
+    const dialogue = soxConcat(
+      [
+        flite('Good morning, how was your weekend?', 'slt'),
+        flite('It was great, we went hiking in the mountains.', 'rms'),
+        flite('That sounds wonderful. Did you take pictures?', 'slt'),
+        flite('Yes, plenty of them, I will show you later.', 'rms'),
+      ],
+      0.8,
+    );
     const body = (await post('/api/v1/stt/lucid/transcribe', dialogue, { model: 'lucid-multi', diarize: 'true' })).json();
     assert.ok(body.words.every((w: any) => Number.isInteger(w.speaker)));
-    assert.ok(new Set(body.words.map((w: any) => w.speaker)).size === 2, JSON.stringify(body.words.map((w: any) => [w.word, w.start, w.speaker])));
+    assert.ok(
+      new Set(body.words.map((w: any) => w.speaker)).size === 2,
+      JSON.stringify(body.words.map((w: any) => [w.word, w.start, w.speaker])),
+    );
     assert.equal(body.words[0].speaker, 0);
-    const single = (await post('/api/v1/stt/lucid/transcribe', soxConcat([flite('One voice speaks here.', 'slt'), flite('And the same voice goes on.', 'slt')], 0.8), { model: 'lucid-multi', diarize: 'true' })).json();
+    const single = (
+      await post(
+        '/api/v1/stt/lucid/transcribe',
+        soxConcat([flite('One voice speaks here.', 'slt'), flite('And the same voice goes on.', 'slt')], 0.8),
+        { model: 'lucid-multi', diarize: 'true' },
+      )
+    ).json();
     assert.equal(new Set(single.words.map((w: any) => w.speaker)).size, 1);
   });
 
   test('every input format decodes to the same transcript', async () => {
     const src = flite('Please call me back tomorrow morning.');
     const reference = (await post('/api/v1/stt/transcribe', src)).json().text;
-    const variants: Array<[string, string[]]> = [['mp3', []], ['flac', []], ['ogg', ['-c:a', 'libvorbis']], ['opus', ['-c:a', 'libopus']], ['webm', ['-c:a', 'libopus']], ['m4a', ['-c:a', 'aac']], ['wav', ['-ar', '44100', '-ac', '2', '-c:a', 'pcm_s24le']]];
+    const variants: Array<[string, string[]]> = [
+      ['mp3', []],
+      ['flac', []],
+      ['ogg', ['-c:a', 'libvorbis']],
+      ['opus', ['-c:a', 'libopus']],
+      ['webm', ['-c:a', 'libopus']],
+      ['m4a', ['-c:a', 'aac']],
+      ['wav', ['-ar', '44100', '-ac', '2', '-c:a', 'pcm_s24le']],
+    ];
     for (const [ext, args] of variants) {
       const res = await post('/api/v1/stt/transcribe', ffmpegConvert(src, ext, args), {}, key, `audio.${ext}`);
       assert.equal(res.statusCode, 200, `${ext}: ${res.body}`);

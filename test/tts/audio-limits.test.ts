@@ -28,7 +28,12 @@ describe('default limits', () => {
   test('262 twenty-second breaks (87 minutes for 1 credit before) are 400 AUDIO_TOO_LONG, and cost nothing', async () => {
     const before = await t.services.store.getBalance(accountId, 'live');
     const started = performance.now();
-    const res = await t.app.inject({ method: 'POST', url: '/api/v1/tts/generate', headers: { 'x-api-key': key }, payload: { text: 'a' + '<break time="20s"/>'.repeat(262), voice: 'Aria', sample_rate: 48000 } });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/tts/generate',
+      headers: { 'x-api-key': key },
+      payload: { text: 'a' + '<break time="20s"/>'.repeat(262), voice: 'Aria', sample_rate: 48000 },
+    });
     const err = expectError(res, 400, 'AUDIO_TOO_LONG');
     assert.match(err.message, /5240 s of silence; .* at most 300 s/);
     assert.equal(err.details.limit_seconds, 300);
@@ -37,7 +42,12 @@ describe('default limits', () => {
   });
 
   test('five minutes of breaks are allowed and billed 10 characters a second', async () => {
-    const res = await t.app.inject({ method: 'POST', url: '/api/v1/tts/generate', headers: { 'x-api-key': key }, payload: { text: 'a' + '<break time="20s"/>'.repeat(15), voice: 'Aria' } });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/tts/generate',
+      headers: { 'x-api-key': key },
+      payload: { text: 'a' + '<break time="20s"/>'.repeat(15), voice: 'Aria' },
+    });
     assert.equal(res.statusCode, 200, res.body);
     assert.equal(res.headers['x-credits-used'], String(1 + 300 * 10));
     const header = 44;
@@ -45,7 +55,12 @@ describe('default limits', () => {
   });
 
   test('the stream strips breaks, so they cost nothing there; vocalizations cost 10 characters', async () => {
-    const res = await t.app.inject({ method: 'POST', url: '/api/v1/tts/stream', headers: { 'x-api-key': key }, payload: { text: 'Hi <laugh/> there.<break time="20s"/>', voice: 'Aria', sample_rate: 16000 } });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/tts/stream',
+      headers: { 'x-api-key': key },
+      payload: { text: 'Hi <laugh/> there.<break time="20s"/>', voice: 'Aria', sample_rate: 16000 },
+    });
     assert.equal(res.statusCode, 200, res.body);
     assert.equal(res.headers['x-credits-reserved'], String([...'Hi  there.'].length + 10));
   });
@@ -56,23 +71,33 @@ describe('small limits (PARLA_TTS_*)', () => {
   let key: string;
   let accountId: string;
   before(async () => {
-    t = await createTestApp({ PARLA_WORKERS: '2', PARLA_TTS_MAX_AUDIO_SECONDS: '8', PARLA_TTS_STREAM_MAX_AUDIO_SECONDS: '4', PARLA_TTS_MAX_BREAK_SECONDS: '5' });
+    t = await createTestApp({
+      PARLA_WORKERS: '2',
+      PARLA_TTS_MAX_AUDIO_SECONDS: '8',
+      PARLA_TTS_STREAM_MAX_AUDIO_SECONDS: '4',
+      PARLA_TTS_MAX_BREAK_SECONDS: '5',
+    });
     ({ apiKey: key, accountId } = await createTestAccount(t.services, { plan: 'pro', credits: 1_000_000 }));
   });
   after(() => t.close());
-  const generate = (payload: Record<string, unknown>) => t.app.inject({ method: 'POST', url: '/api/v1/tts/generate', headers: { 'x-api-key': key }, payload });
-  const stream = (payload: Record<string, unknown>) => t.app.inject({ method: 'POST', url: '/api/v1/tts/stream', headers: { 'x-api-key': key }, payload });
+  const generate = (payload: Record<string, unknown>) =>
+    t.app.inject({ method: 'POST', url: '/api/v1/tts/generate', headers: { 'x-api-key': key }, payload });
+  const stream = (payload: Record<string, unknown>) =>
+    t.app.inject({ method: 'POST', url: '/api/v1/tts/stream', headers: { 'x-api-key': key }, payload });
 
   async function rawStream(body: string): Promise<{ status: number; bytes: number }> {
     await t.app.listen({ port: 0, host: '127.0.0.1' });
     const port = (t.app.server.address() as AddressInfo).port;
     return new Promise((resolve, reject) => {
-      const req = http.request({ port, method: 'POST', path: '/api/v1/tts/stream', headers: { 'x-api-key': key, 'content-type': 'application/json' } }, (res) => {
-        let bytes = 0;
-        res.on('data', (c: Buffer) => (bytes += c.length));
-        res.on('error', () => undefined);
-        res.on('close', () => resolve({ status: res.statusCode ?? 0, bytes }));
-      });
+      const req = http.request(
+        { port, method: 'POST', path: '/api/v1/tts/stream', headers: { 'x-api-key': key, 'content-type': 'application/json' } },
+        (res) => {
+          let bytes = 0;
+          res.on('data', (c: Buffer) => (bytes += c.length));
+          res.on('error', () => undefined);
+          res.on('close', () => resolve({ status: res.statusCode ?? 0, bytes }));
+        },
+      );
       req.on('error', reject);
       req.end(body);
     });
@@ -80,7 +105,11 @@ describe('small limits (PARLA_TTS_*)', () => {
 
   test('break silence: at the limit is fine, over it is AUDIO_TOO_LONG', async () => {
     assert.equal((await generate({ text: 'a<break time="2s"/>b<break time="3s"/>', voice: 'Aria' })).statusCode, 200);
-    expectError(await generate({ text: 'a<break time="2s"/>b<break time="3s"/>c<break time="1ms"/>', voice: 'Aria' }), 400, 'AUDIO_TOO_LONG');
+    expectError(
+      await generate({ text: 'a<break time="2s"/>b<break time="3s"/>c<break time="1ms"/>', voice: 'Aria' }),
+      400,
+      'AUDIO_TOO_LONG',
+    );
   });
 
   test('text estimated past the ceiling is refused before synthesis', async () => {

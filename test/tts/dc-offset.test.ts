@@ -8,9 +8,9 @@ import assert from 'node:assert/strict';
 import { createTestAccount, createTestApp, type TestApp } from '../helpers/app.js';
 import type { AuthContext } from '../../src/accounts/auth-context.js';
 import { TTS_MODELS, isFlashModel } from '../../src/catalog/catalog.js';
-import { sampleText } from '../../src/catalog/previews.js';
+import { sampleText } from '../../src/tts/voice-previews.js';
 import { prepareTts } from '../../src/tts/prepare.js';
-import { renderItems } from '../../src/tts/render.js';
+import { renderItems } from '../../src/tts/speak-items.js';
 import { dcOffset } from '../../src/audio/dsp/dc-block.js';
 
 let t: TestApp;
@@ -35,16 +35,27 @@ test('every voice of every model: |DC offset| < 0.005 of full scale', async () =
   const requests: Array<{ model: string; voice: string; language: string | undefined }> = [];
   for (const model of TTS_MODELS) {
     if (isFlashModel(model)) {
-      for (const v of catalog.data.flashVoices) requests.push({ model, voice: v.name, language: undefined });
+      // Thai's three voices are not served (decision #41).
+      for (const v of catalog.data.flashVoices)
+        if (catalog.languagesFor(model).some((l) => l.code === v.language)) requests.push({ model, voice: v.name, language: undefined });
     } else {
-      for (const language of ['en-US', 'de']) for (const v of catalog.data.auraVoices) requests.push({ model, voice: catalog.auraName(v, language), language });
+      for (const language of ['en-US', 'de'])
+        for (const v of catalog.data.auraVoices) requests.push({ model, voice: catalog.auraName(v, language), language });
     }
   }
-  assert.equal(requests.length, catalog.data.flashVoices.length + 4 * 2 * catalog.data.auraVoices.length);
+  assert.equal(requests.length, catalog.data.flashVoices.length - 3 + 4 * 2 * catalog.data.auraVoices.length);
 
   const measured = new Map<string, { label: string; dc: number }>();
   const jobs = requests.map((r) => {
-    const prepare = (text: string) => prepareTts(t.services.config, catalog, registry, auth, { text, voice: r.voice, model: r.model, language: r.language, speed: 1, pitch: undefined }, 'generate');
+    const prepare = (text: string) =>
+      prepareTts(
+        t.services.config,
+        catalog,
+        registry,
+        auth,
+        { text, voice: r.voice, model: r.model, language: r.language, speed: 1, pitch: undefined },
+        'generate',
+      );
     const first = prepare('x');
     const text = shortText(first.voiceName, first.language);
     const job = prepare(text);
@@ -65,5 +76,9 @@ test('every voice of every model: |DC offset| < 0.005 of full scale', async () =
   const bad = [...measured.values()].filter((m) => Math.abs(m.dc) >= 0.005).map((m) => `${m.label}: ${m.dc.toFixed(4)}`);
   assert.deepEqual(bad, []);
   // The voices the offset was found on are among those measured.
-  for (const name of ['Elliot', 'Mason', 'Xavier']) assert.ok([...measured.values()].some((m) => m.label.startsWith(`rapid-flash ${name} `)), name);
+  for (const name of ['Elliot', 'Mason'])
+    assert.ok(
+      [...measured.values()].some((m) => m.label.startsWith(`rapid-flash ${name} `)),
+      name,
+    );
 });

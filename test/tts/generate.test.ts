@@ -16,7 +16,8 @@ before(async () => {
 });
 after(() => t.close());
 
-const generate = (payload: Record<string, unknown>, apiKey = key) => t.app.inject({ method: 'POST', url: '/api/v1/tts/generate', headers: { 'x-api-key': apiKey }, payload });
+const generate = (payload: Record<string, unknown>, apiKey = key) =>
+  t.app.inject({ method: 'POST', url: '/api/v1/tts/generate', headers: { 'x-api-key': apiKey }, payload });
 async function audioOf(res: { rawPayload: Buffer }) {
   return decodeToMono16k(new Uint8Array(res.rawPayload), { allowFfmpeg: false });
 }
@@ -30,7 +31,12 @@ describe('formats and headers', () => {
   test('wav, mp3, ogg and flac decode to audio of the same duration', async () => {
     const text = 'The weather today is sunny with a light breeze.';
     const durations: Record<string, number> = {};
-    for (const [format, type] of [['wav', 'audio/wav'], ['mp3', 'audio/mpeg'], ['ogg', 'audio/ogg'], ['flac', 'audio/flac']] as const) {
+    for (const [format, type] of [
+      ['wav', 'audio/wav'],
+      ['mp3', 'audio/mpeg'],
+      ['ogg', 'audio/ogg'],
+      ['flac', 'audio/flac'],
+    ] as const) {
       const res = await generate({ text, voice: 'Aria', format });
       assert.equal(res.statusCode, 200, res.body);
       assert.equal(res.headers['content-type'], type);
@@ -42,10 +48,11 @@ describe('formats and headers', () => {
       durations[format] = (await audioOf(res)).length / 16000;
     }
     assert.ok(durations.wav! > 2 && durations.wav! < 6, `wav lasts ${durations.wav}`);
-    for (const f of ['mp3', 'ogg', 'flac']) assert.ok(Math.abs(durations[f]! - durations.wav!) < 0.15, `${f} ${durations[f]} vs wav ${durations.wav}`);
+    for (const f of ['mp3', 'ogg', 'flac'])
+      assert.ok(Math.abs(durations[f]! - durations.wav!) < 0.15, `${f} ${durations[f]} vs wav ${durations.wav}`);
   });
 
-  test('the default format is wav at the engine\'s own rate', async () => {
+  test("the default format is wav at the engine's own rate", async () => {
     const res = await generate({ text: 'Default format.', voice: 'Aria' });
     assert.equal(res.headers['content-type'], 'audio/wav');
     assert.equal(res.rawPayload.readUInt32LE(24), 16000, 'Flite');
@@ -79,7 +86,11 @@ describe('billing', () => {
     const acct = await createTestAccount(t.services, { plan: 'pro', credits: 10 });
     expectError(await generate({ text: 'Hello', voice: 'Nobody' }, acct.apiKey), 400, 'INVALID_VOICE');
     assert.equal(await t.services.store.getBalance(acct.accountId, 'live'), 10);
-    const err = expectError(await generate({ text: 'This text is longer than ten characters.', voice: 'Aria' }, acct.apiKey), 402, 'INSUFFICIENT_CREDITS');
+    const err = expectError(
+      await generate({ text: 'This text is longer than ten characters.', voice: 'Aria' }, acct.apiKey),
+      402,
+      'INSUFFICIENT_CREDITS',
+    );
     assert.equal(err.category, 'credit');
     assert.equal(await t.services.store.getBalance(acct.accountId, 'live'), 10);
   });
@@ -168,7 +179,10 @@ describe('the audio itself', () => {
       return { f0: medianF0(pcm, 16000).f0, dur: speechSpan(pcm, 16000) };
     };
     // Female voices: their fundamental an octave down stays within what the estimator measures.
-    for (const [voice, model] of [['Aria', 'aura-prime'], ['Aria', 'aura-lite']]) {
+    for (const [voice, model] of [
+      ['Aria', 'aura-prime'],
+      ['Aria', 'aura-lite'],
+    ]) {
       const base = await f0(0, voice, model);
       const up = await f0(12, voice, model);
       const down = await f0(-12, voice, model);
@@ -179,7 +193,9 @@ describe('the audio itself', () => {
   });
 
   test('break tags insert silences of the requested length, clamped to 20 s', async () => {
-    const pcm = await audioOf(await generate({ text: 'Before the pause.<break time="1500ms"/>After the pause.<break time="25s"/>The end.', voice: 'Aria' }));
+    const pcm = await audioOf(
+      await generate({ text: 'Before the pause.<break time="1500ms"/>After the pause.<break time="25s"/>The end.', voice: 'Aria' }),
+    );
     const gaps = silentSpans(pcm, 16000, { minSeconds: 0.8 }).map((s) => s.end - s.start);
     assert.equal(gaps.length, 2, JSON.stringify(gaps));
     assert.ok(Math.abs(gaps[0]! - 1.5) < 0.2, `first gap ${gaps[0]}`);
@@ -197,7 +213,10 @@ describe('the audio itself', () => {
     }
     assert.equal(gaps.wav!.length, 2, JSON.stringify(gaps));
     // eSpeak's own pause after a sentence (up to ~0.25 s) adds to the break.
-    assert.ok(gaps.wav![0]! - 2 > -0.1 && gaps.wav![0]! - 2 < 0.3 && gaps.wav![1]! - 3 > -0.1 && gaps.wav![1]! - 3 < 0.3, JSON.stringify(gaps));
+    assert.ok(
+      gaps.wav![0]! - 2 > -0.1 && gaps.wav![0]! - 2 < 0.3 && gaps.wav![1]! - 3 > -0.1 && gaps.wav![1]! - 3 < 0.3,
+      JSON.stringify(gaps),
+    );
     assert.equal(gaps.flac!.length, 2, JSON.stringify(gaps));
     for (const i of [0, 1]) assert.ok(Math.abs(gaps.flac![i]! - gaps.wav![i]!) < 0.05, JSON.stringify(gaps));
   });
@@ -212,7 +231,11 @@ describe('the audio itself', () => {
     assert.ok(Math.abs(speechSpan(whisper, 16000) - speechSpan(normal, 16000)) < 0.6);
     const laugh = await audioOf(await generate({ text: `${text} <laugh>`, voice: 'Aria' }));
     assert.ok(laugh.length / 16000 > normal.length / 16000 + 0.4, 'the laugh is audible extra audio');
-    const lite = await generate({ text: `<whisper>${text}</whisper> <sigh> <emphasis>really</emphasis>`, voice: 'Aria', model: 'aura-lite' });
+    const lite = await generate({
+      text: `<whisper>${text}</whisper> <sigh> <emphasis>really</emphasis>`,
+      voice: 'Aria',
+      model: 'aura-lite',
+    });
     assert.equal(lite.statusCode, 200);
   });
 });

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { parseMarkup, parseBreakTime } from '../../src/tts/markup.js';
 import { splitSentences } from '../../src/tts/sentences.js';
 import { groupIntoSentences } from '../../src/tts/stream-plan.js';
-import { isRealLanguage, normalizeCode } from '../../src/catalog/language-codes.js';
+import { isRealLanguage, normalizeCode } from '../../src/domain/language-codes.js';
 import { foldName } from '../../src/catalog/catalog.js';
 import { parseSttFields } from '../../src/stt/request.js';
 import { normalizeKeyword } from '../../src/engines/pocketsphinx/pronounce.js';
@@ -65,7 +65,7 @@ const sentenceInputs: Record<string, string> = {
   'dots then a letter': '.'.repeat(N) + 'x',
   'every end mark': '.!?。！？…'.repeat(N / 7) + 'x',
   '"Dr. " repeated (abbreviations never split)': 'Dr. '.repeat(N / 4),
-  'initials': 'J. '.repeat(N / 3),
+  initials: 'J. '.repeat(N / 3),
   'one long word before a dot': 'a'.repeat(N) + ' . x',
   'a long word of letters and dots': 'a.'.repeat(N / 2) + ' x',
   'closers after a dot': '.' + '"'.repeat(N) + 'x',
@@ -88,7 +88,51 @@ test('language codes, voice names and STT fields are linear', () => {
   }
   quick('voice name with combining marks', () => foldName('a\u0301'.repeat(N / 2)));
   for (const kw of [':1'.repeat(2000), ':' + '1'.repeat(3999) + 'x', ':-1.1'.repeat(800), ','.repeat(4000)]) {
-    quick('keywords', () => parseSttFields(new Map([['keywords', kw], ['prompt', "a'".repeat(2000)]]), 'lucid'));
+    quick('keywords', () =>
+      parseSttFields(
+        new Map([
+          ['keywords', kw],
+          ['prompt', "a'".repeat(2000)],
+        ]),
+        'lucid',
+      ),
+    );
   }
   quick('keyword', () => normalizeKeyword('a'.repeat(N)));
 });
+
+// The normalization before synthesis (src/tts/normalize/): every language's rules on runs of what
+// their patterns repeat (digit groups, separators, currency signs, times, ordinals, kanji numerals).
+const normalizeInputs: Record<string, string> = {
+  digits: '1'.repeat(N),
+  'digit groups with commas': '1,'.repeat(N / 2),
+  'digit groups with dots': '1.'.repeat(N / 2),
+  'digit groups with spaces': '1 '.repeat(N / 2),
+  'digits and a euro sign far away': `${'1 '.repeat(N / 2)}x €`,
+  'currency signs and digits': '€1'.repeat(N / 2),
+  'R$ and digits': 'R$ 1,'.repeat(N / 5),
+  colons: '1:'.repeat(N / 2),
+  'h and digits': '1h'.repeat(N / 2),
+  'dates without a year': '1/1/'.repeat(N / 4),
+  'German ordinals without a month': '3. '.repeat(N / 3),
+  'abbreviation dots': 'z. '.repeat(N / 3),
+  'kanji numerals': '一二三'.repeat(N / 3),
+  'full-width digits': '１２'.repeat(N / 2),
+  decimals: '1.1.'.repeat(N / 4),
+  'percent signs': '1%'.repeat(N / 2),
+};
+for (const [name, text] of Object.entries(normalizeInputs)) {
+  test(`normalization is linear: ${name}`, async () => {
+    const { normalizeForSpeech } = await import('../../src/tts/normalize/normalize.js');
+    for (const lang of ['en-US', 'es', 'de', 'fr', 'it', 'pt', 'ja', 'cmn'])
+      quick(`${name} (${lang})`, () => normalizeForSpeech(lang, text));
+  });
+  // Word timings' spoken form: the same rules with each character's origin kept, then English
+  // numbers in words (src/tts/spoken-words.ts).
+  test(`the spoken form for word timings is linear: ${name}`, async () => {
+    const { normalizeMapped } = await import('../../src/tts/normalize/normalize.js');
+    const { spellNumbersEnglish } = await import('../../src/tts/normalize/spell-en.js');
+    quick(`${name} (spelled)`, () => spellNumbersEnglish(normalizeMapped('en-US', text)));
+    for (const lang of ['de', 'ja', 'cmn']) quick(`${name} (${lang}, mapped)`, () => normalizeMapped(lang, text));
+  });
+}

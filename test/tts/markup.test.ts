@@ -3,7 +3,11 @@ import assert from 'node:assert/strict';
 import { findTags, parseMarkup, splitAtBreaks, withoutBreaks } from '../../src/tts/markup.js';
 
 const invalid = (text: string, re?: RegExp) =>
-  assert.throws(() => parseMarkup(text), (err: any) => err.code === 'INVALID_MARKUP' && err.status === 400 && (!re || re.test(err.message)), text);
+  assert.throws(
+    () => parseMarkup(text),
+    (err: any) => err.code === 'INVALID_MARKUP' && err.status === 400 && (!re || re.test(err.message)),
+    text,
+  );
 
 test('plain text passes through, < and > that form no tag are text', () => {
   const p = parseMarkup('Is 3 < 5 and 7 > 2? Yes -> ok <3');
@@ -16,7 +20,10 @@ test('plain text passes through, < and > that form no tag are text', () => {
 test('break tags in seconds and milliseconds, decimals, quotes, clamped to 20 s', () => {
   const p = parseMarkup('One.<break time="1.5s"/>Two.<break time=\'250ms\' />Three.<break time="45s"/>Four.<break time=".5s"/>');
   const breaks = p.items.filter((i) => i.type === 'break');
-  assert.deepEqual(breaks.map((b) => (b as any).seconds), [1.5, 0.25, 20, 0.5]);
+  assert.deepEqual(
+    breaks.map((b) => (b as any).seconds),
+    [1.5, 0.25, 20, 0.5],
+  );
   assert.equal((breaks[2] as any).requested, 45);
   assert.equal(p.plainText, 'One.Two.Three.Four.');
   const { segments, silences } = splitAtBreaks(p.items);
@@ -27,7 +34,9 @@ test('break tags in seconds and milliseconds, decimals, quotes, clamped to 20 s'
 });
 
 test('expression tags: vocalizations and whisper/emphasis spans, nested', () => {
-  const p = parseMarkup('Well <laugh> that is <emphasis>really</emphasis> funny. <whisper>Do not <emphasis>tell</emphasis> <sigh></whisper> Bye <cough/>');
+  const p = parseMarkup(
+    'Well <laugh> that is <emphasis>really</emphasis> funny. <whisper>Do not <emphasis>tell</emphasis> <sigh></whisper> Bye <cough/>',
+  );
   assert.equal(p.hasExpressions, true);
   assert.deepEqual(p.items, [
     { type: 'text', text: 'Well ', whisper: false, emphasis: false },
@@ -72,14 +81,45 @@ test('malformed markup is INVALID_MARKUP naming the tag', () => {
 const OLD_TAG = /<(\/?)([A-Za-z][A-Za-z0-9_-]*)((?:\s+[^<>]*?)?)\s*(\/?)>/g;
 
 test('the tag scanner finds exactly the tags the old regex found (10,000 random short texts)', () => {
-  const pieces = ['<', '>', '/', ' ', '\t', '\u00a0', '\u3000', 'break', 'laugh', 'Whisper', 'x', 'time', '=', '"1s"', "'2s'", 'a', '3', '-', '_', '\n', '<<', '/>'];
+  const pieces = [
+    '<',
+    '>',
+    '/',
+    ' ',
+    '\t',
+    '\u00a0',
+    '\u3000',
+    'break',
+    'laugh',
+    'Whisper',
+    'x',
+    'time',
+    '=',
+    '"1s"',
+    "'2s'",
+    'a',
+    '3',
+    '-',
+    '_',
+    '\n',
+    '<<',
+    '/>',
+  ];
   let seed = 19;
-  const rand = () => ((seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32);
+  const rand = () => (seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32;
   for (let n = 0; n < 10000; n++) {
     let text = '';
     const len = 1 + Math.floor(rand() * 14);
     for (let i = 0; i < len; i++) text += pieces[Math.floor(rand() * pieces.length)];
-    const expected = [...text.matchAll(OLD_TAG)].map((m) => ({ start: m.index, text: m[0], closing: m[1] === '/', name: m[2], attrs: m[3], selfClosing: m[4] === '/', end: m.index + m[0].length }));
+    const expected = [...text.matchAll(OLD_TAG)].map((m) => ({
+      start: m.index,
+      text: m[0],
+      closing: m[1] === '/',
+      name: m[2],
+      attrs: m[3],
+      selfClosing: m[4] === '/',
+      end: m.index + m[0].length,
+    }));
     assert.deepEqual([...findTags(text)], expected, JSON.stringify(text));
   }
 });

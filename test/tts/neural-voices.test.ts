@@ -23,7 +23,7 @@ before(async () => {
   const g = generateSherpaModels(path.join(tmp.dir, 'generated'));
   await installVerifiedTtsModels(path.join(dataDir, 'models'), [
     { name: 'kokoro-gen', from: g.kokoro },
-    { name: 'piper-gen', from: g.piper, languages: ['en-US'], speakers: '# the operator states the speaker\'s gender\n0 female amy\n' },
+    { name: 'piper-gen', from: g.piper, languages: ['en-US'], speakers: "# the operator states the speaker's gender\n0 female amy\n" },
   ]);
   t = await createTestApp({ PARLA_DATA_DIR: dataDir, PARLA_MODEL_TTL: '600' });
   ({ apiKey: key } = await createTestAccount(t.services, { credits: 1_000_000 }));
@@ -91,7 +91,7 @@ describe('installed neural voices take over aura-max', () => {
     assert.equal(german.headers['x-engine'], 'studio-espeak');
   });
 
-  test('POST /tts/stream with an aura-max voice streams the Kokoro model\'s audio (X-Engine)', async () => {
+  test("POST /tts/stream with an aura-max voice streams the Kokoro model's audio (X-Engine)", async () => {
     const res = await t.app.inject({
       method: 'POST',
       url: '/api/v1/tts/stream',

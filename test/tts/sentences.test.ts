@@ -6,7 +6,10 @@ test('sentences split at end punctuation and concatenate back to the input', () 
   const text = 'Hello there! How are you? I met Dr. Smith at 3.5 km. "Really?" she asked.  Done';
   const s = splitSentences(text);
   assert.equal(s.join(''), text);
-  assert.deepEqual(s.map((x) => x.trim()), ['Hello there!', 'How are you?', 'I met Dr. Smith at 3.5 km.', '"Really?"', 'she asked.', 'Done']);
+  assert.deepEqual(
+    s.map((x) => x.trim()),
+    ['Hello there!', 'How are you?', 'I met Dr. Smith at 3.5 km.', '"Really?"', 'she asked.', 'Done'],
+  );
 });
 
 test('long sentences are cut at clause boundaries, below 300 characters', () => {
@@ -30,8 +33,14 @@ test('stream groups follow sentences across styled runs and carry their characte
   const p = parseMarkup('Hi there. This is <emphasis>very</emphasis> important! <laugh> Bye<break time="1s"/> now.');
   const groups = groupIntoSentences(p.items);
   assert.equal(groups.length, 3);
-  assert.equal(groups.reduce((n, g) => n + g.characters, 0), [...p.plainText].length + 10);
-  assert.deepEqual(groups[1]!.items.map((i) => (i.type === 'text' ? i.text : i.type)), ['This is ', 'very', ' important! ']);
+  assert.equal(
+    groups.reduce((n, g) => n + g.characters, 0),
+    [...p.plainText].length + 10,
+  );
+  assert.deepEqual(
+    groups[1]!.items.map((i) => (i.type === 'text' ? i.text : i.type)),
+    ['This is ', 'very', ' important! '],
+  );
   assert.ok(groups[2]!.items.some((i) => i.type === 'vocal'));
   assert.ok(groups.every((g) => g.items.every((i) => i.type !== 'break')));
 });
@@ -40,13 +49,38 @@ test('a stream group holds at most 16 items, so tags without sentence ends do no
   const p = parseMarkup('a<laugh/>'.repeat(100));
   const groups = groupIntoSentences(p.items);
   assert.ok(groups.every((g) => g.items.length <= 16));
-  assert.equal(groups.reduce((n, g) => n + g.items.length, 0), 200);
-  assert.equal(groups.reduce((n, g) => n + g.characters, 0), 100 + 100 * 10);
+  assert.equal(
+    groups.reduce((n, g) => n + g.items.length, 0),
+    200,
+  );
+  assert.equal(
+    groups.reduce((n, g) => n + g.characters, 0),
+    100 + 100 * 10,
+  );
 });
 
 // The regex splitter the scanner replaced (quadratic on runs of dots): an oracle for short inputs.
 function oldSplit(text: string): string[] {
-  const ABBR = new Set(['mr', 'mrs', 'ms', 'dr', 'prof', 'sr', 'jr', 'st', 'vs', 'etc', 'e.g', 'i.e', 'no', 'fig', 'inc', 'ltd', 'co', 'mt']);
+  const ABBR = new Set([
+    'mr',
+    'mrs',
+    'ms',
+    'dr',
+    'prof',
+    'sr',
+    'jr',
+    'st',
+    'vs',
+    'etc',
+    'e.g',
+    'i.e',
+    'no',
+    'fig',
+    'inc',
+    'ltd',
+    'co',
+    'mt',
+  ]);
   const out: string[] = [];
   let start = 0;
   for (const m of text.matchAll(/([.!?。！？…]+)(["'”’)\]]*)(\s+|$)/g)) {
@@ -65,7 +99,7 @@ function oldSplit(text: string): string[] {
 test('the sentence scanner splits exactly as the old regex did (10,000 random short texts)', () => {
   const pieces = ['.', '!', '?', '。', '…', '"', '”', ')', ' ', '\n', '\u00a0', 'Dr', 'e.g', 'J', 'word', '3', 'x'];
   let seed = 7;
-  const rand = () => ((seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32);
+  const rand = () => (seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32;
   for (let n = 0; n < 10000; n++) {
     let text = '';
     const len = 1 + Math.floor(rand() * 16);

@@ -18,7 +18,8 @@ before(async () => {
 });
 after(() => t.close());
 
-const stream = (payload: Record<string, unknown>, apiKey = key) => t.app.inject({ method: 'POST', url: '/api/v1/tts/stream', headers: { 'x-api-key': apiKey }, payload });
+const stream = (payload: Record<string, unknown>, apiKey = key) =>
+  t.app.inject({ method: 'POST', url: '/api/v1/tts/stream', headers: { 'x-api-key': apiKey }, payload });
 
 test('raw 16-bit mono PCM with the interface headers, at the requested rate', async () => {
   for (const rate of [24000, 8000, 44100]) {
@@ -38,7 +39,12 @@ test('raw 16-bit mono PCM with the interface headers, at the requested rate', as
 
 test('eSpeak (aura-lite in German) streams while it synthesizes: the same audio length as /tts/generate', async () => {
   const text = 'Der erste Satz ist hier. Und ein zweiter, etwas länger als der erste.';
-  const file = await t.app.inject({ method: 'POST', url: '/api/v1/tts/generate', headers: { 'x-api-key': key }, payload: { text, voice: 'Anna', model: 'aura-lite', language: 'de-DE' } });
+  const file = await t.app.inject({
+    method: 'POST',
+    url: '/api/v1/tts/generate',
+    headers: { 'x-api-key': key },
+    payload: { text, voice: 'Anna', model: 'aura-lite', language: 'de-DE' },
+  });
   assert.equal(file.statusCode, 200, file.body);
   const fileSeconds = (file.rawPayload.length - 44) / 2 / 22050;
   for (const rate of [22050, 16000]) {
@@ -65,18 +71,31 @@ test('stream rules: sample rates, pitch only for rapid-flash, 50,000 characters,
   assert.equal(withBreak.statusCode, 200);
   assert.ok(withBreak.rawPayload.length / 32000 < 2.5, 'the 3 s break was stripped');
   assert.equal((await stream({ text: 'One <laugh> two.', voice: 'Aria' })).statusCode, 200, 'expression tags are honoured');
-  assert.equal((await stream({ text: 'One <laugh> two.', voice: 'Aria', model: 'rapid-max' })).json().error.code, 'EXPRESSION_NOT_SUPPORTED');
+  assert.equal(
+    (await stream({ text: 'One <laugh> two.', voice: 'Aria', model: 'rapid-max' })).json().error.code,
+    'EXPRESSION_NOT_SUPPORTED',
+  );
 });
 
 function post(body: object): Promise<{ res: http.IncomingMessage; req: http.ClientRequest }> {
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port, method: 'POST', path: '/api/v1/tts/stream', headers: { 'x-api-key': key, 'content-type': 'application/json' } }, (res) => resolve({ res, req }));
+    const req = http.request(
+      {
+        host: '127.0.0.1',
+        port,
+        method: 'POST',
+        path: '/api/v1/tts/stream',
+        headers: { 'x-api-key': key, 'content-type': 'application/json' },
+      },
+      (res) => resolve({ res, req }),
+    );
     req.on('error', reject);
     req.end(JSON.stringify(body));
   });
 }
 
-const sentences = (n: number) => Array.from({ length: n }, (_, i) => `This is sentence number ${i + 1} of a long text that is streamed.`).join(' ');
+const sentences = (n: number) =>
+  Array.from({ length: n }, (_, i) => `This is sentence number ${i + 1} of a long text that is streamed.`).join(' ');
 
 test('audio starts flowing after the first sentence, long before the whole text is done', async () => {
   const started = performance.now();
@@ -97,7 +116,16 @@ test('a client that goes away stops synthesis and pays only for the sentences se
   const text = sentences(60);
   const fullPrice = [...text].length;
   const { res, req } = await new Promise<{ res: http.IncomingMessage; req: http.ClientRequest }>((resolve, reject) => {
-    const r = http.request({ host: '127.0.0.1', port, method: 'POST', path: '/api/v1/tts/stream', headers: { 'x-api-key': acct.apiKey, 'content-type': 'application/json' } }, (response) => resolve({ res: response, req: r }));
+    const r = http.request(
+      {
+        host: '127.0.0.1',
+        port,
+        method: 'POST',
+        path: '/api/v1/tts/stream',
+        headers: { 'x-api-key': acct.apiKey, 'content-type': 'application/json' },
+      },
+      (response) => resolve({ res: response, req: r }),
+    );
     r.on('error', reject);
     r.end(JSON.stringify({ text, voice: 'Aria', sample_rate: 16000 }));
   });
@@ -123,12 +151,21 @@ test('the X-Credits-Used trailer, declared in Trailer, gives what the usage reco
   const acct = await createTestAccount(t.services, { credits: 100_000 });
   const text = sentences(3);
   const { res } = await new Promise<{ res: http.IncomingMessage }>((resolve, reject) => {
-    const r = http.request({ host: '127.0.0.1', port, method: 'POST', path: '/api/v1/tts/stream', headers: { 'x-api-key': acct.apiKey, 'content-type': 'application/json' } }, (response) => resolve({ res: response }));
+    const r = http.request(
+      {
+        host: '127.0.0.1',
+        port,
+        method: 'POST',
+        path: '/api/v1/tts/stream',
+        headers: { 'x-api-key': acct.apiKey, 'content-type': 'application/json' },
+      },
+      (response) => resolve({ res: response }),
+    );
     r.on('error', reject);
     r.end(JSON.stringify({ text, voice: 'Aria', sample_rate: 16000 }));
   });
   assert.equal(res.statusCode, 200);
-  assert.equal(res.headers['trailer']?.toLowerCase(), 'x-credits-used');
+  assert.equal(res.headers.trailer?.toLowerCase(), 'x-credits-used');
   assert.equal(res.headers['transfer-encoding'], 'chunked');
   let bytes = 0;
   for await (const chunk of res) bytes += (chunk as Buffer).length;

@@ -18,7 +18,9 @@ after(() => t.close());
 const post = (endpoint: 'generate' | 'stream', payload: Record<string, unknown>) =>
   t.app.inject({ method: 'POST', url: `/api/v1/tts/${endpoint}`, headers: { 'x-api-key': key }, payload });
 
-const C0 = Array.from({ length: 32 }, (_, i) => String.fromCharCode(i)).filter((c) => !'\t\n\r'.includes(c)).join('');
+const C0 = Array.from({ length: 32 }, (_, i) => String.fromCharCode(i))
+  .filter((c) => !'\t\n\r'.includes(c))
+  .join('');
 const C1 = Array.from({ length: 33 }, (_, i) => String.fromCharCode(0x7f + i)).join('');
 
 test('cleaning keeps text, tabs, line breaks and surrogate pairs; drops controls, lone surrogates, noncharacters', () => {

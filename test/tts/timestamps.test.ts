@@ -26,7 +26,8 @@ interface Timed {
   words: Array<{ word: string; start: number; end: number }>;
 }
 
-const post = (url: string, payload: Record<string, unknown>, apiKey = key) => t.app.inject({ method: 'POST', url, headers: { 'x-api-key': apiKey }, payload });
+const post = (url: string, payload: Record<string, unknown>, apiKey = key) =>
+  t.app.inject({ method: 'POST', url, headers: { 'x-api-key': apiKey }, payload });
 const timed = (payload: Record<string, unknown>, apiKey = key) => post('/api/v1/tts/generate/with-timestamps', payload, apiKey);
 const generate = (payload: Record<string, unknown>, apiKey = key) => post('/api/v1/tts/generate', payload, apiKey);
 
@@ -39,7 +40,10 @@ async function ok(payload: Record<string, unknown>): Promise<Timed> {
 
 /** The checks every answer must pass: words in order, each inside the audio, the audio as long as it says. */
 async function checkShape(body: Timed, expectedWords: string[], durationTolerance = 0.06) {
-  assert.deepEqual(body.words.map((w) => w.word), expectedWords);
+  assert.deepEqual(
+    body.words.map((w) => w.word),
+    expectedWords,
+  );
   let prevEnd = 0;
   for (const w of body.words) {
     assert.ok(w.start >= prevEnd, `${w.word} starts at ${w.start}, before the previous word ended (${prevEnd})`);
@@ -101,7 +105,10 @@ describe('one engine path each', () => {
     const body = await ok({ text: '会議は九時に始まります。', voice: 'Yui', model: 'aura-lite', language: 'ja' });
     assert.equal(body.words.map((w) => w.word).join(''), '会議は九時に始まります');
     assert.ok(body.words.length >= 4, JSON.stringify(body.words));
-    await checkShape(body, body.words.map((w) => w.word));
+    await checkShape(
+      body,
+      body.words.map((w) => w.word),
+    );
   });
 });
 
@@ -167,7 +174,15 @@ describe('the OpenAPI document', () => {
     const gen = doc.paths['/api/v1/tts/generate']!.post;
     assert.deepEqual(op.requestBody, gen.requestBody);
     const ok = op.responses['200'].content['application/json'].schema;
-    assert.deepEqual(Object.keys(ok.properties).sort(), ['audio_base64', 'credits_used', 'duration', 'format', 'sample_rate', 'success', 'words']);
+    assert.deepEqual(Object.keys(ok.properties).sort(), [
+      'audio_base64',
+      'credits_used',
+      'duration',
+      'format',
+      'sample_rate',
+      'success',
+      'words',
+    ]);
     assert.deepEqual(Object.keys(ok.properties.words.items.properties).sort(), ['end', 'start', 'word']);
     for (const status of ['400', '401', '402', '403', '413', '429', '500', '503']) assert.ok(op.responses[status], `${status} documented`);
   });

@@ -34,7 +34,12 @@ interface Rendering {
 }
 
 async function hashOf(r: Rendering): Promise<string> {
-  const res = await t.app.inject({ method: 'POST', url: '/api/v1/tts/generate', headers: { 'x-api-key': key }, payload: { text: TEXT, voice: r.voice, model: r.model, language: r.language, format: 'wav' } });
+  const res = await t.app.inject({
+    method: 'POST',
+    url: '/api/v1/tts/generate',
+    headers: { 'x-api-key': key },
+    payload: { text: TEXT, voice: r.voice, model: r.model, language: r.language, format: 'wav' },
+  });
   assert.equal(res.statusCode, 200, `${r.model} ${r.voice} ${r.language}: ${res.body}`);
   return createHash('sha256').update(res.rawPayload).digest('hex');
 }
@@ -59,7 +64,11 @@ async function collisions(renderings: Rendering[]): Promise<string[]> {
 
 /** The Aura voices' names in a language ([] where the model does not serve it, e.g. fil-PH). */
 async function auraNames(model: string, language: string): Promise<string[]> {
-  const res = await t.app.inject({ method: 'GET', url: `/api/v1/voices?model=${model}&language=${language}`, headers: { 'x-api-key': key } });
+  const res = await t.app.inject({
+    method: 'GET',
+    url: `/api/v1/voices?model=${model}&language=${language}`,
+    headers: { 'x-api-key': key },
+  });
   if (res.statusCode === 400 && res.json().error.code === 'LANGUAGE_NOT_SUPPORTED') return [];
   assert.equal(res.statusCode, 200, res.body);
   return (res.json() as { voices: Array<{ name: string }> }).voices.map((v) => v.name);
@@ -67,7 +76,8 @@ async function auraNames(model: string, language: string): Promise<string[]> {
 
 test('every English voice of every model sounds different from every differently named one', async () => {
   const renderings: Rendering[] = [];
-  for (const model of AURA_MODELS) for (const voice of await auraNames(model, 'en-US')) renderings.push({ model, voice, language: 'en-US' });
+  for (const model of AURA_MODELS)
+    for (const voice of await auraNames(model, 'en-US')) renderings.push({ model, voice, language: 'en-US' });
   const flash = await getJson<{ voices_by_language: Record<string, Array<{ name: string }>> }>('/api/v1/voices?model=rapid-flash');
   for (const [language, voices] of Object.entries(flash.voices_by_language)) {
     if (language.startsWith('en')) for (const v of voices) renderings.push({ model: 'rapid-flash', voice: v.name, language });
@@ -78,10 +88,18 @@ test('every English voice of every model sounds different from every differently
 
 test('aura-max does not render any voice as aura-prime does', async () => {
   for (const voice of ['Aria', 'Orion']) {
-    assert.notEqual(await hashOf({ model: 'aura-max', voice, language: 'en-US' }), await hashOf({ model: 'aura-prime', voice, language: 'en-US' }), voice);
+    assert.notEqual(
+      await hashOf({ model: 'aura-max', voice, language: 'en-US' }),
+      await hashOf({ model: 'aura-prime', voice, language: 'en-US' }),
+      voice,
+    );
   }
   const [german] = await auraNames('aura-max', 'de-DE');
-  assert.notEqual(await hashOf({ model: 'aura-max', voice: german!, language: 'de-DE' }), await hashOf({ model: 'aura-prime', voice: german!, language: 'de-DE' }), german);
+  assert.notEqual(
+    await hashOf({ model: 'aura-max', voice: german!, language: 'de-DE' }),
+    await hashOf({ model: 'aura-prime', voice: german!, language: 'de-DE' }),
+    german,
+  );
 });
 
 test('in every other Flash language, the Flash voices and the Aura voices all sound different', async () => {

@@ -66,7 +66,8 @@ function widen(x: Int16Array, width: number, channels: number): Buffer {
 function audioOf(events: ClientEvent[]): { start: ClientEvent; pcm: Int16Array } {
   const start = events.find((e) => e.type === 'audio-start')!;
   const chunks = events.filter((e) => e.type === 'audio-chunk');
-  for (const c of chunks) assert.deepEqual([c.data.rate, c.data.width, c.data.channels], [start.data.rate, start.data.width, start.data.channels]);
+  for (const c of chunks)
+    assert.deepEqual([c.data.rate, c.data.width, c.data.channels], [start.data.rate, start.data.width, start.data.channels]);
   const all = Buffer.concat(chunks.map((c) => c.payload!));
   return { start, pcm: new Int16Array(all.buffer.slice(all.byteOffset, all.byteOffset + all.length)) };
 }
@@ -102,21 +103,76 @@ describe('transcribe', () => {
     c.send('transcribe', { language: 'en' });
     sendAudio(c, pcmBytes(fox16k), { rate: 16000, width: 2, channels: 1 });
     const transcript = await c.waitFor((e) => e.type === 'transcript');
+    await c.waitFor((e) => e.type === 'transcript-stop', 30_000, c.events.indexOf(transcript));
     c.close();
     const types = c.events.map((e) => e.type);
-    assert.deepEqual(types.filter((x) => x !== 'transcript-chunk'), ['transcript-start', 'transcript-stop', 'transcript']);
+    // The protocol's order: the transcript for clients that know no streaming, then the stream's end.
+    assert.deepEqual(
+      types.filter((x) => x !== 'transcript-chunk'),
+      ['transcript-start', 'transcript', 'transcript-stop'],
+    );
     const chunks = c.events.filter((e) => e.type === 'transcript-chunk').map((e) => e.data.text);
     assert.ok(chunks.length >= 1);
-    assert.equal(chunks.join(' '), transcript.data.text);
+    assert.equal(chunks.join(''), transcript.data.text);
     assert.ok(wordErrorRate('the quick brown fox jumps over the lazy dog', transcript.data.text) <= 0.2, transcript.data.text);
     assert.equal(transcript.data.language, 'en');
     const charged = before - (await balance());
 
     const { body, contentType } = await multipart(foxWav, {});
-    const res = await t.app.inject({ method: 'POST', url: '/api/v1/stt/transcribe', headers: { 'x-api-key': key, 'content-type': contentType }, payload: body });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/stt/transcribe',
+      headers: { 'x-api-key': key, 'content-type': contentType },
+      payload: body,
+    });
     assert.equal(res.statusCode, 200);
     assert.equal(charged, res.json().credits_used);
     assert.ok(charged > 0);
+  });
+
+  test('transcript-chunk events while the user is still speaking: the text grows chunk by chunk, the transcript is the chunks joined', async () => {
+    const sentences = [
+      'The quick brown fox jumps over the lazy dog.',
+      'She sells sea shells by the sea shore.',
+      'Please call Stella and ask her to bring these things.',
+    ];
+    const clips = sentences.map((x) => float32ToInt16(decodeWav(readFileSync(flite(x))).channels[0]!));
+    const gap = new Int16Array(16000);
+    const fmt = { rate: 16000, width: 2, channels: 1 };
+    const c = await WyomingTestClient.connect(port);
+    c.send('transcribe', { language: 'en_US' });
+    c.send('audio-start', fmt);
+    const sendPcm = (x: Int16Array) => {
+      const b = pcmBytes(x);
+      for (let at = 0; at < b.length; at += 3200) c.send('audio-chunk', fmt, b.subarray(at, at + 3200));
+    };
+    // The first two sentences, then a wait: words come back before the audio stops.
+    sendPcm(clips[0]!);
+    sendPcm(gap);
+    sendPcm(clips[1]!);
+    const first = await c.waitFor((e) => e.type === 'transcript-chunk');
+    assert.equal(
+      c.events.some((e) => e.type === 'transcript'),
+      false,
+    );
+    sendPcm(gap);
+    sendPcm(clips[2]!);
+    c.send('audio-stop');
+    const transcript = await c.waitFor((e) => e.type === 'transcript');
+    await c.waitFor((e) => e.type === 'transcript-stop', 30_000, c.events.indexOf(transcript));
+    c.close();
+    assert.equal(c.events[0]!.type, 'transcript-start');
+    assert.equal(c.events[0]!.data.language, 'en-US');
+    const chunks = c.events.filter((e) => e.type === 'transcript-chunk').map((e) => e.data.text as string);
+    assert.ok(first.data.text.length > 0 && chunks.length >= 3, JSON.stringify(chunks));
+    // Each chunk adds to the text (words after a space), none repeats or rewrites what came before.
+    chunks.forEach((x, i) => assert.match(x, i === 0 ? /^\S/ : /^ \S/, JSON.stringify(chunks)));
+    assert.equal(chunks.join(''), transcript.data.text);
+    assert.ok(wordErrorRate(sentences.join(' '), transcript.data.text) <= 0.25, transcript.data.text);
+    assert.deepEqual(
+      c.events.slice(-2).map((e) => e.type),
+      ['transcript', 'transcript-stop'],
+    );
   });
 
   test('44.1 kHz stereo 32-bit, 48 kHz 24-bit and 22.05 kHz 8-bit audio are converted and recognized', async () => {
@@ -134,7 +190,11 @@ describe('transcribe', () => {
       assert.equal(transcript.type, 'transcript', JSON.stringify(transcript.data));
       // 8-bit samples carry about 48 dB of dynamic range: the recognizer hears less of it.
       if (width === 1) assert.match(transcript.data.text, /brown fox/i, `${rate}/${width}/${channels}: ${transcript.data.text}`);
-      else assert.ok(wordErrorRate('the quick brown fox jumps over the lazy dog', transcript.data.text) <= 0.35, `${rate}/${width}/${channels}: ${transcript.data.text}`);
+      else
+        assert.ok(
+          wordErrorRate('the quick brown fox jumps over the lazy dog', transcript.data.text) <= 0.35,
+          `${rate}/${width}/${channels}: ${transcript.data.text}`,
+        );
     }
   });
 
@@ -160,7 +220,11 @@ describe('synthesize', () => {
     c.send('synthesize', { text, voice: { name: 'aura-prime:aria', language: 'en_US' } });
     await c.waitFor((e) => e.type === 'audio-stop' || e.type === 'error');
     c.close();
-    assert.equal(c.events.find((e) => e.type === 'error'), undefined, JSON.stringify(c.events.find((e) => e.type === 'error')?.data));
+    assert.equal(
+      c.events.find((e) => e.type === 'error'),
+      undefined,
+      JSON.stringify(c.events.find((e) => e.type === 'error')?.data),
+    );
     const { start, pcm } = audioOf(c.events);
     assert.deepEqual(start.data, { rate: 22050, width: 2, channels: 1 });
     const seconds = pcm.length / 22050;
@@ -168,7 +232,12 @@ describe('synthesize', () => {
     assert.ok(rms(pcm) > 300, `rms ${rms(pcm)}`);
     const charged = before - (await balance());
 
-    const res = await t.app.inject({ method: 'POST', url: '/api/v1/tts/stream', headers: { 'x-api-key': key }, payload: { text, voice: 'Aria', model: 'aura-prime', sample_rate: 22050 } });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/tts/stream',
+      headers: { 'x-api-key': key },
+      payload: { text, voice: 'Aria', model: 'aura-prime', sample_rate: 22050 },
+    });
     assert.equal(res.statusCode, 200, res.body);
     const after = await balance();
     assert.equal(charged, before - charged - after);
@@ -197,7 +266,10 @@ describe('synthesize', () => {
     c.send('synthesize-chunk', { text: pieces[1] });
     // The first sentence is complete: its audio comes before the stream ends.
     await c.waitFor((e) => e.type === 'audio-chunk');
-    assert.equal(c.events.some((e) => e.type === 'synthesize-stopped'), false);
+    assert.equal(
+      c.events.some((e) => e.type === 'synthesize-stopped'),
+      false,
+    );
     c.send('synthesize-chunk', { text: pieces[2] });
     c.send('synthesize-chunk', { text: pieces[3] });
     c.send('synthesize', { text: pieces.join(''), voice: { name: 'rapid-flash:Amelia' } });
@@ -237,10 +309,19 @@ describe('refusals as error events', () => {
     c.send('synthesize', { text: 'Sentence.' });
     c.send('synthesize-stop');
     await c.waitFor((e) => e.type === 'synthesize-stopped', 30_000, from);
-    assert.deepEqual(c.events.slice(from).map((e) => [e.type, e.data.code]), [['error', 'INSUFFICIENT_CREDITS'], ['synthesize-stopped', undefined]]);
+    assert.deepEqual(
+      c.events.slice(from).map((e) => [e.type, e.data.code]),
+      [
+        ['error', 'INSUFFICIENT_CREDITS'],
+        ['synthesize-stopped', undefined],
+      ],
+    );
     c.send('describe');
     await c.waitFor((e) => e.type === 'info');
-    assert.equal(c.events.some((e) => e.type === 'audio-start' || e.type === 'transcript'), false);
+    assert.equal(
+      c.events.some((e) => e.type === 'audio-start' || e.type === 'transcript'),
+      false,
+    );
     c.close();
   });
 
@@ -263,7 +344,10 @@ describe('refusals as error events', () => {
     assert.equal(err2.data.code, 'AUTH_REVOKED_API_KEY');
     c.send('describe');
     await c.waitFor((e) => e.type === 'info');
-    assert.deepEqual(c.events.slice(c.events.indexOf(err) + 1).map((e) => e.type), ['error', 'info']);
+    assert.deepEqual(
+      c.events.slice(c.events.indexOf(err) + 1).map((e) => e.type),
+      ['error', 'info'],
+    );
     c.close();
   });
 
@@ -350,7 +434,10 @@ test('startServer: WYOMING_PORT starts the Wyoming server beside the API, stop()
     const seed = await createServices(base, (await import('pino')).pino({ level: 'silent' }) as never);
     const acct = await createTestAccount(seed, { credits: 1000 });
     await seed.close();
-    const running = await startServer(testConfig({ PORT: '0', REALTIME_PORT: '0', WYOMING_PORT: '0', WYOMING_API_KEY: acct.apiKey }, tmp.dir), { announce: () => undefined });
+    const running = await startServer(
+      testConfig({ PORT: '0', REALTIME_PORT: '0', WYOMING_PORT: '0', WYOMING_API_KEY: acct.apiKey }, tmp.dir),
+      { announce: () => undefined },
+    );
     try {
       assert.ok(running.wyoming && running.wyoming.port > 0);
       const c = await WyomingTestClient.connect(running.wyoming.port);
@@ -366,10 +453,61 @@ test('startServer: WYOMING_PORT starts the Wyoming server beside the API, stop()
   }
 });
 
-test('config: WYOMING_PORT needs a well-formed WYOMING_API_KEY; WYOMING_HOST defaults to 127.0.0.1', () => {
-  assert.throws(() => loadConfig({ WYOMING_PORT: '10300', PARLA_DATA_DIR: '/tmp/parla-wy-config' }), ConfigError);
+test('first start: WYOMING_PORT without WYOMING_API_KEY bills the demo account with a kept key; a later start reads it; no demo and no kept key is a config error naming the command', async () => {
+  const { startServer } = await import('../../src/server.js');
+  const { testConfig, tempDir } = await import('../helpers/env.js');
+  const { existsSync, statSync } = await import('node:fs');
+  const path = await import('node:path');
+  const tmp = tempDir();
+  try {
+    const env = { PORT: '0', REALTIME_PORT: '0', WYOMING_PORT: '0', PARLA_SEED_DEMO: 'true' };
+    const first = await startServer(testConfig(env, tmp.dir), { announce: () => undefined });
+    const keyFile = path.join(tmp.dir, 'wyoming-api-key');
+    try {
+      assert.ok(first.wyoming);
+      assert.equal(statSync(keyFile).mode & 0o777, 0o600);
+      const c = await WyomingTestClient.connect(first.wyoming.port);
+      c.send('synthesize', { text: 'Hello.' });
+      await c.waitFor((e) => e.type === 'audio-stop');
+      c.close();
+    } finally {
+      await first.stop();
+    }
+    const key = readFileSync(keyFile, 'utf8').trim();
+    assert.match(key, /^svc_live_/);
+    // The second start seeds nothing (the database has the demo account) and reads the kept key.
+    const second = await startServer(testConfig(env, tmp.dir), { announce: () => undefined });
+    try {
+      assert.equal(readFileSync(keyFile, 'utf8').trim(), key);
+      const c = await WyomingTestClient.connect(second.wyoming!.port);
+      c.send('synthesize', { text: 'Again.' });
+      await c.waitFor((e) => e.type === 'audio-stop');
+      c.close();
+    } finally {
+      await second.stop();
+    }
+  } finally {
+    tmp.cleanup();
+  }
+  const other = tempDir();
+  try {
+    assert.equal(existsSync(path.join(other.dir, 'wyoming-api-key')), false);
+    await assert.rejects(
+      startServer(testConfig({ PORT: '0', REALTIME_PORT: '0', WYOMING_PORT: '0' }, other.dir), { announce: () => undefined }),
+      (err: unknown) => err instanceof ConfigError && /parla keys create --account ID --name wyoming/.test(err.message),
+    );
+  } finally {
+    other.cleanup();
+  }
+});
+
+test('config: WYOMING_PORT takes a well-formed WYOMING_API_KEY or none (the first start makes one); WYOMING_HOST defaults to 127.0.0.1', () => {
+  assert.equal(loadConfig({ WYOMING_PORT: '10300', PARLA_DATA_DIR: '/tmp/parla-wy-config' }).wyoming?.apiKey, null);
   assert.throws(() => loadConfig({ WYOMING_PORT: '10300', WYOMING_API_KEY: 'nope', PARLA_DATA_DIR: '/tmp/parla-wy-config' }), ConfigError);
-  assert.throws(() => loadConfig({ WYOMING_PORT: 'x', WYOMING_API_KEY: 'svc_live_abc', PARLA_DATA_DIR: '/tmp/parla-wy-config' }), ConfigError);
+  assert.throws(
+    () => loadConfig({ WYOMING_PORT: 'x', WYOMING_API_KEY: 'svc_live_abc', PARLA_DATA_DIR: '/tmp/parla-wy-config' }),
+    ConfigError,
+  );
   const c = loadConfig({ WYOMING_PORT: '10300', WYOMING_API_KEY: 'svc_live_abc', PARLA_DATA_DIR: '/tmp/parla-wy-config' });
   assert.deepEqual(c.wyoming, { port: 10300, host: '127.0.0.1', apiKey: 'svc_live_abc' });
   assert.equal(loadConfig({ PARLA_DATA_DIR: '/tmp/parla-wy-config' }).wyoming, null);

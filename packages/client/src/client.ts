@@ -9,8 +9,28 @@ import { defaultRetryEnvironment, type RetryEnvironment, type RetryOptions } fro
 import { send, type RequestSpec, type TransportOptions } from './transport.js';
 import { RealtimeConnection, type RealtimeOptions } from './realtime.js';
 import type {
-  AudioFormat, AudioSource, CreateJobOptions, CreditRecord, GenerateRequest, Job, JobPage, ListJobsOptions, WaitOptions, GenerateResult, GenerateWithTimestampsResult, WordTimestamp, HealthRecord, LanguageList, Model, ResponseFormat, StreamRequest,
-  TranscribeOptions, TranscribeResult, TtsModel, UsageRecord, VoiceList,
+  AudioFormat,
+  AudioSource,
+  CreateJobOptions,
+  CreditRecord,
+  GenerateRequest,
+  Job,
+  JobPage,
+  ListJobsOptions,
+  WaitOptions,
+  GenerateResult,
+  GenerateWithTimestampsResult,
+  WordTimestamp,
+  HealthRecord,
+  LanguageList,
+  Model,
+  ResponseFormat,
+  StreamRequest,
+  TranscribeOptions,
+  TranscribeResult,
+  TtsModel,
+  UsageRecord,
+  VoiceList,
 } from './types.js';
 
 export interface ParlaClientOptions {
@@ -39,7 +59,17 @@ export interface ParlaClientOptions {
 export type AudioInput = AudioSource;
 
 /** The batch fields a transcription (synchronous or a job) sends, in the order the API lists them. */
-const TRANSCRIBE_FIELDS = ['model', 'language', 'response_format', 'prompt', 'timestamp_granularities', 'diarize', 'smart_format', 'punctuate', 'keywords'] as const;
+const TRANSCRIBE_FIELDS = [
+  'model',
+  'language',
+  'response_format',
+  'prompt',
+  'timestamp_granularities',
+  'diarize',
+  'smart_format',
+  'punctuate',
+  'keywords',
+] as const;
 
 const FINISHED_JOB = new Set(['completed', 'failed', 'canceled']);
 
@@ -101,7 +131,12 @@ export class ParlaClient {
   readonly tts = {
     /** POST /tts/generate: the whole audio file with the response metadata. */
     generate: async (req: GenerateRequest, opts: { signal?: AbortSignal } = {}): Promise<GenerateResult> => {
-      const res = await send(this.transport, { method: 'POST', path: 'tts/generate', json: req, ...(opts.signal ? { signal: opts.signal } : {}) });
+      const res = await send(this.transport, {
+        method: 'POST',
+        path: 'tts/generate',
+        json: req,
+        ...(opts.signal ? { signal: opts.signal } : {}),
+      });
       const audio = new Uint8Array(await res.arrayBuffer());
       const disposition = res.headers.get('content-disposition');
       return {
@@ -119,8 +154,20 @@ export class ParlaClient {
      * errors) with each spoken word's start and end in seconds on that audio.
      */
     generateWithTimestamps: async (req: GenerateRequest, opts: { signal?: AbortSignal } = {}): Promise<GenerateWithTimestampsResult> => {
-      const res = await send(this.transport, { method: 'POST', path: 'tts/generate/with-timestamps', json: req, ...(opts.signal ? { signal: opts.signal } : {}) });
-      const body = (await res.json()) as { audio_base64: string; format: AudioFormat; sample_rate: number; duration: number; credits_used: number; words: WordTimestamp[] };
+      const res = await send(this.transport, {
+        method: 'POST',
+        path: 'tts/generate/with-timestamps',
+        json: req,
+        ...(opts.signal ? { signal: opts.signal } : {}),
+      });
+      const body = (await res.json()) as {
+        audio_base64: string;
+        format: AudioFormat;
+        sample_rate: number;
+        duration: number;
+        credits_used: number;
+        words: WordTimestamp[];
+      };
       const bytes = Buffer.from(body.audio_base64, 'base64');
       return {
         audio: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength),
@@ -138,8 +185,17 @@ export class ParlaClient {
      * POST /tts/stream: raw 16-bit little-endian mono PCM as it is synthesized. Only the request
      * is retried; once audio flows, a broken stream is reported, not repeated.
      */
-    stream: async (req: StreamRequest, opts: { signal?: AbortSignal } = {}): Promise<{ sampleRate: number; requestId: string | null; chunks: AsyncIterable<Uint8Array> }> => {
-      const res = await send(this.transport, { method: 'POST', path: 'tts/stream', json: req, ...(opts.signal ? { signal: opts.signal } : {}), timeoutMs: 10 * 60_000 });
+    stream: async (
+      req: StreamRequest,
+      opts: { signal?: AbortSignal } = {},
+    ): Promise<{ sampleRate: number; requestId: string | null; chunks: AsyncIterable<Uint8Array> }> => {
+      const res = await send(this.transport, {
+        method: 'POST',
+        path: 'tts/stream',
+        json: req,
+        ...(opts.signal ? { signal: opts.signal } : {}),
+        timeoutMs: 10 * 60_000,
+      });
       if (!res.body) throw new ParlaError({ status: res.status, code: 'UNEXPECTED_RESPONSE', message: 'the stream has no body' });
       const body = res.body;
       return {
@@ -184,7 +240,11 @@ export class ParlaClient {
     return this.json({ method: 'GET', path: `${this.rootUrl}/health`, auth: false });
   }
 
-  private async transcribeAt<F extends ResponseFormat | undefined>(path: string, input: AudioInput, opts: TranscribeOptions & { response_format?: F }): Promise<TranscribeResult<F>> {
+  private async transcribeAt<F extends ResponseFormat | undefined>(
+    path: string,
+    input: AudioInput,
+    opts: TranscribeOptions & { response_format?: F },
+  ): Promise<TranscribeResult<F>> {
     const { blob, name } = await toBlob(input);
     const form = () => {
       const f = new FormData();
@@ -210,11 +270,16 @@ export class ParlaClient {
 
   readonly stt = {
     /** POST /stt/transcribe: any model; accepts every Cipher and Lucid field. */
-    transcribe: <F extends ResponseFormat | undefined = undefined>(input: AudioInput, opts: TranscribeOptions & { response_format?: F } = {}) => this.transcribeAt<F>('stt/transcribe', input, opts),
+    transcribe: <F extends ResponseFormat | undefined = undefined>(
+      input: AudioInput,
+      opts: TranscribeOptions & { response_format?: F } = {},
+    ) => this.transcribeAt<F>('stt/transcribe', input, opts),
     /** POST /stt/cipher/transcribe: cipher-fast, cipher-max. */
-    cipher: <F extends ResponseFormat | undefined = undefined>(input: AudioInput, opts: TranscribeOptions & { response_format?: F } = {}) => this.transcribeAt<F>('stt/cipher/transcribe', input, opts),
+    cipher: <F extends ResponseFormat | undefined = undefined>(input: AudioInput, opts: TranscribeOptions & { response_format?: F } = {}) =>
+      this.transcribeAt<F>('stt/cipher/transcribe', input, opts),
     /** POST /stt/lucid/transcribe: lucid-mono (the default), lucid-multi, lucid-agent, lucid-lite; every response_format. */
-    lucid: <F extends ResponseFormat | undefined = undefined>(input: AudioInput, opts: TranscribeOptions & { response_format?: F } = {}) => this.transcribeAt<F>('stt/lucid/transcribe', input, opts),
+    lucid: <F extends ResponseFormat | undefined = undefined>(input: AudioInput, opts: TranscribeOptions & { response_format?: F } = {}) =>
+      this.transcribeAt<F>('stt/lucid/transcribe', input, opts),
     /** GET /stt/realtime/info. */
     realtimeInfo: (): Promise<Record<string, unknown>> => this.json({ method: 'GET', path: 'stt/realtime/info' }),
   };
@@ -222,7 +287,11 @@ export class ParlaClient {
   private async announcedRealtimeUrl(): Promise<string> {
     const info = await this.stt.realtimeInfo();
     if (typeof info.url !== 'string' || !/^wss?:\/\//.test(info.url)) {
-      throw new ParlaError({ status: 0, code: 'UNEXPECTED_RESPONSE', message: 'GET /stt/realtime/info did not state a ws:// or wss:// url: pass realtimeUrl or set PARLA_REALTIME_URL.' });
+      throw new ParlaError({
+        status: 0,
+        code: 'UNEXPECTED_RESPONSE',
+        message: 'GET /stt/realtime/info did not state a ws:// or wss:// url: pass realtimeUrl or set PARLA_REALTIME_URL.',
+      });
     }
     return info.url;
   }
@@ -233,7 +302,8 @@ export class ParlaClient {
      * real-time address, or where GET /stt/realtime/info says the socket listens.
      */
     connect: async (opts: RealtimeOptions = {}): Promise<RealtimeConnection> => {
-      if (!this.transport.apiKey) throw new ParlaError({ status: 0, code: 'AUTH_MISSING_API_KEY', message: 'No API key: pass apiKey or set PARLA_API_KEY.' });
+      if (!this.transport.apiKey)
+        throw new ParlaError({ status: 0, code: 'AUTH_MISSING_API_KEY', message: 'No API key: pass apiKey or set PARLA_API_KEY.' });
       const url = this.realtimeUrl ?? (await this.announcedRealtimeUrl());
       return RealtimeConnection.open(url, this.transport.apiKey, opts, this.realtimeTls);
     },
@@ -286,11 +356,21 @@ export class ParlaClient {
 
     /** GET /stt/jobs/{id}: the job (another account's id is 404 NOT_FOUND, like an unknown one). */
     get: async (id: string, opts: { signal?: AbortSignal } = {}): Promise<Job> =>
-      (await this.json<{ job: Job }>({ method: 'GET', path: `stt/jobs/${encodeURIComponent(id)}`, ...(opts.signal ? { signal: opts.signal } : {}) })).job,
+      (
+        await this.json<{ job: Job }>({
+          method: 'GET',
+          path: `stt/jobs/${encodeURIComponent(id)}`,
+          ...(opts.signal ? { signal: opts.signal } : {}),
+        })
+      ).job,
 
     /** GET /stt/jobs: one page of the account's jobs, newest first. */
     list: async (opts: ListJobsOptions = {}): Promise<JobPage> => {
-      const body = await this.json<{ jobs: Job[]; next_cursor?: string | null }>({ method: 'GET', path: 'stt/jobs', query: { limit: opts.limit, cursor: opts.cursor, status: opts.status } });
+      const body = await this.json<{ jobs: Job[]; next_cursor?: string | null }>({
+        method: 'GET',
+        path: 'stt/jobs',
+        query: { limit: opts.limit, cursor: opts.cursor, status: opts.status },
+      });
       return { jobs: body.jobs, next_cursor: body.next_cursor ?? null };
     },
 
@@ -313,13 +393,17 @@ export class ParlaClient {
      * DELETE /stt/jobs/{id}: cancels a queued or running job (its held credits are released), or
      * deletes a finished job's stored result. The job after the call.
      */
-    cancel: async (id: string): Promise<Job> => (await this.json<{ job: Job }>({ method: 'DELETE', path: `stt/jobs/${encodeURIComponent(id)}` })).job,
+    cancel: async (id: string): Promise<Job> =>
+      (await this.json<{ job: Job }>({ method: 'DELETE', path: `stt/jobs/${encodeURIComponent(id)}` })).job,
 
     /**
      * GET /stt/jobs/{id}/result: the transcript in the job's response_format: a string for text, srt
      * and vtt, the parsed JSON otherwise. Name the format for a precise type.
      */
-    result: async <F extends ResponseFormat = ResponseFormat>(id: string, _typeHint: { response_format?: F } = {}): Promise<TranscribeResult<F>> => {
+    result: async <F extends ResponseFormat = ResponseFormat>(
+      id: string,
+      _typeHint: { response_format?: F } = {},
+    ): Promise<TranscribeResult<F>> => {
       const res = await send(this.transport, { method: 'GET', path: `stt/jobs/${encodeURIComponent(id)}/result` });
       const type = res.headers.get('content-type') ?? '';
       return (/\bjson\b/i.test(type) ? await res.json() : await res.text()) as TranscribeResult<F>;
@@ -339,7 +423,12 @@ export class ParlaClient {
         if (FINISHED_JOB.has(job.status)) return job;
         const left = deadline - Date.now();
         if (left <= 0) {
-          throw new ParlaError({ status: 0, code: 'TIMEOUT', message: `job ${id} is still ${job.status} after ${opts.timeoutMs} ms`, details: { job_id: id, status: job.status } });
+          throw new ParlaError({
+            status: 0,
+            code: 'TIMEOUT',
+            message: `job ${id} is still ${job.status} after ${opts.timeoutMs} ms`,
+            details: { job_id: id, status: job.status },
+          });
         }
         await this.transport.env.sleep(Math.min(interval, left), opts.signal);
       }

@@ -1,17 +1,44 @@
 // One error class for everything the API answers with an error body (interface.md, Errors).
 
 export type ParlaErrorCode =
-  | 'AUTH_MISSING_API_KEY' | 'AUTH_INVALID_API_KEY' | 'AUTH_EXPIRED_API_KEY' | 'AUTH_REVOKED_API_KEY' | 'AUTH_DISABLED_API_KEY'
-  | 'MISSING_TEXT' | 'TEXT_TOO_LONG' | 'INVALID_VOICE' | 'INVALID_LANGUAGE' | 'INVALID_MODEL' | 'INVALID_SPEED' | 'INVALID_PITCH'
-  | 'INVALID_FORMAT' | 'INVALID_MARKUP' | 'INVALID_SAMPLE_RATE' | 'INVALID_PARAMETER' | 'INVALID_REQUEST' | 'MISSING_FILE'
-  | 'FILE_TOO_LARGE' | 'REQUEST_TOO_LARGE' | 'INVALID_AUDIO'
-  | 'INSUFFICIENT_CREDITS' | 'CREDIT_CHECK_FAILED'
-  | 'RATE_LIMIT_EXCEEDED' | 'CONCURRENT_LIMIT' | 'QUOTA_EXCEEDED'
-  | 'LANGUAGE_NOT_SUPPORTED' | 'EXPRESSION_NOT_SUPPORTED'
-  | 'MODEL_ACCESS_DENIED' | 'VOICE_ACCESS_DENIED' | 'FEATURE_DISABLED'
-  | 'NOT_FOUND' | 'INTERNAL_ERROR' | 'ENGINE_ERROR' | 'SERVICE_OVERLOADED'
+  | 'AUTH_MISSING_API_KEY'
+  | 'AUTH_INVALID_API_KEY'
+  | 'AUTH_EXPIRED_API_KEY'
+  | 'AUTH_REVOKED_API_KEY'
+  | 'AUTH_DISABLED_API_KEY'
+  | 'MISSING_TEXT'
+  | 'TEXT_TOO_LONG'
+  | 'INVALID_VOICE'
+  | 'INVALID_LANGUAGE'
+  | 'INVALID_MODEL'
+  | 'INVALID_SPEED'
+  | 'INVALID_PITCH'
+  | 'INVALID_FORMAT'
+  | 'INVALID_MARKUP'
+  | 'INVALID_SAMPLE_RATE'
+  | 'INVALID_PARAMETER'
+  | 'INVALID_REQUEST'
+  | 'MISSING_FILE'
+  | 'FILE_TOO_LARGE'
+  | 'REQUEST_TOO_LARGE'
+  | 'INVALID_AUDIO'
+  | 'INSUFFICIENT_CREDITS'
+  | 'CREDIT_CHECK_FAILED'
+  | 'RATE_LIMIT_EXCEEDED'
+  | 'CONCURRENT_LIMIT'
+  | 'QUOTA_EXCEEDED'
+  | 'LANGUAGE_NOT_SUPPORTED'
+  | 'EXPRESSION_NOT_SUPPORTED'
+  | 'MODEL_ACCESS_DENIED'
+  | 'VOICE_ACCESS_DENIED'
+  | 'FEATURE_DISABLED'
+  | 'NOT_FOUND'
+  | 'INTERNAL_ERROR'
+  | 'ENGINE_ERROR'
+  | 'SERVICE_OVERLOADED'
   /** Client-side: the network failed or the request timed out; no response was received. */
-  | 'NETWORK_ERROR' | 'TIMEOUT'
+  | 'NETWORK_ERROR'
+  | 'TIMEOUT'
   /** Client-side: the real-time server's TLS certificate is not trusted (pass its certificate as the CA). */
   | 'TLS_UNTRUSTED_CERTIFICATE'
   /** The server answered with something that is not the documented error body. */
@@ -33,7 +60,17 @@ export class ParlaError extends Error {
   /** Seconds from the Retry-After header, when the server sent one. */
   readonly retryAfter: number | null;
 
-  constructor(init: { status: number; code: string; message: string; category?: string; resolution?: string; details?: ParlaErrorDetails; requestId?: string | null; retryAfter?: number | null; cause?: unknown }) {
+  constructor(init: {
+    status: number;
+    code: string;
+    message: string;
+    category?: string;
+    resolution?: string;
+    details?: ParlaErrorDetails;
+    requestId?: string | null;
+    retryAfter?: number | null;
+    cause?: unknown;
+  }) {
     super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
     this.name = 'ParlaError';
     this.status = init.status;
@@ -66,7 +103,10 @@ export async function errorFromResponse(res: Response): Promise<ParlaError> {
   const requestId = res.headers.get('x-request-id');
   const retryAfter = parseRetryAfter(res.headers.get('retry-after'));
   try {
-    const body = JSON.parse(text) as { error?: { code?: string; message?: string; category?: string; resolution?: string; details?: ParlaErrorDetails }; request_id?: string };
+    const body = JSON.parse(text) as {
+      error?: { code?: string; message?: string; category?: string; resolution?: string; details?: ParlaErrorDetails };
+      request_id?: string;
+    };
     if (body && typeof body.error?.code === 'string') {
       return new ParlaError({
         status: res.status,
@@ -82,5 +122,11 @@ export async function errorFromResponse(res: Response): Promise<ParlaError> {
   } catch {
     // not JSON: fall through
   }
-  return new ParlaError({ status: res.status, code: 'UNEXPECTED_RESPONSE', message: `HTTP ${res.status} ${res.statusText}: ${text.slice(0, 200)}`, requestId, retryAfter });
+  return new ParlaError({
+    status: res.status,
+    code: 'UNEXPECTED_RESPONSE',
+    message: `HTTP ${res.status} ${res.statusText}: ${text.slice(0, 200)}`,
+    requestId,
+    retryAfter,
+  });
 }

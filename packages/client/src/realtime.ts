@@ -68,7 +68,12 @@ export function realtimeStreamUrl(address: string): URL {
 
 // Node's codes for a certificate chain it cannot verify: the usual case is the server's own
 // self-signed certificate, which the caller can trust by passing it as the CA.
-const UNTRUSTED_CERT = new Set(['DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY']);
+const UNTRUSTED_CERT = new Set([
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+]);
 
 function connectError(err: Error & { code?: string }, url: URL): ParlaError {
   if (err.code && UNTRUSTED_CERT.has(err.code)) {
@@ -77,7 +82,8 @@ function connectError(err: Error & { code?: string }, url: URL): ParlaError {
       code: 'TLS_UNTRUSTED_CERTIFICATE',
       category: 'network',
       message: `the real-time server at ${url.host} presented a certificate this client does not trust (${err.message}).`,
-      resolution: "Trust the server's certificate: pass realtimeTls: { ca } with the PEM file (a server with no TLS_CERT_PATH writes its self-signed one to data/tls/realtime-cert.pem in its data directory; parla listen: --ca FILE).",
+      resolution:
+        "Trust the server's certificate: pass realtimeTls: { ca } with the PEM file (a server with no TLS_CERT_PATH writes its self-signed one to data/tls/realtime-cert.pem in its data directory; parla listen: --ca FILE).",
       cause: err,
     });
   }
@@ -115,7 +121,15 @@ export class RealtimeConnection extends EventEmitter<RealtimeEvents> {
           break;
         case 'Error':
           if (this.listenerCount('error') > 0) {
-            this.emit('error', new ParlaError({ status: 0, code: String(msg.code ?? 'INTERNAL_ERROR'), message: String(msg.message ?? msg.description ?? 'error'), category: 'realtime' }));
+            this.emit(
+              'error',
+              new ParlaError({
+                status: 0,
+                code: String(msg.code ?? 'INTERNAL_ERROR'),
+                message: String(msg.message ?? msg.description ?? 'error'),
+                category: 'realtime',
+              }),
+            );
           }
           break;
         case 'Summary':
@@ -134,7 +148,12 @@ export class RealtimeConnection extends EventEmitter<RealtimeEvents> {
   }
 
   /** Opens a stream at `address`: wss://host:port, or the whole .../stt/realtime/stream URL. */
-  static async open(address: string, apiKey: string, opts: RealtimeOptions, tls?: { ca?: string | Buffer; rejectUnauthorized?: boolean }): Promise<RealtimeConnection> {
+  static async open(
+    address: string,
+    apiKey: string,
+    opts: RealtimeOptions,
+    tls?: { ca?: string | Buffer; rejectUnauthorized?: boolean },
+  ): Promise<RealtimeConnection> {
     const url = realtimeStreamUrl(address);
     url.searchParams.set('api_key', apiKey);
     for (const [k, v] of Object.entries(opts)) if (v !== undefined) url.searchParams.set(k, Array.isArray(v) ? v.join(',') : String(v));
@@ -146,10 +165,29 @@ export class RealtimeConnection extends EventEmitter<RealtimeEvents> {
         res.on('data', (d: Buffer) => (body += d.toString()));
         res.on('end', () => {
           try {
-            const parsed = JSON.parse(body) as { error: { code: string; message: string; category: string; resolution: string; details: Record<string, unknown> }; request_id: string };
-            reject(new ParlaError({ status: res.statusCode ?? 0, code: parsed.error.code, message: parsed.error.message, category: parsed.error.category, resolution: parsed.error.resolution, details: parsed.error.details, requestId: parsed.request_id }));
+            const parsed = JSON.parse(body) as {
+              error: { code: string; message: string; category: string; resolution: string; details: Record<string, unknown> };
+              request_id: string;
+            };
+            reject(
+              new ParlaError({
+                status: res.statusCode ?? 0,
+                code: parsed.error.code,
+                message: parsed.error.message,
+                category: parsed.error.category,
+                resolution: parsed.error.resolution,
+                details: parsed.error.details,
+                requestId: parsed.request_id,
+              }),
+            );
           } catch {
-            reject(new ParlaError({ status: res.statusCode ?? 0, code: 'UNEXPECTED_RESPONSE', message: `upgrade refused with HTTP ${res.statusCode}` }));
+            reject(
+              new ParlaError({
+                status: res.statusCode ?? 0,
+                code: 'UNEXPECTED_RESPONSE',
+                message: `upgrade refused with HTTP ${res.statusCode}`,
+              }),
+            );
           }
         });
       });

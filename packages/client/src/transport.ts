@@ -43,12 +43,23 @@ export async function send(opts: TransportOptions, spec: RequestSpec): Promise<R
     const controller = new AbortController();
     const onOuterAbort = () => controller.abort(spec.signal?.reason);
     spec.signal?.addEventListener('abort', onOuterAbort, { once: true });
-    const timeout = setTimeout(() => controller.abort(new ParlaError({ status: 0, code: 'TIMEOUT', message: `no response within ${spec.timeoutMs ?? opts.timeoutMs} ms` })), spec.timeoutMs ?? opts.timeoutMs);
+    const timeout = setTimeout(
+      () =>
+        controller.abort(
+          new ParlaError({ status: 0, code: 'TIMEOUT', message: `no response within ${spec.timeoutMs ?? opts.timeoutMs} ms` }),
+        ),
+      spec.timeoutMs ?? opts.timeoutMs,
+    );
     let failure: ParlaError;
     try {
-      const headers: Record<string, string> = { ...spec.headers, 'User-Agent': opts.userAgent, Accept: 'application/json, audio/*, text/*' };
+      const headers: Record<string, string> = {
+        ...spec.headers,
+        'User-Agent': opts.userAgent,
+        Accept: 'application/json, audio/*, text/*',
+      };
       if (spec.auth !== false) {
-        if (!opts.apiKey) throw new ParlaError({ status: 0, code: 'AUTH_MISSING_API_KEY', message: 'No API key: pass apiKey or set PARLA_API_KEY.' });
+        if (!opts.apiKey)
+          throw new ParlaError({ status: 0, code: 'AUTH_MISSING_API_KEY', message: 'No API key: pass apiKey or set PARLA_API_KEY.' });
         headers['X-API-Key'] = opts.apiKey;
       }
       let body: string | FormData | undefined;
@@ -58,10 +69,20 @@ export async function send(opts: TransportOptions, spec: RequestSpec): Promise<R
       } else if (spec.form) {
         body = await spec.form();
       }
-      const res = await opts.fetch(buildUrl(opts.baseUrl, spec.path, spec.query), { method: spec.method, headers, body: body ?? null, signal: controller.signal });
+      const res = await opts.fetch(buildUrl(opts.baseUrl, spec.path, spec.query), {
+        method: spec.method,
+        headers,
+        body: body ?? null,
+        signal: controller.signal,
+      });
       if (res.ok) return res;
       failure = await errorFromResponse(res);
-      const delay = retryDelay({ kind: 'status', status: res.status, retryAfter: parseRetryAfter(res.headers.get('retry-after')) }, attempt, opts.retry, env.random);
+      const delay = retryDelay(
+        { kind: 'status', status: res.status, retryAfter: parseRetryAfter(res.headers.get('retry-after')) },
+        attempt,
+        opts.retry,
+        env.random,
+      );
       if (delay === null) throw failure;
       spec.onRetry?.(attempt + 1, delay, failure);
       await env.sleep(delay, spec.signal);
@@ -70,7 +91,10 @@ export async function send(opts: TransportOptions, spec: RequestSpec): Promise<R
       if (err instanceof ParlaError && err.code === 'AUTH_MISSING_API_KEY') throw err;
       if (spec.signal?.aborted) throw spec.signal.reason ?? err;
       const reason = controller.signal.reason;
-      failure = reason instanceof ParlaError ? reason : new ParlaError({ status: 0, code: 'NETWORK_ERROR', message: `request failed: ${(err as Error).message}`, cause: err });
+      failure =
+        reason instanceof ParlaError
+          ? reason
+          : new ParlaError({ status: 0, code: 'NETWORK_ERROR', message: `request failed: ${(err as Error).message}`, cause: err });
       const delay = retryDelay({ kind: 'network' }, attempt, opts.retry, env.random);
       if (delay === null) throw failure;
       spec.onRetry?.(attempt + 1, delay, failure);

@@ -88,7 +88,16 @@ export interface BasicVoiceList {
 /** GET /voices without model or language. */
 export interface ExtendedVoiceList {
   shape: 'extended';
-  voices: Array<{ id: string; name: string; gender: string; age: string; style: string; languages: string[]; sample_url: string; premium?: boolean }>;
+  voices: Array<{
+    id: string;
+    name: string;
+    gender: string;
+    age: string;
+    style: string;
+    languages: string[];
+    sample_url: string;
+    premium?: boolean;
+  }>;
   total: number;
 }
 /** GET /voices?model=<aura model or rapid-max>. */
@@ -117,7 +126,13 @@ export type VoiceList = BasicVoiceList | ExtendedVoiceList | AuraVoiceList | Fla
 export interface UsageRecord {
   plan: string;
   period: { start: string; end: string };
-  usage: { characters_used: number; characters_limit: number; characters_remaining: number; requests_today: number; requests_this_month: number };
+  usage: {
+    characters_used: number;
+    characters_limit: number;
+    characters_remaining: number;
+    requests_today: number;
+    requests_this_month: number;
+  };
   rate_limits: { requests_per_minute: number; requests_per_hour: number };
 }
 
@@ -188,7 +203,11 @@ export interface TranscribeOptions {
   onRetry?: (attempt: number, delayMs: number) => void;
 }
 
-export type TranscribeResult<F extends ResponseFormat | undefined> = F extends 'text' | 'srt' | 'vtt' ? string : F extends 'verbose_json' ? VerboseTranscription : Transcription;
+export type TranscribeResult<F extends ResponseFormat | undefined> = F extends 'text' | 'srt' | 'vtt'
+  ? string
+  : F extends 'verbose_json'
+    ? VerboseTranscription
+    : Transcription;
 
 /** Asynchronous transcription jobs (docs/jobs.md). */
 export type JobStatus = 'queued' | 'running' | 'completed' | 'failed' | 'canceled';

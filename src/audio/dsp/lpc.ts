@@ -27,12 +27,19 @@ function levinson(r: Float64Array, p: number): Float64Array {
  * LPC coefficients of x[start..start+window.length) under `window` (samples outside x count as 0),
  * with a little white-noise correction so silent or pure-tone frames stay stable.
  */
-export function lpcOfFrame(x: Float64Array | Float32Array, start: number, window: Float64Array, order: number, r = new Float64Array(order + 1), w = new Float64Array(window.length)): Float64Array {
+export function lpcOfFrame(
+  x: Float64Array | Float32Array,
+  start: number,
+  window: Float64Array,
+  order: number,
+  r = new Float64Array(order + 1),
+  w = new Float64Array(window.length),
+): Float64Array {
   const n = window.length;
-  for (let i = 0; i < n; i++) {
-    const v = x[start + i];
-    w[i] = v === undefined ? 0 : v * window[i]!;
-  }
+  // No read past the end of x (an out-of-bounds read takes V8 off its fast path for the whole loop).
+  const inside = Math.max(0, Math.min(n, x.length - start));
+  for (let i = 0; i < inside; i++) w[i] = x[start + i]! * window[i]!;
+  for (let i = inside; i < n; i++) w[i] = 0;
   for (let k = 0; k <= order; k++) {
     let acc = 0;
     for (let i = k; i < n; i++) acc += w[i]! * w[i - k]!;

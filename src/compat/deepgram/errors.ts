@@ -1,14 +1,15 @@
 // Errors in Deepgram's shape: {"err_code", "err_msg", "request_id"} (the "legacy" error body its
 // SDK parses into DeepgramError.body), with the status, Retry-After and X-Request-ID the native API
 // gives for the same failure. What failed is decided by the one translation every edge shares
-// (src/http/error-handler.ts over src/edge/errors.ts); this file only renders it, so the dialects
+// (src/http/error-handler.ts over src/faults/translate.ts); this file only renders it, so the dialects
 // cannot disagree on a status (docs/compatibility.md, "Deepgram").
 
 import type { Duplex } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiError, ErrorCategory } from '../../errors.js';
 import { toApiError } from '../../http/error-handler.js';
-import { reasonPhrase } from '../../edge/ws-routes.js';
+import { logLevelOf } from '../../faults/translate.js';
+import { refuseUpgrade } from '../../edge/ws-routes.js';
 
 /**
  * Deepgram's err_code for each of Parla's error categories, where Deepgram documents one
@@ -41,29 +42,27 @@ export function deepgramErrorBody(err: ApiError, requestId: string, service: 'li
 }
 
 /** Sends `err` (anything a Deepgram route can end with) in Deepgram's shape. */
-export function sendDeepgramError(request: FastifyRequest, reply: FastifyReply, err: unknown, service: 'listen' | 'speak' = 'listen'): FastifyReply {
+export function sendDeepgramError(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  err: unknown,
+  service: 'listen' | 'speak' = 'listen',
+): FastifyReply {
   const apiErr = toApiError(err, request);
-  if (apiErr.status >= 500) request.log.error({ err, code: apiErr.code }, 'request failed');
-  else request.log.info({ code: apiErr.code }, apiErr.message);
+  const level = logLevelOf(apiErr);
+  if (level === 'info') request.log.info({ code: apiErr.code }, apiErr.message);
+  else request.log[level]({ err, code: apiErr.code }, 'request failed');
   reply.header('X-Request-ID', request.id);
   // Deepgram answers every request with its id in dg-request-id; its SDK reads that header.
   reply.header('dg-request-id', request.id);
   if (apiErr.retryAfter !== undefined) reply.header('Retry-After', String(Math.ceil(apiErr.retryAfter)));
-  return reply.code(apiErr.status).type('application/json; charset=utf-8').send(deepgramErrorBody(apiErr, request.id, service));
+  return reply
+    .code(apiErr.status)
+    .type('application/json; charset=utf-8')
+    .send(deepgramErrorBody(apiErr, request.id, service));
 }
 
 /** Answers a WebSocket upgrade request with a plain HTTP error in Deepgram's shape, then closes. */
 export function refuseDeepgramUpgrade(socket: Duplex, err: ApiError, requestId: string, service: 'listen' | 'speak' = 'listen'): void {
-  const body = JSON.stringify(deepgramErrorBody(err, requestId, service));
-  const headers = [
-    `HTTP/1.1 ${err.status} ${reasonPhrase(err.status)}`,
-    'Content-Type: application/json; charset=utf-8',
-    `Content-Length: ${Buffer.byteLength(body)}`,
-    `X-Request-ID: ${requestId}`,
-    `dg-request-id: ${requestId}`,
-    ...(err.retryAfter !== undefined ? [`Retry-After: ${Math.ceil(err.retryAfter)}`] : []),
-    'Connection: close',
-  ];
-  if (socket.writable) socket.end(`${headers.join('\r\n')}\r\n\r\n${body}`);
-  else socket.destroy();
+  refuseUpgrade(socket, err, requestId, { body: deepgramErrorBody(err, requestId, service), headers: [`dg-request-id: ${requestId}`] });
 }

@@ -2,7 +2,7 @@
 // served on the API port and the real-time TLS port (src/edge/ws-routes.ts). A thin dialect over
 // the native socket's machinery: the key from `Authorization: Token|Bearer` or the browsers'
 // `token, <key>` subprotocols, Deepgram's query parameters (live-params.ts), then the same admission,
-// session, billing, limits and metrics as the native stream (src/realtime/live-upgrade.ts), with
+// session, billing, limits and metrics as the native stream (src/stt/live/live-upgrade.ts), with
 // Deepgram's messages and close frames (listen-output.ts). Refusals before the upgrade are HTTP
 // errors in Deepgram's body (errors.ts).
 
@@ -12,16 +12,18 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import type { Services } from '../../services.js';
 import type { UpgradeContext, UpgradeHandler } from '../../edge/ws-routes.js';
 import { ApiError } from '../../errors.js';
-import { toApiError } from '../../edge/errors.js';
-import { handshakeProblem } from '../../realtime/server.js';
-import { acceptLiveStream, transportOf } from '../../realtime/live-upgrade.js';
-import type { RealtimeSession } from '../../realtime/session.js';
-import { opusSupported } from '../../realtime/opus-decoder.js';
+import { toApiError } from '../../faults/translate.js';
+import { handshakeProblem } from '../../edge/ws-handshake.js';
+import { acceptLiveStream, closeSockets, readFrames, transportOf } from '../../edge/live-upgrade.js';
+import type { RealtimeSession } from '../../stt/live/session.js';
+import { opusSupported } from '../../stt/live/opus-decoder.js';
 import { handshakeKey } from './ws-auth.js';
 import { refuseDeepgramUpgrade } from './errors.js';
 import { parseDeepgramLiveParams } from './live-params.js';
 import { ListenOutput } from './listen-output.js';
 import { expandG711 } from '../../audio/g711-decode.js';
+import { controlMessage } from './configure.js';
+import { configureListen, type StreamTerms } from './listen-configure.js';
 
 export const LISTEN_PATH = '/v1/listen';
 
@@ -51,12 +53,23 @@ export function listenLive(services: Services, opts: ListenLiveOptions = {}): { 
     if (problem) return refuseDeepgramUpgrade(socket, new ApiError('INVALID_REQUEST', { message: problem }), requestId);
     try {
       const { key, protocol } = handshakeKey(req);
-      const auth = await services.authenticator.authenticate(key);
+      const auth = await services.authenticator.authenticateLive(key);
       services.stt.checkAccess(auth, 'live');
       const url = new URL(req.url ?? '/', 'http://localhost');
       const p = parseDeepgramLiveParams(url.searchParams, services.config.product.deepgram);
-      if (p.session.encoding === 'opus' && !(await opusSupported())) {
-        throw new ApiError('INVALID_FORMAT', { message: 'This server has no Opus decoder (ffmpeg); send linear16.', details: { field: 'encoding', provided: 'opus', suggestions: ['linear16'] } });
+      // What a Configure replaces: the stream's keyterm parameters (its keywords parameters stay).
+      const keyterms = url.searchParams
+        .getAll('keyterm')
+        .map((k) => k.trim())
+        .filter((k) => k !== '');
+      const terms: StreamTerms = { keyterms, keywords: p.session.keywords.filter((k) => !keyterms.includes(k)) };
+      if (p.session.encoding !== 'linear16' && !(await opusSupported())) {
+        const provided = p.session.encoding === 'opus' ? 'opus' : '(none: a container)';
+        throw new ApiError('INVALID_FORMAT', {
+          message:
+            'This server has no decoder for compressed or containerized audio (ffmpeg); send raw audio with encoding=linear16 and sample_rate.',
+          details: { field: 'encoding', provided, suggestions: ['linear16'] },
+        });
       }
       if (protocol) selected.set(req, protocol);
       let output: ListenOutput | null = null;
@@ -70,13 +83,18 @@ export function listenLive(services: Services, opts: ListenLiveOptions = {}): { 
         auth,
         params: p.session,
         recognizerWaitMs: opts.recognizerWaitMs ?? 3000,
+        recognizerIdleMs: services.config.realtimeRecognizerIdleSeconds * 1000,
         idleTimeoutMs: services.config.realtimeIdleTimeoutSeconds * 1000,
         maxSessionSeconds: services.config.realtimeMaxSessionSeconds,
-        output: (ws) => (output = new ListenOutput(transportOf(ws), { vadEvents: p.vadEvents, utteranceEnd: p.utteranceEnd })),
+        output: (ws) =>
+          (output = new ListenOutput(transportOf(ws), { vadEvents: p.vadEvents, utteranceEnd: p.utteranceEnd, redaction: p.redaction })),
         wire: (ws, session) =>
-          ws.on('message', (data, isBinary) => {
-            if (!isBinary) return session.onText(data.toString());
-            const bytes = Buffer.isBuffer(data) ? data : Buffer.from(data as ArrayBuffer);
+          readFrames(ws, session, (bytes, isBinary) => {
+            if (!isBinary) {
+              const msg = controlMessage(bytes.toString());
+              if (msg?.type === 'Configure') return configureListen(msg, p.session, terms, session, output!);
+              return session.onText(bytes.toString());
+            }
             // An empty binary frame is Deepgram's old way of saying CloseStream; it still means that.
             if (bytes.length === 0) return session.onText('{"type":"CloseStream"}');
             output?.audioReceived(bytes);
@@ -93,10 +111,7 @@ export function listenLive(services: Services, opts: ListenLiveOptions = {}): { 
   async function shutdown(): Promise<void> {
     const open = [...sessions];
     await Promise.all(open.map(([s]) => s.end('shutdown')));
-    // Give the close handshakes a moment so clients see 1001 rather than a dropped connection.
-    const deadline = Date.now() + 2000;
-    while (open.some(([, ws]) => ws.readyState !== ws.CLOSED) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-    for (const [, ws] of open) ws.terminate();
+    await closeSockets(open.map(([, ws]) => ws));
   }
 
   return { handler, shutdown };

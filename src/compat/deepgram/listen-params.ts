@@ -6,6 +6,9 @@
 import type { DeepgramMapping } from '../../config.js';
 import { ApiError } from '../../errors.js';
 import { STT_MODELS } from '../../registry/model-registry.js';
+import type { RedactKind, RedactOptions } from '../../stt/redact.js';
+import { own } from '../../domain/lookup.js';
+import { familyLookup } from '../../edge/model-family.js';
 
 export type ListenMode = 'prerecorded' | 'live';
 
@@ -41,8 +44,10 @@ export interface ListenParams {
   keywords: string[];
   /** `tag` values: echoed in metadata.tags. */
   tags: string[];
-  /** Deepgram's async mode (prerecorded): the route refuses it while no job queue answers it. */
+  /** Deepgram's async mode (prerecorded): the answer goes to this URL (listen-callback.ts). */
   callback: string | undefined;
+  /** How the callback is sent: callback_method post (default) or put. */
+  callbackMethod: 'POST' | 'PUT';
   /** Raw audio description: encoding (linear16, ...), sample_rate, channels, when given. */
   encoding: string | undefined;
   sampleRate: number | undefined;
@@ -52,6 +57,37 @@ export interface ListenParams {
   endpointing: number;
   utteranceEndMs: number | undefined;
   vadEvents: boolean;
+  /** redact (pci, ssn, numbers; true = numbers) and profanity_filter (src/stt/redact.ts). */
+  redaction: RedactOptions;
+}
+
+/** Deepgram's redact values served here -> what they redact; `true` and `aggressive_numbers` are `numbers`. */
+const REDACT_VALUES: Record<string, RedactKind> = {
+  pci: 'pci',
+  ssn: 'ssn',
+  numbers: 'numbers',
+  true: 'numbers',
+  aggressive_numbers: 'numbers',
+};
+
+function parseRedact(q: URLSearchParams): RedactKind[] {
+  const kinds = new Set<RedactKind>();
+  for (const raw of q.getAll('redact')) {
+    // The SDKs repeat the parameter for a list; some clients comma-separate.
+    for (const part of raw.split(',')) {
+      const v = part.trim().toLowerCase();
+      if (v === '' || v === 'false') continue;
+      const kind = Object.hasOwn(REDACT_VALUES, v) ? REDACT_VALUES[v] : undefined;
+      if (!kind)
+        throw invalid(
+          'redact',
+          `redact "${part.trim().slice(0, 50)}" is not served here; use pci, ssn, numbers or true (docs/compatibility.md: other entity types are not detected).`,
+          raw,
+        );
+      kinds.add(kind);
+    }
+  }
+  return [...kinds];
 }
 
 /**
@@ -60,19 +96,42 @@ export interface ListenParams {
  * asked for (a redaction that did not happen, a summary that is not there).
  */
 const UNSUPPORTED_FEATURES: ReadonlySet<string> = new Set([
-  'sentiment', 'summarize', 'topics', 'intents', 'detect_entities', 'custom_topic', 'custom_intent',
-  'search', 'replace', 'redact', 'profanity_filter', 'filler_words', 'dictation', 'measurements',
-  'multichannel', 'ner', 'detect_topics',
+  'sentiment',
+  'summarize',
+  'topics',
+  'intents',
+  'detect_entities',
+  'custom_topic',
+  'custom_intent',
+  'search',
+  'replace',
+  'filler_words',
+  'dictation',
+  'measurements',
+  'multichannel',
+  'ner',
+  'detect_topics',
 ]);
 
 /** Accepted and ignored: no effect here (model versions and tiers, opt-outs, bookkeeping). */
 const IGNORED: ReadonlySet<string> = new Set([
-  'version', 'tier', 'mip_opt_out', 'extra', 'callback_method', 'custom_topic_mode', 'custom_intent_mode',
-  'diarize_version', 'alternatives', 'no_delay', 'api_key',
+  'version',
+  'tier',
+  'mip_opt_out',
+  'extra',
+  'custom_topic_mode',
+  'custom_intent_mode',
+  'diarize_version',
+  'alternatives',
+  'no_delay',
+  'api_key',
 ]);
 
 function invalid(field: string, message: string, provided?: string): ApiError {
-  return new ApiError('INVALID_PARAMETER', { message, details: { field, ...(provided === undefined ? {} : { provided: provided.slice(0, 200) }) } });
+  return new ApiError('INVALID_PARAMETER', {
+    message,
+    details: { field, ...(provided === undefined ? {} : { provided: provided.slice(0, 200) }) },
+  });
 }
 
 /** Deepgram's booleans: "true" or "false" (any case); anything else is a 400 naming the field. */
@@ -101,15 +160,12 @@ export function splitIntensifier(value: string): [string, number] {
  * -> whisper). Anything else is INVALID_MODEL.
  */
 export function mapDeepgramModel(name: string, table: DeepgramMapping['sttModels']): string {
-  const exact = Object.hasOwn(table, name) ? table[name] : undefined;
+  const exact = own(table, name);
   if (exact !== undefined) return exact;
   if ((STT_MODELS as readonly string[]).includes(name)) return name;
-  let best: string | undefined;
   // Only a model-like name (letters, digits, "-", ".", "_"; at most 100) has a family: "nova-3\0" has none.
-  for (const family of isModelName(name) ? Object.keys(table) : []) {
-    if (name.length > family.length + 1 && name.startsWith(family) && name[family.length] === '-' && (best === undefined || family.length > best.length)) best = family;
-  }
-  if (best !== undefined) return table[best]!;
+  const family = familyLookup(name, table);
+  if (family !== undefined) return family;
   const known = [...Object.keys(table), ...STT_MODELS];
   throw new ApiError('INVALID_MODEL', {
     message: `The model "${name.slice(0, 100)}" does not exist here; use a Deepgram model (${Object.keys(table).slice(0, 8).join(', ')}, ...) or a Parla one (${STT_MODELS.join(', ')}).`,
@@ -117,17 +173,8 @@ export function mapDeepgramModel(name: string, table: DeepgramMapping['sttModels
   });
 }
 
-function isModelName(name: string): boolean {
-  if (name.length > 100) return false;
-  for (let i = 0; i < name.length; i++) {
-    const c = name.charCodeAt(i);
-    const ok = (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || (c >= 0x30 && c <= 0x39) || c === 0x2d || c === 0x2e || c === 0x5f;
-    if (!ok) return false;
-  }
-  return true;
-}
-
-function single(q: URLSearchParams, name: string): string | undefined {
+/** A parameter's one value: given twice with different values it is 400 naming it (Deepgram's SDKs send each scalar once). */
+export function single(q: URLSearchParams, name: string): string | undefined {
   const all = q.getAll(name);
   if (all.length === 0) return undefined;
   // The SDKs send each scalar once; two different values are ambiguous.
@@ -149,7 +196,8 @@ function number(field: string, v: string, min: number, max: number, integer: boo
 /** Parses and validates a /v1/listen query. Throws ApiError (400) naming the parameter at fault. */
 export function parseListenParams(q: URLSearchParams, mapping: DeepgramMapping, mode: ListenMode): ListenParams {
   for (const [name, value] of q) {
-    if (value.length > MAX_VALUE_LENGTH) throw invalid(name.slice(0, 100), `${name.slice(0, 100)} is longer than ${MAX_VALUE_LENGTH} characters.`);
+    if (value.length > MAX_VALUE_LENGTH)
+      throw invalid(name.slice(0, 100), `${name.slice(0, 100)} is longer than ${MAX_VALUE_LENGTH} characters.`);
   }
   const bool = (name: string, def: boolean): boolean => {
     const v = single(q, name);
@@ -160,7 +208,11 @@ export function parseListenParams(q: URLSearchParams, mapping: DeepgramMapping, 
     for (const v of q.getAll(name)) {
       // Booleans are off when "false"; list-valued ones (search, replace, redact=...) are on when given.
       if (v.trim().toLowerCase() === 'false') continue;
-      throw invalid(name, `${name} is not supported by this server (Parla transcribes, formats, punctuates and diarizes; docs/compatibility.md lists what it does not do).`, v);
+      throw invalid(
+        name,
+        `${name} is not supported by this server (Parla transcribes, formats, punctuates and diarizes; docs/compatibility.md lists what it does not do).`,
+        v,
+      );
     }
   }
 
@@ -185,7 +237,8 @@ export function parseListenParams(q: URLSearchParams, mapping: DeepgramMapping, 
   const smartFormat = bool('smart_format', false);
   const numerals = bool('numerals', false);
   const diarizeModel = single(q, 'diarize_model');
-  const diarize = bool('diarize', false) || (diarizeModel !== undefined && diarizeModel.trim().toLowerCase() !== 'false' && diarizeModel.trim() !== '');
+  const diarize =
+    bool('diarize', false) || (diarizeModel !== undefined && diarizeModel.trim().toLowerCase() !== 'false' && diarizeModel.trim() !== '');
 
   const keywords: string[] = [];
   for (const raw of q.getAll('keywords')) {
@@ -206,10 +259,13 @@ export function parseListenParams(q: URLSearchParams, mapping: DeepgramMapping, 
   const channelsRaw = single(q, 'channels');
   const encoding = single(q, 'encoding')?.trim().toLowerCase() || undefined;
   const callback = single(q, 'callback')?.trim() || undefined;
+  const method = single(q, 'callback_method')?.trim().toUpperCase() || 'POST';
+  if (method !== 'POST' && method !== 'PUT') throw invalid('callback_method', 'callback_method must be post or put.', method);
 
   const endpointingRaw = mode === 'live' ? single(q, 'endpointing') : undefined;
   let endpointing = 10;
-  if (endpointingRaw !== undefined) endpointing = endpointingRaw.trim().toLowerCase() === 'false' ? 0 : number('endpointing', endpointingRaw, 0, 60_000, true);
+  if (endpointingRaw !== undefined)
+    endpointing = endpointingRaw.trim().toLowerCase() === 'false' ? 0 : number('endpointing', endpointingRaw, 0, 60_000, true);
   const utteranceEndRaw = mode === 'live' ? single(q, 'utterance_end_ms') : undefined;
 
   return {
@@ -224,8 +280,13 @@ export function parseListenParams(q: URLSearchParams, mapping: DeepgramMapping, 
     uttSplit: uttSplitRaw === undefined ? DEFAULT_UTT_SPLIT : number('utt_split', uttSplitRaw, 0, 60, false),
     paragraphs: bool('paragraphs', false) || (mode === 'prerecorded' && smartFormat),
     keywords,
-    tags: q.getAll('tag').map((t) => t.trim()).filter((t) => t !== '').slice(0, 20),
+    tags: q
+      .getAll('tag')
+      .map((t) => t.trim())
+      .filter((t) => t !== '')
+      .slice(0, 20),
     callback,
+    callbackMethod: method,
     encoding,
     sampleRate: sampleRateRaw === undefined ? undefined : number('sample_rate', sampleRateRaw, 8000, 192_000, true),
     channels: channelsRaw === undefined ? undefined : number('channels', channelsRaw, 1, 16, true),
@@ -233,13 +294,37 @@ export function parseListenParams(q: URLSearchParams, mapping: DeepgramMapping, 
     endpointing,
     utteranceEndMs: utteranceEndRaw === undefined ? undefined : number('utterance_end_ms', utteranceEndRaw, 1000, 60_000, true),
     vadEvents: mode === 'live' ? bool('vad_events', false) : false,
+    redaction: { redact: parseRedact(q), profanityFilter: bool('profanity_filter', false) },
   };
 }
 
 /** Every parameter this module reads or deliberately ignores (the rest are ignored too, as Deepgram does). */
 export const KNOWN_PARAMS: ReadonlySet<string> = new Set([
-  'model', 'language', 'detect_language', 'punctuate', 'smart_format', 'numerals', 'diarize', 'diarize_model',
-  'utterances', 'utt_split', 'paragraphs', 'keywords', 'keyterm', 'tag', 'callback', 'encoding', 'sample_rate',
-  'channels', 'interim_results', 'endpointing', 'utterance_end_ms', 'vad_events',
-  ...UNSUPPORTED_FEATURES, ...IGNORED,
+  'model',
+  'language',
+  'detect_language',
+  'punctuate',
+  'smart_format',
+  'numerals',
+  'diarize',
+  'diarize_model',
+  'utterances',
+  'utt_split',
+  'paragraphs',
+  'keywords',
+  'keyterm',
+  'tag',
+  'callback',
+  'callback_method',
+  'encoding',
+  'sample_rate',
+  'channels',
+  'interim_results',
+  'endpointing',
+  'utterance_end_ms',
+  'vad_events',
+  'redact',
+  'profanity_filter',
+  ...UNSUPPORTED_FEATURES,
+  ...IGNORED,
 ]);

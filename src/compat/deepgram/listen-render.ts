@@ -58,7 +58,12 @@ export interface DeepgramListenResponse {
   };
   results: {
     channels: Array<{
-      alternatives: Array<{ transcript: string; confidence: number; words: DeepgramWord[]; paragraphs?: { transcript: string; paragraphs: DeepgramParagraph[] } }>;
+      alternatives: Array<{
+        transcript: string;
+        confidence: number;
+        words: DeepgramWord[];
+        paragraphs?: { transcript: string; paragraphs: DeepgramParagraph[] };
+      }>;
       detected_language?: string;
     }>;
     utterances?: DeepgramUtterance[];
@@ -92,15 +97,20 @@ function mean(values: number[]): number {
 }
 
 function renderWord(w: TranscriptWord, p: ListenParams): DeepgramWord {
-  const out: DeepgramWord = { word: w.word.toLowerCase(), start: round(w.start), end: round(w.end), confidence: round(w.confidence ?? 0) };
+  const out: DeepgramWord = { word: bareWord(w), start: round(w.start), end: round(w.end), confidence: round(w.confidence ?? 0) };
   if (p.punctuate || p.smartFormat) out.punctuated_word = w.punctuated;
   if (p.diarize) out.speaker = w.speaker ?? 0;
   return out;
 }
 
+/** Deepgram's bare word: lower case, except a redaction's token ([CREDIT_CARD_1], as Deepgram writes it). */
+function bareWord(w: TranscriptWord): string {
+  return w.word.startsWith('[') ? w.word : w.word.toLowerCase();
+}
+
 /** The text of a run of words: as punctuated when punctuation or formatting was asked for, else the plain words. */
 function textOf(words: TranscriptWord[], p: ListenParams): string {
-  return words.map((w) => (p.punctuate || p.smartFormat ? w.punctuated : w.word.toLowerCase())).join(' ');
+  return words.map((w) => (p.punctuate || p.smartFormat ? w.punctuated : bareWord(w))).join(' ');
 }
 
 /**
@@ -172,7 +182,9 @@ export function paragraphsOf(t: Transcription, p: ListenParams): { transcript: s
     };
   });
   // Deepgram's paragraph transcript: each paragraph after a blank line, "Speaker N: " when diarized.
-  const transcript = paragraphs.map((para) => `\n${p.diarize ? `Speaker ${para.speaker}: ` : ''}${para.sentences.map((s) => s.text).join(' ')}`).join('\n');
+  const transcript = paragraphs
+    .map((para) => `\n${p.diarize ? `Speaker ${para.speaker}: ` : ''}${para.sentences.map((s) => s.text).join(' ')}`)
+    .join('\n');
   return { transcript, paragraphs };
 }
 
@@ -195,7 +207,9 @@ export function renderListenResponse(t: Transcription, p: ListenParams, ctx: Ren
       channels: 1,
       models: [uuid],
       // name: the model as asked and what it mapped to; arch: the engine that served it.
-      model_info: { [uuid]: { name: p.requestedModel === t.model ? t.model : `${p.requestedModel} (${t.model})`, version: ctx.version, arch: t.engine } },
+      model_info: {
+        [uuid]: { name: p.requestedModel === t.model ? t.model : `${p.requestedModel} (${t.model})`, version: ctx.version, arch: t.engine },
+      },
       ...(p.tags.length ? { tags: p.tags } : {}),
     },
     results: {

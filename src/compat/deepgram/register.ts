@@ -11,9 +11,21 @@ import { deepgramSpeakRoutes } from './speak-routes.js';
 import { speakSocketHandler } from './speak-socket.js';
 
 export async function registerDeepgram(app: FastifyInstance, services: Services): Promise<void> {
-  await app.register(deepgramListenRoutes, { stt: services.stt, mapping: services.config.product.deepgram, fetchPolicy: { allowPrivate: services.config.jobs.fetchAllowPrivate, allowHosts: services.config.jobs.fetchAllowHosts }, prefix: '/v1' });
+  await app.register(deepgramListenRoutes, {
+    stt: services.stt,
+    jobs: services.jobs.service,
+    mapping: services.config.product.deepgram,
+    fetchPolicy: { allowPrivate: services.config.jobs.fetchAllowPrivate, allowHosts: services.config.jobs.fetchAllowHosts },
+    prefix: '/v1',
+  });
   registerListenLive(services);
-  await app.register(deepgramSpeakRoutes, { prefix: '/v1', tts: services.tts, encoders: services.encoders, mapping: services.config.product.deepgram });
+  await app.register(deepgramSpeakRoutes, {
+    prefix: '/v1',
+    tts: services.tts,
+    encoders: services.encoders,
+    mapping: services.config.product.deepgram,
+    plans: services.config.product.plans,
+  });
   const speak = speakSocketHandler(services);
   services.wsRoutes.add('/v1/speak', speak, () => speak.closeAll());
 }

@@ -6,6 +6,9 @@
 import type { DeepgramMapping } from '../../config.js';
 import { ApiError } from '../../errors.js';
 import { TTS_MODELS } from '../../registry/model-registry.js';
+import { own } from '../../domain/lookup.js';
+import { planTtsModel } from '../../edge/model-family.js';
+import { single } from './listen-params.js';
 import type { SpeakEncodeSpec, SpeakEncoding } from '../../audio/speak-encoding.js';
 import { ffmpegBitRateRange, type FfmpegFormat } from '../../audio/ffmpeg-encoder.js';
 import { STREAM_SAMPLE_RATES } from '../../tts/stream.js';
@@ -25,7 +28,10 @@ export interface SpeakVoice {
 }
 
 const bad = (field: string, provided: string, message: string, suggestions?: string[]) =>
-  new ApiError('INVALID_PARAMETER', { message, details: { field, provided: provided.slice(0, 200), ...(suggestions ? { suggestions } : {}) } });
+  new ApiError('INVALID_PARAMETER', {
+    message,
+    details: { field, provided: provided.slice(0, 200), ...(suggestions ? { suggestions } : {}) },
+  });
 
 export class SpeakMapper {
   constructor(private readonly table: DeepgramMapping) {}
@@ -36,18 +42,18 @@ export class SpeakMapper {
    * A Parla model id is taken as it is, with its voice after a colon (`aura-max:Clara`) or
    * the table's voice of asteria.
    */
-  voice(model: string | undefined): SpeakVoice {
+  voice(model: string | undefined, plan?: { name: string; ttsModels: readonly string[] }): SpeakVoice {
     const id = (model ?? DEFAULT_SPEAK_MODEL).trim();
     const colon = id.indexOf(':');
     const base = colon < 0 ? id : id.slice(0, colon);
     if ((TTS_MODELS as readonly string[]).includes(base)) {
-      const voice = colon < 0 ? (this.table.voices.asteria ?? 'Aria') : id.slice(colon + 1);
+      const voice = colon < 0 ? (own(this.table.voices, 'asteria') ?? 'Aria') : id.slice(colon + 1);
       if (voice === '') throw bad('model', id, 'The voice after the colon is empty.');
       return { model: base, voice, modelName: id };
     }
     const parts = id.toLowerCase().split('-');
     const family = parts.length === 4 && parts[1] === '2' ? 'aura-2' : parts.length === 3 ? parts[0]! : null;
-    const mapped = family === null ? undefined : this.table.ttsModels[family];
+    const mapped = family === null ? undefined : own(this.table.ttsModels, family);
     const voiceName = parts[parts.length - 2] ?? '';
     if (parts[0] !== 'aura' || mapped === undefined || voiceName === '' || parts[parts.length - 1] !== 'en') {
       throw new ApiError('INVALID_MODEL', {
@@ -55,7 +61,9 @@ export class SpeakMapper {
         details: { field: 'model', provided: id.slice(0, 200), suggestions: ['aura-2-thalia-en', 'aura-asteria-en', ...TTS_MODELS] },
       });
     }
-    return { model: mapped, voice: this.table.voices[voiceName] ?? voiceName, modelName: id };
+    // The best model of the mapped one's line the key's plan includes (decision #38).
+    const spoken = plan ? planTtsModel(id, mapped, plan.name, plan.ttsModels) : mapped;
+    return { model: spoken, voice: own(this.table.voices, voiceName) ?? voiceName, modelName: id };
   }
 }
 
@@ -89,9 +97,13 @@ function refusedEncoding(encoding: string, where: 'rest' | 'socket'): ApiError {
   const supported = where === 'rest' ? [...ALL] : [...RAW];
   const message =
     where === 'socket' && (ALL as readonly string[]).includes(encoding)
-        ? `encoding ${encoding} is not available on the speak socket (it sends raw audio); use ${supported.join(', ')}.`
-        : `encoding must be one of ${supported.join(', ')}.`;
-  return new ApiError('INVALID_FORMAT', { message, resolution: `Send encoding ${supported.join(', ')}.`, details: { field: 'encoding', provided: encoding.slice(0, 200), suggestions: supported } });
+      ? `encoding ${encoding} is not available on the speak socket (it sends raw audio); use ${supported.join(', ')}.`
+      : `encoding must be one of ${supported.join(', ')}.`;
+  return new ApiError('INVALID_FORMAT', {
+    message,
+    resolution: `Send encoding ${supported.join(', ')}.`,
+    details: { field: 'encoding', provided: encoding.slice(0, 200), suggestions: supported },
+  });
 }
 
 function sampleRate(raw: string | undefined, allowed: readonly number[], fallback: number, encoding: string): number {
@@ -136,7 +148,12 @@ function ffmpegParams(format: FfmpegFormat, q: Record<string, string | undefined
   const d = FFMPEG_SPEAK[format];
   const container = q.container ?? (format === 'opus' ? 'ogg' : 'none');
   if (container !== (format === 'opus' ? 'ogg' : 'none')) {
-    throw bad('container', container, format === 'opus' ? 'container for opus is ogg.' : 'aac takes no container (leave container out or send none).', [format === 'opus' ? 'ogg' : 'none']);
+    throw bad(
+      'container',
+      container,
+      format === 'opus' ? 'container for opus is ogg.' : 'aac takes no container (leave container out or send none).',
+      [format === 'opus' ? 'ogg' : 'none'],
+    );
   }
   const rate = sampleRate(q.sample_rate, [d.rate], d.rate, format);
   let bitRate = d.bitRate;
@@ -144,7 +161,10 @@ function ffmpegParams(format: FfmpegFormat, q: Record<string, string | undefined
     const { max } = ffmpegBitRateRange(format, rate);
     bitRate = /^[0-9]{1,7}$/.test(q.bit_rate) ? Number(q.bit_rate) : NaN;
     if (!(bitRate >= d.minBitRate && bitRate <= max)) {
-      const beyond = bitRate > max && bitRate <= d.deepgramMax ? ` (Deepgram takes up to ${d.deepgramMax}; this server's encoder makes at most ${max})` : '';
+      const beyond =
+        bitRate > max && bitRate <= d.deepgramMax
+          ? ` (Deepgram takes up to ${d.deepgramMax}; this server's encoder makes at most ${max})`
+          : '';
       throw bad('bit_rate', q.bit_rate, `bit_rate for ${format} is ${d.minBitRate} to ${max}${beyond}.`, [String(d.bitRate)]);
     }
   }
@@ -156,11 +176,27 @@ function ffmpegParams(format: FfmpegFormat, q: Record<string, string | undefined
   };
 }
 
+/** The speak query's parameters, each once: a parameter repeated with different values is 400 naming it (as on /v1/listen). */
+const SPEAK_PARAMS = ['model', 'encoding', 'container', 'sample_rate', 'bit_rate', 'speed', 'callback'] as const;
+
+export function speakQuery(q: URLSearchParams): Record<string, string | undefined> {
+  const out: Record<string, string | undefined> = Object.create(null) as Record<string, string | undefined>;
+  for (const name of SPEAK_PARAMS) out[name] = single(q, name);
+  return out;
+}
+
+/** The query string of a request URL, as URLSearchParams. */
+export function queryOf(url: string | undefined): URLSearchParams {
+  const at = (url ?? '').indexOf('?');
+  return new URLSearchParams(at < 0 ? '' : (url ?? '').slice(at + 1));
+}
+
 /** POST /v1/speak's query. Deepgram's REST default is MP3 (its encoding reference: "Default: mp3"). */
 export function restSpeakParams(q: Record<string, string | undefined>): RestSpeakParams {
   // Deepgram would POST the audio to `callback` later; here the audio is always the answer, and
   // silently ignoring the callback would leave a caller waiting for a request that never comes.
-  if (q.callback !== undefined) throw bad('callback', q.callback, 'callback is not supported here: the audio is sent in the answer. Leave callback out.');
+  if (q.callback !== undefined)
+    throw bad('callback', q.callback, 'callback is not supported here: the audio is sent in the answer. Leave callback out.');
   const encoding = q.encoding ?? 'mp3';
   if (!(ALL as readonly string[]).includes(encoding)) throw refusedEncoding(encoding, 'rest');
   if (encoding === 'opus' || encoding === 'aac') return { ...ffmpegParams(encoding, q), speed: speed(q.speed) };
@@ -168,16 +204,27 @@ export function restSpeakParams(q: Record<string, string | undefined>): RestSpea
   const raw = (RAW as readonly string[]).includes(enc);
   const container = q.container ?? (raw ? 'wav' : 'none');
   if (raw ? container !== 'wav' && container !== 'none' : container !== 'none') {
-    throw bad('container', container, raw ? `container for ${enc} is wav or none.` : `${enc} takes no container (leave container out or send none).`, raw ? ['wav', 'none'] : ['none']);
+    throw bad(
+      'container',
+      container,
+      raw ? `container for ${enc} is wav or none.` : `${enc} takes no container (leave container out or send none).`,
+      raw ? ['wav', 'none'] : ['none'],
+    );
   }
   const rate = sampleRate(q.sample_rate, REST_RATES[enc], DEFAULT_RATE[enc], enc);
   let bitRate: number | undefined;
   if (q.bit_rate !== undefined && q.bit_rate !== '') {
     bitRate = /^[0-9]{1,7}$/.test(q.bit_rate) ? Number(q.bit_rate) : NaN;
     if (enc !== 'mp3') throw bad('bit_rate', q.bit_rate, `bit_rate applies to mp3, opus and aac only, not ${enc}.`);
-    if (!MP3_BIT_RATES.includes(bitRate)) throw bad('bit_rate', q.bit_rate, `bit_rate for mp3 is ${MP3_BIT_RATES.join(' or ')}.`, MP3_BIT_RATES.map(String));
+    if (!MP3_BIT_RATES.includes(bitRate))
+      throw bad('bit_rate', q.bit_rate, `bit_rate for mp3 is ${MP3_BIT_RATES.join(' or ')}.`, MP3_BIT_RATES.map(String));
   }
-  const spec: SpeakEncodeSpec = { encoding: enc, container: container as 'wav' | 'none', sampleRate: rate, ...(enc === 'mp3' ? { bitRate: bitRate ?? 48000 } : {}) };
+  const spec: SpeakEncodeSpec = {
+    encoding: enc,
+    container: container as 'wav' | 'none',
+    sampleRate: rate,
+    ...(enc === 'mp3' ? { bitRate: bitRate ?? 48000 } : {}),
+  };
   return { spec, contentType: speakContentType(spec), speed: speed(q.speed) };
 }
 
@@ -191,12 +238,13 @@ export interface SocketSpeakParams {
  * WS /v1/speak's query: raw audio only (linear16, mulaw, alaw), at a rate the native stream makes
  * (STREAM_SAMPLE_RATES; Deepgram's 32000 is not one of them and is refused).
  */
-export function socketSpeakParams(q: URLSearchParams): SocketSpeakParams {
-  const encoding = q.get('encoding') ?? 'linear16';
+export function socketSpeakParams(query: URLSearchParams): SocketSpeakParams {
+  const q = speakQuery(query);
+  const encoding = q.encoding ?? 'linear16';
   if (!(RAW as readonly string[]).includes(encoding)) throw refusedEncoding(encoding, 'socket');
   const enc = encoding as RawEncoding;
   const allowed = enc === 'linear16' ? STREAM_SAMPLE_RATES : [8000, 16000];
-  return { encoding: enc, sampleRate: sampleRate(q.get('sample_rate') ?? undefined, allowed, enc === 'linear16' ? 24000 : 8000, enc), speed: speed(q.get('speed') ?? undefined) };
+  return { encoding: enc, sampleRate: sampleRate(q.sample_rate, allowed, enc === 'linear16' ? 24000 : 8000, enc), speed: speed(q.speed) };
 }
 
 /** Content-Type of a REST answer, as Deepgram's. */

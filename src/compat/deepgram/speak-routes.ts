@@ -8,32 +8,40 @@
 // (Authorization: Token on /v1).
 
 import type { FastifyPluginAsync } from 'fastify';
-import type { DeepgramMapping } from '../../config.js';
+import type { DeepgramMapping, ProductConfig } from '../../config.js';
 import { ApiError } from '../../errors.js';
 import { encodeWhole, type EncoderSlot, type FfmpegEncoders } from '../../audio/ffmpeg-encoder.js';
-import { abortOnClose } from '../../routes/v1/tts.js';
+import { abortOnClose } from '../../edge/abort-on-close.js';
 import type { TtsService } from '../../tts/service.js';
 import { sendDeepgramError } from './errors.js';
-import { noFfmpegEncoder, restSpeakParams, SPEAK_TEXT_LIMIT, SpeakMapper } from './speak-mapping.js';
+import { noFfmpegEncoder, queryOf, restSpeakParams, SPEAK_TEXT_LIMIT, SpeakMapper, speakQuery } from './speak-mapping.js';
 
 export interface SpeakRouteOptions {
   tts: TtsService;
   encoders: FfmpegEncoders;
   mapping: DeepgramMapping;
+  /** The plans' TTS models: an Aura id is spoken with the best model of its line the key's plan includes. */
+  plans: ProductConfig['plans'];
 }
 
 /** The text of Deepgram's body, {"text": "..."}: a string of 1 to 2,000 characters. */
 function bodyText(body: unknown): string {
   const text = body !== null && typeof body === 'object' ? (body as { text?: unknown }).text : undefined;
-  if (text === undefined || text === null || (typeof text === 'string' && text.trim() === '')) throw new ApiError('MISSING_TEXT', { details: { field: 'text' } });
+  if (text === undefined || text === null || (typeof text === 'string' && text.trim() === ''))
+    throw new ApiError('MISSING_TEXT', { details: { field: 'text' } });
   if (typeof text !== 'string') throw new ApiError('INVALID_PARAMETER', { message: 'text must be a string.', details: { field: 'text' } });
   // Code points, as Deepgram counts them (a surrogate pair is one character).
   let n = 0;
-  for (const _ of text) if (++n > SPEAK_TEXT_LIMIT) throw new ApiError('TEXT_TOO_LONG', { message: `text is longer than ${SPEAK_TEXT_LIMIT} characters.`, details: { field: 'text', limit: SPEAK_TEXT_LIMIT } });
+  for (const _ of text)
+    if (++n > SPEAK_TEXT_LIMIT)
+      throw new ApiError('TEXT_TOO_LONG', {
+        message: `text is longer than ${SPEAK_TEXT_LIMIT} characters.`,
+        details: { field: 'text', limit: SPEAK_TEXT_LIMIT },
+      });
   return text;
 }
 
-export const deepgramSpeakRoutes: FastifyPluginAsync<SpeakRouteOptions> = async (app, { tts, encoders, mapping }) => {
+export const deepgramSpeakRoutes: FastifyPluginAsync<SpeakRouteOptions> = async (app, { tts, encoders, mapping, plans }) => {
   const mapper = new SpeakMapper(mapping);
   // Every failure of this route (hooks included: auth, rate limits, body parsing) in Deepgram's shape.
   app.setErrorHandler(async (err, request, reply) => sendDeepgramError(request, reply, err, 'speak'));
@@ -44,16 +52,28 @@ export const deepgramSpeakRoutes: FastifyPluginAsync<SpeakRouteOptions> = async 
       schema: {
         tags: ['deepgram'],
         summary: 'Deepgram: text to speech (REST)',
-        description: 'Query: model (aura-2-<voice>-en, aura-<voice>-en or a Parla model[:voice]), encoding (mp3 default, linear16, mulaw, alaw, flac, opus (Ogg, 48000 Hz), aac (ADTS, 22050 Hz); opus and aac need ffmpeg on the server), container (wav or none for linear16/mulaw/alaw; ogg for opus), sample_rate, bit_rate (mp3: 32000 or 48000; opus: 4000-256000, default 12000; aac: 4000-132300, default 48000), speed. Body: {"text"}, at most 2,000 characters.',
+        description:
+          'Query: model (aura-2-<voice>-en, aura-<voice>-en or a Parla model[:voice]), encoding (mp3 default, linear16, mulaw, alaw, flac, opus (Ogg, 48000 Hz), aac (ADTS, 22050 Hz); opus and aac need ffmpeg on the server), container (wav or none for linear16/mulaw/alaw; ogg for opus), sample_rate, bit_rate (mp3: 32000 or 48000; opus: 4000-256000, default 12000; aac: 4000-132300, default 48000), speed. Body: {"text"}, at most 2,000 characters.',
         security: [{ bearer: [] }],
       },
     },
-    async (request, reply) => {
-      const q = request.query as Record<string, string | undefined>;
+    async function createSpeech(request, reply) {
+      // Read from the URL, not Fastify's parsed query: a repeated parameter is an array there.
+      const q = speakQuery(queryOf(request.url));
       const params = restSpeakParams(q);
-      const voice = mapper.voice(q.model);
+      const plan = request.auth.account.plan;
+      const voice = mapper.voice(q.model, { name: plan, ttsModels: plans[plan].ttsModels });
       const text = bodyText(request.body);
-      const req = { requestId: request.id, text, voice: voice.voice, model: voice.model, language: undefined, speed: params.speed, pitch: undefined };
+      const req = {
+        requestId: request.id,
+        text,
+        voice: voice.voice,
+        model: voice.model,
+        language: undefined,
+        speed: params.speed,
+        pitch: undefined,
+        plainText: true,
+      };
       const signal = abortOnClose(reply.raw);
       const ff = params.ffmpeg;
       let slot: EncoderSlot | null = null;

@@ -22,7 +22,7 @@
 import type { WebSocket } from 'ws';
 import type { FastifyBaseLogger } from 'fastify';
 import type { AuthContext } from '../../accounts/auth-context.js';
-import { toApiError } from '../../edge/errors.js';
+import { logLevelOf, toApiError } from '../../faults/translate.js';
 import type { TtsService } from '../../tts/service.js';
 import { splitSentences } from '../../tts/sentences.js';
 import { compandBytes } from '../../audio/g711.js';
@@ -79,13 +79,29 @@ export class SpeakSession {
   start(): void {
     const { ws, o } = this;
     ws.on('message', (data, isBinary) => {
-      this.touch();
-      if (isBinary) return this.warn('UNSUPPORTED_MESSAGE', 'Binary messages are not read on the speak socket; send Speak, Flush, Clear or Close as JSON text.');
-      this.onText(data.toString());
+      // Frames still arrive during the close handshake; a throwing listener would end the process.
+      if (this.ended) return;
+      try {
+        this.touch();
+        if (isBinary)
+          return this.warn(
+            'UNSUPPORTED_MESSAGE',
+            'Binary messages are not read on the speak socket; send Speak, Flush, Clear or Close as JSON text.',
+          );
+        this.onText(data.toString());
+      } catch (err) {
+        void this.fail(err).catch(() => undefined);
+      }
     });
     ws.on('close', () => void this.end(1000, 'client closed'));
     ws.on('error', () => void this.end(1000, 'client error'));
-    this.send({ type: 'Metadata', request_id: o.requestId, model_name: o.voice.modelName, model_version: `parla-${o.voice.model}`, model_uuid: `parla:${o.voice.model}:${o.voice.voice}` });
+    this.send({
+      type: 'Metadata',
+      request_id: o.requestId,
+      model_name: o.voice.modelName,
+      model_version: `parla-${o.voice.model}`,
+      model_uuid: `parla:${o.voice.model}:${o.voice.voice}`,
+    });
     this.touch();
   }
 
@@ -126,7 +142,10 @@ export class SpeakSession {
       case 'Close':
         return this.onClose();
       default:
-        return this.warn('UNKNOWN_MESSAGE_TYPE', `Unknown message type ${JSON.stringify(typeof type === 'string' ? type.slice(0, 50) : type ?? null)}; send Speak, Flush, Clear or Close.`);
+        return this.warn(
+          'UNKNOWN_MESSAGE_TYPE',
+          `Unknown message type ${JSON.stringify(typeof type === 'string' ? type.slice(0, 50) : (type ?? null))}; send Speak, Flush, Clear or Close.`,
+        );
     }
   }
 
@@ -134,9 +153,16 @@ export class SpeakSession {
     if (typeof text !== 'string') return this.warn('INVALID_MESSAGE', 'A Speak message carries its text as a string in "text".');
     let n = 0;
     for (const _ of text) n++;
-    if (n > SPEAK_TEXT_LIMIT) return this.warn('TEXT_LIMIT_EXCEEDED', `A Speak message may carry at most ${SPEAK_TEXT_LIMIT} characters; this one (${n}) was dropped. Split the text across messages.`);
+    if (n > SPEAK_TEXT_LIMIT)
+      return this.warn(
+        'TEXT_LIMIT_EXCEEDED',
+        `A Speak message may carry at most ${SPEAK_TEXT_LIMIT} characters; this one (${n}) was dropped. Split the text across messages.`,
+      );
     if (this.buffered + text.length > SPEAK_SOCKET_LIMITS.maxBufferedChars) {
-      return this.warn('BUFFER_FULL', `At most ${SPEAK_SOCKET_LIMITS.maxBufferedChars} characters may wait to be spoken; this Speak was dropped. Flush and wait for Flushed, or Clear.`);
+      return this.warn(
+        'BUFFER_FULL',
+        `At most ${SPEAK_SOCKET_LIMITS.maxBufferedChars} characters may wait to be spoken; this Speak was dropped. Flush and wait for Flushed, or Clear.`,
+      );
     }
     this.pending += text;
     this.buffered += text.length;
@@ -160,7 +186,10 @@ export class SpeakSession {
     const now = Date.now();
     while (this.flushTimes.length > 0 && now - this.flushTimes[0]! >= SPEAK_SOCKET_LIMITS.flushWindowMs) this.flushTimes.shift();
     if (this.flushTimes.length >= SPEAK_SOCKET_LIMITS.flushesPerWindow) {
-      return this.warn('FLUSH_LIMIT_EXCEEDED', `At most ${SPEAK_SOCKET_LIMITS.flushesPerWindow} Flush messages are processed every 60 seconds; this one was not. The text stays buffered.`);
+      return this.warn(
+        'FLUSH_LIMIT_EXCEEDED',
+        `At most ${SPEAK_SOCKET_LIMITS.flushesPerWindow} Flush messages are processed every 60 seconds; this one was not. The text stays buffered.`,
+      );
     }
     this.flushTimes.push(now);
     const text = this.pending;
@@ -214,7 +243,17 @@ export class SpeakSession {
     try {
       const stream = await o.tts.stream(
         o.auth,
-        { requestId: `${o.requestId}.${this.utterances++}`, text, voice: o.voice.voice, model: o.voice.model, language: undefined, speed: o.params.speed, pitch: undefined, sampleRate: o.params.sampleRate },
+        {
+          requestId: `${o.requestId}.${this.utterances++}`,
+          text,
+          voice: o.voice.voice,
+          model: o.voice.model,
+          language: undefined,
+          speed: o.params.speed,
+          pitch: undefined,
+          plainText: true,
+          sampleRate: o.params.sampleRate,
+        },
         ctl.signal,
         o.log,
       );
@@ -251,14 +290,20 @@ export class SpeakSession {
 
   /** Waits while the client is behind, so synthesis (and memory) waits with it. */
   private async drained(signal: AbortSignal): Promise<void> {
-    while (this.ws.readyState === this.ws.OPEN && this.ws.bufferedAmount > SPEAK_SOCKET_LIMITS.maxBufferedAudioBytes && !signal.aborted && !this.ended) {
+    while (
+      this.ws.readyState === this.ws.OPEN &&
+      this.ws.bufferedAmount > SPEAK_SOCKET_LIMITS.maxBufferedAudioBytes &&
+      !signal.aborted &&
+      !this.ended
+    ) {
       await new Promise((r) => setTimeout(r, 10));
     }
   }
 
   private async fail(err: unknown): Promise<void> {
     const apiErr = toApiError(err);
-    if (apiErr.status >= 500) this.o.log.error({ err, code: apiErr.code }, 'speak session failed');
+    const level = logLevelOf(apiErr);
+    if (level !== 'info') this.o.log[level]({ err, code: apiErr.code }, 'speak session failed');
     const body = deepgramErrorBody(apiErr, this.o.requestId, 'speak');
     this.send({ type: 'Error', description: body.err_msg, ...body });
     await this.end(apiErr.status >= 500 ? 1011 : 1008, body.err_code);

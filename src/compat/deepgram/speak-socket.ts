@@ -15,13 +15,13 @@ import { WebSocketServer } from 'ws';
 import type { Services } from '../../services.js';
 import { ApiError } from '../../errors.js';
 import type { UpgradeContext, UpgradeHandler } from '../../edge/ws-routes.js';
-import { toApiError } from '../../edge/errors.js';
-import { admitRequest, SLOT_LEASE_MS } from '../../limits/admission.js';
+import { toApiError } from '../../faults/translate.js';
+import { admitLease, type SlotLease } from '../../limits/slot-lease.js';
 import { LIVE_SLOT_RENEW_MS } from '../../stt/service.js';
-import { handshakeProblem } from '../../realtime/server.js';
+import { handshakeProblem } from '../../edge/ws-handshake.js';
 import { refuseDeepgramUpgrade } from './errors.js';
 import { handshakeKey } from './ws-auth.js';
-import { socketSpeakParams, SpeakMapper } from './speak-mapping.js';
+import { socketSpeakParams, SpeakMapper, speakQuery } from './speak-mapping.js';
 import { SpeakSession, SPEAK_SOCKET_LIMITS } from './speak-session.js';
 
 export interface SpeakSocketOptions {
@@ -37,36 +37,45 @@ export interface SpeakSocketHandler extends UpgradeHandler {
 export function speakSocketHandler(services: Services, opts: SpeakSocketOptions = {}): SpeakSocketHandler {
   const mapper = new SpeakMapper(services.config.product.deepgram);
   // Client messages are small JSON: a Speak carries at most 2,000 characters.
-  const wss = new WebSocketServer({ noServer: true, maxPayload: SPEAK_SOCKET_LIMITS.maxMessageBytes, handleProtocols: (protocols, req) => {
-    // The key came as the subprotocol pair `token, <key>`: the answer must select `token` (ws-auth.ts).
-    const p = handshakeKey(req).protocol;
-    return p !== null && protocols.has(p) ? p : false;
-  } });
+  const wss = new WebSocketServer({
+    noServer: true,
+    maxPayload: SPEAK_SOCKET_LIMITS.maxMessageBytes,
+    handleProtocols: (protocols, req) => {
+      // The key came as the subprotocol pair `token, <key>`: the answer must select `token` (ws-auth.ts).
+      const p = handshakeKey(req).protocol;
+      return p !== null && protocols.has(p) ? p : false;
+    },
+  });
   const sessions = new Set<SpeakSession>();
 
   const handler = async (req: IncomingMessage, socket: Duplex, head: Buffer, ctx: UpgradeContext): Promise<void> => {
     const { requestId } = ctx;
     const problem = handshakeProblem(req);
     if (problem) return refuseDeepgramUpgrade(socket, new ApiError('INVALID_REQUEST', { message: problem }), requestId, 'speak');
-    let slot: { release(): Promise<void>; renew(): void } | null = null;
+    let slot: SlotLease | null = null;
     try {
       const { key } = handshakeKey(req);
       const auth = await services.authenticator.authenticate(key ?? null);
       const url = new URL(req.url ?? '/', 'http://localhost');
       const params = socketSpeakParams(url.searchParams);
-      const voice = mapper.voice(url.searchParams.get('model') ?? undefined);
-      services.tts.checkStream(auth, { voice: voice.voice, model: voice.model, language: undefined, speed: params.speed, pitch: undefined, sampleRate: params.sampleRate });
+      const voice = mapper.voice(speakQuery(url.searchParams).model, {
+        name: auth.account.plan,
+        ttsModels: services.config.product.plans[auth.account.plan].ttsModels,
+      });
+      services.tts.checkStream(auth, {
+        voice: voice.voice,
+        model: voice.model,
+        language: undefined,
+        speed: params.speed,
+        pitch: undefined,
+        sampleRate: params.sampleRate,
+      });
       // Nothing to spend: refused now rather than at the first Flush (each utterance holds its own price).
       const balance = await services.billing.balance(auth);
-      if (balance <= 0) throw new ApiError('INSUFFICIENT_CREDITS', { message: `The ${auth.mode} balance is ${balance} credits.`, details: { balance } });
+      if (balance <= 0)
+        throw new ApiError('INSUFFICIENT_CREDITS', { message: `The ${auth.mode} balance is ${balance} credits.`, details: { balance } });
       const plan = services.config.product.plans[auth.account.plan];
-      const admitted = await admitRequest(services.limiter, auth.account, plan, SLOT_LEASE_MS);
-      if (admitted.refusal) throw admitted.refusal;
-      const slotId = admitted.slotId;
-      slot = {
-        release: () => Promise.resolve(services.limiter.releaseSlot(auth.account.id, slotId)).catch(() => undefined),
-        renew: () => void Promise.resolve(services.limiter.renewSlot(auth.account.id, slotId, SLOT_LEASE_MS)).catch(() => undefined),
-      };
+      slot = await admitLease(services.limiter, auth.account, plan);
       if (socket.destroyed || !socket.writable) {
         await slot.release();
         return;

@@ -1,11 +1,12 @@
 // Errors in OpenAI's shape: {"error": {"message", "type", "param", "code"}}, with the status,
 // Retry-After and X-Request-ID the native API would give for the same failure. What failed is
 // decided by the one translation every edge shares (src/http/error-handler.ts over
-// src/edge/errors.ts); this file only renders it, so the two dialects cannot disagree on a status.
+// src/faults/translate.ts); this file only renders it, so the two dialects cannot disagree on a status.
 
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiError, ErrorCategory } from '../../errors.js';
 import { toApiError } from '../../http/error-handler.js';
+import { logLevelOf } from '../../faults/translate.js';
 
 /** OpenAI's error `type` for each of Parla's error categories. */
 const TYPES: Record<ErrorCategory, string> = {
@@ -39,8 +40,9 @@ export function openAiErrorBody(err: ApiError): OpenAiErrorBody {
 /** Sends `err` (anything a /v1 request can end with) in OpenAI's shape. */
 export function sendOpenAiError(request: FastifyRequest, reply: FastifyReply, err: unknown): FastifyReply {
   const apiErr = toApiError(err, request);
-  if (apiErr.status >= 500) request.log.error({ err, code: apiErr.code }, 'request failed');
-  else request.log.info({ code: apiErr.code }, apiErr.message);
+  const level = logLevelOf(apiErr);
+  if (level === 'info') request.log.info({ code: apiErr.code }, apiErr.message);
+  else request.log[level]({ err, code: apiErr.code }, 'request failed');
   reply.header('X-Request-ID', request.id);
   if (apiErr.retryAfter !== undefined) reply.header('Retry-After', String(Math.ceil(apiErr.retryAfter)));
   return reply.code(apiErr.status).type('application/json; charset=utf-8').send(openAiErrorBody(apiErr));

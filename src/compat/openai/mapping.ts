@@ -6,6 +6,8 @@
 import type { OpenAiMapping } from '../../config.js';
 import { ApiError } from '../../errors.js';
 import { STT_MODELS, TTS_MODELS } from '../../registry/model-registry.js';
+import { own } from '../../domain/lookup.js';
+import { familyLookup, planTtsModel } from '../../edge/model-family.js';
 import type { OutputFormat } from '../../tts/generate.js';
 import type { FfmpegFormat } from '../../audio/ffmpeg-encoder.js';
 
@@ -27,7 +29,14 @@ export const SPEECH_FORMAT_PLAN: Record<SpeechFormat, { file: OutputFormat } | '
   aac: { ffmpeg: 'aac' },
 };
 
-export const SPEECH_CONTENT_TYPES: Record<SpeechFormat, string> = { mp3: 'audio/mpeg', flac: 'audio/flac', wav: 'audio/wav', pcm: 'audio/pcm', opus: 'audio/ogg', aac: 'audio/aac' };
+export const SPEECH_CONTENT_TYPES: Record<SpeechFormat, string> = {
+  mp3: 'audio/mpeg',
+  flac: 'audio/flac',
+  wav: 'audio/wav',
+  pcm: 'audio/pcm',
+  opus: 'audio/ogg',
+  aac: 'audio/aac',
+};
 
 /** OpenAI's pcm: 24 kHz, 16-bit little-endian, mono. */
 export const PCM_SAMPLE_RATE = 24000;
@@ -39,23 +48,29 @@ export const ENGINE_SPEED = { min: 0.5, max: 2 } as const;
 export class OpenAiMapper {
   constructor(private readonly table: OpenAiMapping) {}
 
-  /** The Parla TTS model for an OpenAI id or a Parla id; anything else is INVALID_MODEL. */
-  ttsModel(model: string): string {
-    const mapped = this.table.ttsModels[model] ?? ((TTS_MODELS as readonly string[]).includes(model) ? model : undefined);
+  /**
+   * The Parla TTS model for an OpenAI id (its family and dated snapshots too: model-family.ts),
+   * the best of its line the plan includes (`included`: decision #38); a Parla id as it is (the
+   * plan check then names it); anything else is INVALID_MODEL.
+   */
+  ttsModel(model: string, plan?: { name: string; ttsModels: readonly string[] }): string {
+    if ((TTS_MODELS as readonly string[]).includes(model)) return model;
+    const mapped = familyLookup(model, this.table.ttsModels);
     if (mapped === undefined) throw unknownModel(model, [...Object.keys(this.table.ttsModels), ...TTS_MODELS]);
-    return mapped;
+    return plan ? planTtsModel(model, mapped, plan.name, plan.ttsModels) : mapped;
   }
 
-  /** The Parla STT model for an OpenAI id or a Parla id; anything else is INVALID_MODEL. */
+  /** The Parla STT model for an OpenAI id (family and snapshots too) or a Parla id; anything else is INVALID_MODEL. */
   sttModel(model: string): string {
-    const mapped = this.table.sttModels[model] ?? ((STT_MODELS as readonly string[]).includes(model) ? model : undefined);
+    if ((STT_MODELS as readonly string[]).includes(model)) return model;
+    const mapped = familyLookup(model, this.table.sttModels);
     if (mapped === undefined) throw unknownModel(model, [...Object.keys(this.table.sttModels), ...STT_MODELS]);
     return mapped;
   }
 
   /** An OpenAI voice name (any case) -> its Parla voice; any other name goes to the catalogue as it is. */
   voice(voice: string): string {
-    return this.table.voices[voice.toLowerCase()] ?? voice;
+    return own(this.table.voices, voice.toLowerCase()) ?? voice;
   }
 
   /** Every id /v1/models lists: OpenAI's mapped ids, then Parla's own. */
@@ -69,7 +84,10 @@ export class OpenAiMapper {
 }
 
 function unknownModel(model: string, known: string[]): ApiError {
-  return new ApiError('INVALID_MODEL', { message: `The model "${model.slice(0, 100)}" does not exist here; use one of ${known.join(', ')}.`, details: { field: 'model', provided: model.slice(0, 200), suggestions: known } });
+  return new ApiError('INVALID_MODEL', {
+    message: `The model "${model.slice(0, 100)}" does not exist here; use one of ${known.join(', ')}.`,
+    details: { field: 'model', provided: model.slice(0, 200), suggestions: known },
+  });
 }
 
 /**
@@ -82,7 +100,11 @@ export function engineSpeed(speed: unknown): number {
   // null-means-absent wrapper leaves it to this check.
   if (speed === null || speed === undefined) return 1;
   if (typeof speed !== 'number' || !Number.isFinite(speed) || speed < OPENAI_SPEED.min || speed > OPENAI_SPEED.max) {
-    throw new ApiError('INVALID_SPEED', { message: 'speed must be a number from 0.25 to 4.0.', resolution: 'Send a speed between 0.25 and 4.0 (default 1.0).', details: { field: 'speed', provided: String(JSON.stringify(speed)).slice(0, 200) } });
+    throw new ApiError('INVALID_SPEED', {
+      message: 'speed must be a number from 0.25 to 4.0.',
+      resolution: 'Send a speed between 0.25 and 4.0 (default 1.0).',
+      details: { field: 'speed', provided: String(JSON.stringify(speed)).slice(0, 200) },
+    });
   }
   return Math.min(ENGINE_SPEED.max, Math.max(ENGINE_SPEED.min, speed));
 }

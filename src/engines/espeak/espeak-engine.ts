@@ -11,7 +11,7 @@ import { MessageChannel } from 'node:worker_threads';
 import { PROJECT_ROOT } from '../../config.js';
 import type { EspeakLiveMessage, EspeakTask } from './espeak-worker.js';
 import { programPackageFiles } from './espeak-program.js';
-import type { EnginePool } from '../../workers/pool.js';
+import type { WorkerPool } from '../../workers/pool.js';
 import { EngineError, type SpeechStyle, type SynthesisRequest, type SynthesisResult, type TtsEngine } from '../engine.js';
 
 /** eSpeak's default speaking rate, words per minute. */
@@ -33,7 +33,9 @@ let languagesFile: EspeakLanguage[] | null = null;
 
 /** The languages eSpeak NG serves, from src/engines/espeak/languages.json. */
 export function espeakLanguages(): EspeakLanguage[] {
-  languagesFile ??= JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'src', 'engines', 'espeak', 'languages.json'), 'utf8')) as EspeakLanguage[];
+  languagesFile ??= JSON.parse(
+    readFileSync(path.join(PROJECT_ROOT, 'src', 'engines', 'espeak', 'languages.json'), 'utf8'),
+  ) as EspeakLanguage[];
   return languagesFile;
 }
 
@@ -77,10 +79,10 @@ export class EspeakEngine implements TtsEngine {
    * (they override languages.json for the same code).
    */
   constructor(
-    private readonly pool: EnginePool,
+    private readonly pool: WorkerPool,
     extraLanguages: ReadonlyMap<string, string> = new Map(),
   ) {
-    this.languageVoices = new Map([...espeakLanguageMap(), ...extraLanguages]);
+    this.languageVoices = new Map([...espeakLanguageMap(), ...extraLanguages].filter(([, voice]) => !NOT_SPOKEN_WELL.has(voice)));
   }
 
   status(): { available: boolean; reason?: string } {
@@ -145,11 +147,21 @@ export class EspeakEngine implements TtsEngine {
       wpm: espeakWpm(req.speed),
       basePitch: Number(pitchBase),
       semitones: req.pitch,
+      gainDb: req.gainDb ?? 0,
       emphasis: req.style === 'emphasis',
       ...(req.wordTimings ? { wordTimings: true } : {}),
     };
   }
 }
+
+/**
+ * eSpeak language voices that are not offered: their speech is not understandable (issue 29,
+ * item 3). Thai: this eSpeak NG's Thai rules read the vowel marks written above and around the
+ * consonants as consonant clusters (ครับ -> kh'a3rmb, สวัสดี -> sa5wms'a2ds: a nasal and an
+ * s out of nowhere, the vowel of ี lost); the text is already in NFC (Thai has no decomposed
+ * forms), so no normalization on Parla's side changes it. The catalogue then lists no Thai.
+ */
+const NOT_SPOKEN_WELL = new Set(['th']);
 
 /** About 300 characters, said four times: enough for V8 to compile the engine's hot code optimized. */
 const WARM_UP_TEXT = (

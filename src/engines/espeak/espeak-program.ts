@@ -83,8 +83,8 @@ async function start(): Promise<Program> {
     noInitialRun: true,
     print: (line: string) => p.out.push(line),
     printErr: (line: string) => p.err.push(line),
-    instantiateWasm(imports: object, done: (i: WasmInstance) => void) {
-      void WebAssembly.instantiate(wasm, imports).then((instance) => {
+    instantiateWasm(imports: Record<string, Record<string, unknown>>, done: (i: WasmInstance) => void) {
+      void WebAssembly.instantiate(wasm, withFixedClock(imports)).then((instance) => {
         exports = instance.exports as unknown as ProgramExports;
         done(instance);
       });
@@ -96,6 +96,20 @@ async function start(): Promise<Program> {
   addLowercaseVoiceNames(module.FS, `${DATA_DIR}/lang`);
   growFilesByDoubling(module.FS);
   return { module, exports: ex, pristine: new Uint8Array(ex.memory.buffer).slice(), stackTop: ex.stackSave(), ...p };
+}
+
+/**
+ * eSpeak seeds the noise of its voices (breath, whisper, the female variants) from time(), so
+ * the same request spoke different samples from one second to the next. The program reads a
+ * fixed wall clock instead: identical input gives identical audio (docs/engines.md). Only the
+ * date import is replaced; the monotonic clock stays real.
+ */
+function withFixedClock(imports: Record<string, Record<string, unknown>>): object {
+  const fixed: Record<string, Record<string, unknown>> = {};
+  for (const [name, table] of Object.entries(imports)) {
+    fixed[name] = 'emscripten_date_now' in table ? { ...table, emscripten_date_now: () => 0 } : table;
+  }
+  return fixed;
 }
 
 /**
@@ -154,7 +168,11 @@ const encoder = new TextEncoder();
  * `output` file; throws ProgramError on a non-zero exit. Synchronous once the program is started,
  * so two runs never interleave.
  */
-export async function runProgram(args: string[], files: Record<string, string> = {}, output?: string): Promise<{ out: string[]; file: Uint8Array | null }> {
+export async function runProgram(
+  args: string[],
+  files: Record<string, string> = {},
+  output?: string,
+): Promise<{ out: string[]; file: Uint8Array | null }> {
   const p = await instance();
   for (const [name, data] of Object.entries(files)) p.module.FS.writeFile(name, data);
   const ex = p.exports;
@@ -213,7 +231,11 @@ export function programVoices(): Promise<VoiceFile[]> {
       const [pty, name, , , file] = fields as [string, string, string, string, string];
       const v = voices.get(file) ?? { file, languages: [] };
       v.languages.push({ name, priority: Number(pty) });
-      for (const m of fields.slice(5).join(' ').matchAll(/\((\S+) (\d+)\)/g)) v.languages.push({ name: m[1]!, priority: Number(m[2]) });
+      for (const m of fields
+        .slice(5)
+        .join(' ')
+        .matchAll(/\((\S+) (\d+)\)/g))
+        v.languages.push({ name: m[1]!, priority: Number(m[2]) });
       voices.set(file, v);
     }
     return [...voices.values()];
@@ -261,7 +283,21 @@ export interface ProgramSpeech {
 export async function speakWithProgram(s: ProgramSpeech): Promise<{ samples: Int16Array; sampleRate: number }> {
   const voice = await resolveVoice(s.voice);
   if (!voice) throw new ProgramError(`the eSpeak program has no voice ${s.voice}`);
-  const args = [...(s.ssml ? ['-m'] : []), '-b', '1', '-v', voice, '-s', String(s.wpm), '-p', String(s.pitch), '-w', '/out.wav', '-f', '/in.txt'];
+  const args = [
+    ...(s.ssml ? ['-m'] : []),
+    '-b',
+    '1',
+    '-v',
+    voice,
+    '-s',
+    String(s.wpm),
+    '-p',
+    String(s.pitch),
+    '-w',
+    '/out.wav',
+    '-f',
+    '/in.txt',
+  ];
   const { file } = await runProgram(args, { '/in.txt': s.input }, '/out.wav');
   const audio = decodePcm16MonoWav(file!);
   if (!audio) throw new ProgramError('eSpeak wrote no 16-bit mono WAV');

@@ -8,8 +8,8 @@
 
 import type { MessagePort } from 'node:worker_threads';
 import EspeakInitializer from '@echogarden/espeak-ng-emscripten';
-import { pitchShift } from '../../audio/dsp/time-pitch.js';
-import { DcBlocker, removeDc } from '../../audio/dsp/dc-block.js';
+import { voiceOutput } from '../../audio/dsp/voice-output.js';
+import { Leveler } from '../../audio/dsp/level.js';
 import { float32ToInt16, int16ToFloat32 } from '../../audio/pcm.js';
 import { StreamResampler } from '../../audio/resample.js';
 import type { WordTiming } from '../engine.js';
@@ -39,7 +39,9 @@ let instance: Promise<EspeakInstance> | null = null;
 
 function engine(): Promise<EspeakInstance> {
   instance ??= (async () => {
-    const m = (await (EspeakInitializer as unknown as () => Promise<{ eSpeakNGWorker: new () => EspeakInstance }>)()) as { eSpeakNGWorker: new () => EspeakInstance };
+    const m = (await (EspeakInitializer as unknown as () => Promise<{ eSpeakNGWorker: new () => EspeakInstance }>)()) as {
+      eSpeakNGWorker: new () => EspeakInstance;
+    };
     return new m.eSpeakNGWorker();
   })();
   instance.catch(() => (instance = null));
@@ -88,7 +90,13 @@ function selectVoice(tts: EspeakInstance, voice: string): void {
   let file = voiceFiles.get(name.toLowerCase());
   if (file === undefined) {
     const voices = tts.list_voices().filter((v) => !v.identifier.startsWith('variant/'));
-    file = voiceFileFor(voices.map((v) => ({ file: v.identifier, languages: v.languages })), name)?.split('/').pop() ?? null;
+    file =
+      voiceFileFor(
+        voices.map((v) => ({ file: v.identifier, languages: v.languages })),
+        name,
+      )
+        ?.split('/')
+        .pop() ?? null;
     voiceFiles.set(name.toLowerCase(), file);
   }
   if (file && variant && tts.set_voice(`${file}+${variant}`) === 0) return;
@@ -107,6 +115,8 @@ export interface EspeakTask {
   basePitch: number;
   /** Semitones applied to the audio afterwards (exact, duration unchanged). */
   semitones: number;
+  /** The voice's fixed gain before the limiter (src/audio/dsp/level.ts). */
+  gainDb?: number;
   emphasis: boolean;
   /** Word timings wanted: synthesized by the (slower) library build, which reports them. */
   wordTimings?: boolean;
@@ -178,13 +188,24 @@ export async function synthesizeEspeak(task: EspeakTask): Promise<EspeakOutput> 
 
 async function synthesizeWithProgram(task: EspeakTask): Promise<EspeakOutput> {
   const input = task.emphasis ? ssmlFor(task, escapeSsml(task.text)).ssml : task.text;
-  const audio = await speakWithProgram({ input, ssml: task.emphasis, voice: task.voice, wpm: clampWpm(task.wpm), pitch: clampPitch(task.basePitch) });
-  let samples = audio.samples;
-  if (task.semitones !== 0 && samples.length > 0) samples = pitchShift(samples, audio.sampleRate, task.semitones);
-  // The Klatt voice caleb sits far below zero while it speaks (dc-block.ts). The high-pass comes
-  // last: before the pitch shift, its phase turn on a low fundamental misleads the shifter. In
-  // place: the array is this task's own (read from the program's file, or the shift's output).
-  removeDc(samples, audio.sampleRate, { inPlace: true });
+  const audio = await speakWithProgram({
+    input,
+    ssml: task.emphasis,
+    voice: task.voice,
+    wpm: clampWpm(task.wpm),
+    pitch: clampPitch(task.basePitch),
+  });
+  // The pitch shift stays in floating point until the output stage (dsp/level.ts): DC high-pass
+  // (eSpeak's Klatt voice caleb sits far below zero while it speaks, dc-block.ts), the voice's
+  // fixed gain, the true-peak limiter. The high-pass comes after the shift: before it, its phase
+  // turn on a low fundamental misleads the shifter.
+  const samples = voiceOutput({
+    samples: audio.samples,
+    sampleRate: audio.sampleRate,
+    semitones: task.semitones,
+    gainDb: task.gainDb ?? 0,
+    dc: true,
+  });
   if (task.live) {
     postWhole(task.live, samples, audio.sampleRate);
     return { samples: new Int16Array(0), sampleRate: task.live.outputRate, words: [] };
@@ -206,19 +227,26 @@ async function synthesizeWithLibrary(task: EspeakTask): Promise<EspeakOutput> {
   // Event objects are views on emscripten memory that the next callback overwrites: copy now.
   const events: EspeakEvent[] = [];
   const live = task.live && task.semitones === 0 ? new LiveSender(task.live.port, tts.samplerate, task.live.outputRate) : null;
-  // Live audio without a pitch shift loses its DC offset here, piece by piece (the filter's state
-  // spans the chunks); anything else once it is whole, as in the program build.
-  const dc = live ? new DcBlocker(tts.samplerate) : null;
+  // Live audio without a pitch shift goes through the output stage here, piece by piece (its
+  // filter and limiter state span the pieces: the same samples as the whole); anything else once
+  // it is whole, as in the program build.
+  const stage = live ? new Leveler(tts.samplerate, { gainDb: task.gainDb ?? 0, dc: true }) : null;
   tts.synthesize(ssml, (samples, evs) => {
     if (samples?.length) {
       // Copied (process() makes a new array): the chunk is a view on emscripten memory that the
       // next callback reuses.
-      if (live) live.push(dc!.process(samples));
+      if (live) live.push(stage!.push(samples));
       else chunks.push(samples.slice());
     }
     for (const e of evs) {
       if (e.type === 'word' || e.type === 'end' || (e.type === 'phoneme' && e.id === '')) {
-        events.push({ type: e.type, text_position: e.text_position, word_length: e.word_length, audio_position: e.audio_position, id: e.id ?? '' });
+        events.push({
+          type: e.type,
+          text_position: e.text_position,
+          word_length: e.word_length,
+          audio_position: e.audio_position,
+          id: e.id ?? '',
+        });
       }
     }
     return false;
@@ -230,11 +258,12 @@ async function synthesizeWithLibrary(task: EspeakTask): Promise<EspeakOutput> {
     samples.set(c, o);
     o += c.length;
   }
-  if (task.semitones !== 0 && samples.length > 0) samples = pitchShift(samples, tts.samplerate, task.semitones);
-  if (!live) removeDc(samples, tts.samplerate, { inPlace: true });
+  if (!live) samples = voiceOutput({ samples, sampleRate: tts.samplerate, semitones: task.semitones, gainDb: task.gainDb ?? 0, dc: true });
   if (task.live) {
-    if (live) live.end();
-    else postWhole(task.live, samples, tts.samplerate);
+    if (live) {
+      live.push(stage!.end());
+      live.end();
+    } else postWhole(task.live, samples, tts.samplerate);
     return { samples: new Int16Array(0), sampleRate: task.live.outputRate, words: [] };
   }
   return { samples, sampleRate: tts.samplerate, words: wordTimings(events, task.text, origin, open.length, total / tts.samplerate) };

@@ -65,7 +65,8 @@ export class FestivalProcess {
   /** Runs `script` (Scheme forms) and resolves once Festival has evaluated them. */
   run(script: string, signal?: AbortSignal): Promise<void> {
     if (signal?.aborted) return Promise.reject(signal.reason ?? new Error('aborted'));
-    if (this.queue.length >= (this.opts.maxQueue ?? 32)) return Promise.reject(new EngineError('festival', 'too many syntheses waiting for Festival', true));
+    if (this.queue.length >= (this.opts.maxQueue ?? 32))
+      return Promise.reject(new EngineError('festival', 'too many syntheses waiting for Festival', true));
     return new Promise<void>((resolve, reject) => {
       const job: Job = { script, resolve, reject, signal };
       if (signal) {
@@ -111,7 +112,9 @@ export class FestivalProcess {
       // A dead process: reported by 'exit' below.
     });
     child.on('error', (e) => this.fail(child, new EngineError('festival', e.message, true, { cause: e })));
-    child.on('exit', (code, sig) => this.fail(child, new EngineError('festival', `Festival exited (${code ?? sig}): ${this.stderr.trim().slice(-200)}`, true)));
+    child.on('exit', (code, sig) =>
+      this.fail(child, new EngineError('festival', `Festival exited (${code ?? sig}): ${this.stderr.trim().slice(-200)}`, true)),
+    );
     child.stdin.write(`${this.opts.setup}\n`);
     // An idle Festival does not keep Node running; when Node exits, stdin closes and Festival ends
     // with it. A call in progress keeps the loop alive through its timeout timer.

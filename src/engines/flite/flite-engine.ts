@@ -1,19 +1,21 @@
-// FliteEngine: CMU Flite (BSD-style licence) from Debian's `flite` package, one child process per
-// call. Its voices (kal16, slt, rms, awb) are the clearest English voices available offline here.
-// Flite is English only. If the binary is missing the engine says so and serves nothing.
+// FliteEngine: CMU Flite (BSD-style licence), English only. Its voices (kal16, slt, rms, awb) are
+// the clearest English voices available offline here. Two ways to run it, with the same audio
+// sample for sample (decision #88): libflite through the native addon (native/flite: voices kept
+// loaded, synthesis on libuv's pool), when it is built; otherwise Debian's `flite` program, one
+// child process per call. If neither can run, the engine says so and serves nothing.
 
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { EnginePool } from '../../workers/pool.js';
-import { WaitQueue } from '../wait-queue.js';
+import type { WorkerPool } from '../../workers/pool.js';
+import { Slots } from '../slots.js';
+import { type FliteNative, loadFliteNative } from './flite-native.js';
 import { ProcessSpawner } from '../../process/spawner.js';
 import { EngineError, type SynthesisRequest, type SynthesisResult, type TtsEngine } from '../engine.js';
 import { decodePcm16MonoWav, decodeWav } from '../../audio/wav.js';
 import { float32ToInt16 } from '../../audio/pcm.js';
-import { removeDc } from '../../audio/dsp/dc-block.js';
 
 export const FLITE_VOICES = ['kal16', 'slt', 'rms', 'awb'] as const;
 /** English variants Flite reads (its voices are American and Scottish English). */
@@ -54,7 +56,12 @@ export function nativePitchArgs(engineVoice: string, semitones: number): string[
   if (!parsed || stddev === undefined) return null;
   const factor = 2 ** (semitones / 12);
   if (parsed.f0Mean !== null) {
-    const args = ['--setf', `int_f0_target_mean=${parsed.f0Mean}`, '--setf', `int_f0_target_stddev=${(0.14 * parsed.f0Mean * factor).toFixed(3)}`];
+    const args = [
+      '--setf',
+      `int_f0_target_mean=${parsed.f0Mean}`,
+      '--setf',
+      `int_f0_target_stddev=${(0.14 * parsed.f0Mean * factor).toFixed(3)}`,
+    ];
     return semitones === 0 ? args : [...args, '--setf', `f0_shift=${factor.toFixed(5)}`];
   }
   if (semitones === 0) return [];
@@ -65,22 +72,53 @@ export class FliteEngine implements TtsEngine {
   readonly id: string;
   private readonly problem: string | null;
   private readonly voices: readonly string[];
-  private running = 0;
-  private readonly waiting = new WaitQueue<void>();
+  /** libflite through the addon, or null: the program serves. */
+  private readonly native: FliteNative | null;
+  /** The cap on syntheses at once: processes, or libuv threads (shared between engines, create.ts). */
+  private readonly slots: Slots;
   /** Flite runs are started from a small helper process, not from this one (spawner.ts says why). */
-  private readonly spawner: ProcessSpawner;
+  private readonly spawner: ProcessSpawner | null;
   /** The spawner is this engine's own (closed with it), not the node's shared one. */
   private readonly ownSpawner: boolean;
 
   constructor(
-    private readonly pool: EnginePool,
-    private readonly opts: { binary?: string; maxProcesses?: number; /** default "flite" */ id?: string; /** default all of FLITE_VOICES */ voices?: readonly string[]; /** the node's one helper process (services.ts); default: one of its own */ spawner?: ProcessSpawner } = {},
+    private readonly pool: WorkerPool,
+    private readonly opts: {
+      /** The program, when it serves (default "flite"). */
+      binary?: string;
+      /** Syntheses at once, when no shared `slots` are given (default 4 processes, 2 threads). */
+      maxProcesses?: number;
+      /** A cap shared with other Flite engines (the addon's threads are the node's, not the engine's). */
+      slots?: Slots;
+      /** Default "flite". */
+      id?: string;
+      /** Default all of FLITE_VOICES. */
+      voices?: readonly string[];
+      /** The node's one helper process (services.ts); default: one of its own. */
+      spawner?: ProcessSpawner;
+      /** Use the addon when it is built (default true); false: always the program. */
+      native?: boolean;
+    } = {},
   ) {
-    this.ownSpawner = opts.spawner === undefined;
-    this.spawner = opts.spawner ?? new ProcessSpawner();
     this.id = opts.id ?? 'flite';
     this.voices = opts.voices ?? FLITE_VOICES;
-    this.problem = FliteEngine.probe(opts.binary ?? 'flite');
+    const addon = opts.native === false ? null : loadFliteNative();
+    this.native = addon && 'native' in addon ? addon.native : null;
+    this.slots = opts.slots ?? new Slots(opts.maxProcesses ?? (this.native ? 2 : 4));
+    if (this.native) {
+      this.problem = null;
+      this.spawner = null;
+      this.ownSpawner = false;
+    } else {
+      this.problem = FliteEngine.probe(opts.binary ?? 'flite');
+      this.ownSpawner = opts.spawner === undefined;
+      this.spawner = opts.spawner ?? new ProcessSpawner();
+    }
+  }
+
+  /** Whether this engine runs libflite in process ("native") or the program ("program"). */
+  get runs(): 'native' | 'program' {
+    return this.native ? 'native' : 'program';
   }
 
   /** Null when the binary runs and has the voices; else why not. */
@@ -91,9 +129,9 @@ export class FliteEngine implements TtsEngine {
     return missing.length ? `flite lacks the voices ${missing.join(', ')}` : null;
   }
 
-  /** Flite processes running now (for tests and metrics). */
+  /** Flite syntheses running now, processes or threads (for tests and metrics). */
   get processesRunning(): number {
-    return this.running;
+    return this.slots.running;
   }
 
   status(): { available: boolean; reason?: string } {
@@ -104,51 +142,81 @@ export class FliteEngine implements TtsEngine {
     return this.problem ? [] : [...FLITE_LANGUAGES];
   }
 
-  /**
-   * Waits for one of the maxProcesses process slots; an abort while waiting leaves the line. A
-   * finishing process hands its slot straight to the next in line, so no newcomer can slip in
-   * between and run one process too many.
-   */
-  private async slot(signal?: AbortSignal): Promise<() => void> {
-    if (this.running < (this.opts.maxProcesses ?? 4)) this.running++;
-    else await this.waiting.wait(signal);
-    return () => {
-      if (!this.waiting.give()) this.running--;
-    };
-  }
-
   async synthesize(req: SynthesisRequest, signal?: AbortSignal): Promise<SynthesisResult> {
     if (this.problem) throw new EngineError(this.id, this.problem, false);
     const parsed = parseFliteVoice(req.engineVoice);
     if (!parsed || !this.voices.includes(parsed.voice)) throw new EngineError(this.id, `unknown voice ${req.engineVoice}`, false);
     // Its voices only speak English: any other language would come out as English phonemes.
     if (!FLITE_LANGUAGES.includes(req.language)) throw new EngineError(this.id, `does not serve ${req.language}`, false);
-    const release = await this.slot(signal);
-    // Flite cannot write to a Node pipe (it opens its output by path), so it writes a temp file.
-    const out = path.join(tmpdir(), `parla-flite-${randomUUID()}.wav`);
     const pitchArgs = nativePitchArgs(req.engineVoice, req.pitch);
-    let wav: Buffer;
+    // The program's --setf values, in its order; the addon takes the same strings.
+    const settings = [`duration_stretch=${(1 / req.speed).toFixed(4)}`, ...(pitchArgs ?? []).filter((_, i) => i % 2 === 1)];
+    const release = await this.slots.take(signal);
+    let decoded: { samples: Int16Array; sampleRate: number };
     try {
-      await this.run(['-voice', parsed.voice, '--setf', `duration_stretch=${(1 / req.speed).toFixed(4)}`, ...(pitchArgs ?? []), '-t', req.text, '-o', out], signal);
-      wav = await readFile(out);
+      decoded = this.native
+        ? await this.runNative(this.native, parsed.voice, req.text, settings, signal)
+        : await this.runProgram(parsed.voice, req.text, settings, signal);
     } finally {
       release();
+    }
+    // After synthesis, in the pool: the shift Flite cannot make itself (rms), then the output
+    // stage (DC high-pass: rms comes out with a small offset, dc-block.ts; the voice's fixed gain;
+    // the true-peak limiter). Not aborted in the pool: aborting a running task terminates its
+    // worker (and the warm engines in it); the abort is honoured once it is done.
+    const semitones = pitchArgs === null ? req.pitch : 0;
+    const samples = await this.pool.run(
+      'audio.voice',
+      { samples: decoded.samples, sampleRate: decoded.sampleRate, semitones, gainDb: req.gainDb ?? 0, dc: true },
+      { move: [decoded.samples] },
+    );
+    signal?.throwIfAborted();
+    return { samples, sampleRate: decoded.sampleRate };
+  }
+
+  /** libflite on libuv's pool; an abort or the timeout stops its vocoder at the next ~0.1 s. */
+  private async runNative(
+    native: FliteNative,
+    voice: string,
+    text: string,
+    settings: string[],
+    signal?: AbortSignal,
+  ): Promise<{ samples: Int16Array; sampleRate: number }> {
+    signal?.throwIfAborted();
+    const timeout = AbortSignal.timeout(TIMEOUT_MS);
+    const stop = signal ? AbortSignal.any([signal, timeout]) : timeout;
+    const cancel = new Int32Array(1);
+    const onStop = () => Atomics.store(cancel, 0, 1);
+    stop.addEventListener('abort', onStop, { once: true });
+    try {
+      return await native.synthesize(voice, text, settings, cancel);
+    } catch (e) {
+      signal?.throwIfAborted();
+      if (timeout.aborted) throw new EngineError(this.id, `flite took longer than ${TIMEOUT_MS} ms`, true, { cause: e });
+      // A Flite error is the text's (the same text fails again): not retried.
+      throw new EngineError(this.id, (e as Error).message, false, { cause: e });
+    } finally {
+      stop.removeEventListener('abort', onStop);
+    }
+  }
+
+  /** The `flite` program; it cannot write to a Node pipe (it opens its output by path), so it writes a temp file. */
+  private async runProgram(
+    voice: string,
+    text: string,
+    settings: string[],
+    signal?: AbortSignal,
+  ): Promise<{ samples: Int16Array; sampleRate: number }> {
+    const out = path.join(tmpdir(), `parla-flite-${randomUUID()}.wav`);
+    try {
+      await this.run(['-voice', voice, ...settings.flatMap((s) => ['--setf', s]), '-t', text, '-o', out], signal);
+      const wav = await readFile(out);
+      // Flite writes mono 16-bit PCM: read it as is (the generic reader converts every sample, on
+      // the event loop); anything else goes through the generic reader.
+      return decodePcm16MonoWav(wav) ?? fromGeneric(decodeWav(wav));
+    } finally {
       await rm(out, { force: true });
     }
-    // Flite writes mono 16-bit PCM: read it as is (the generic reader converts every sample, on
-    // the event loop); anything else goes through the generic reader.
-    const decoded = decodePcm16MonoWav(wav) ?? fromGeneric(decodeWav(wav));
-    let samples = decoded.samples;
-    if (pitchArgs === null && req.pitch !== 0 && samples.length > 0) {
-      // Not handed to the pool: aborting a running task terminates its worker (and the warm
-      // engines in it); the abort is honoured once the shift is done.
-      samples = await this.pool.run('audio.pitch', { samples, sampleRate: decoded.sampleRate, semitones: req.pitch }, { move: [samples] });
-      signal?.throwIfAborted();
-    }
-    // rms comes out with a small DC offset (dc-block.ts). Filtered here, in place (the array is
-    // this call's own): about a millisecond for the longest chunk, less than a trip to the pool.
-    removeDc(samples, decoded.sampleRate, { inPlace: true });
-    return { samples, sampleRate: decoded.sampleRate };
   }
 
   private async run(args: string[], signal?: AbortSignal): Promise<void> {
@@ -156,17 +224,18 @@ export class FliteEngine implements TtsEngine {
     const timeout = AbortSignal.timeout(TIMEOUT_MS);
     let status;
     try {
-      status = await this.spawner.run(this.opts.binary ?? 'flite', args, signal ? AbortSignal.any([signal, timeout]) : timeout);
+      status = await this.spawner!.run(this.opts.binary ?? 'flite', args, signal ? AbortSignal.any([signal, timeout]) : timeout);
     } catch (e) {
       throw new EngineError(this.id, (e as Error).message, true, { cause: e });
     }
     signal?.throwIfAborted();
-    if (status.code !== 0) throw new EngineError(this.id, `flite exited with ${status.code ?? status.signal}: ${status.stderr.trim().slice(0, 200)}`);
+    if (status.code !== 0)
+      throw new EngineError(this.id, `flite exited with ${status.code ?? status.signal}: ${status.stderr.trim().slice(0, 200)}`);
   }
 
   /** Stops the helper process Flite is started from (when it is this engine's own). */
   close(): void {
-    if (this.ownSpawner) this.spawner.close();
+    if (this.ownSpawner) this.spawner?.close();
   }
 }
 

@@ -11,6 +11,7 @@ import { WaitQueue } from '../wait-queue.js';
 import { loadNative, MODEL_FILES, type NativeModule } from './binding.js';
 import { PsDecoder } from './decoder.js';
 import { pronounce } from './pronounce.js';
+import { snapEdgesToSound } from './sound-edges.js';
 
 /** Times of one word on the aligned audio, seconds; null when it could not be placed. */
 export type AlignedSpan = { start: number; end: number } | null;
@@ -63,7 +64,8 @@ export class ForcedAligner {
     const res = loadNative();
     if ('error' in res) return { available: false, reason: res.error };
     // An addon built before align() existed (npm run build rebuilds it when its source is newer).
-    if (typeof res.native.Decoder.prototype.align !== 'function') return { available: false, reason: 'the native PocketSphinx addon predates forced alignment: rebuild it (npm run build)' };
+    if (typeof res.native.Decoder.prototype.align !== 'function')
+      return { available: false, reason: 'the native PocketSphinx addon predates forced alignment: rebuild it (npm run build)' };
     return { available: true };
   }
 
@@ -117,7 +119,7 @@ export class ForcedAligner {
       const w = words[k]!;
       spans[placed[k]!] = { start: w.start, end: w.end };
     }
-    return spans;
+    return snapEdgesToSound(pcm16k, ALIGN_RATE, spans);
   }
 
   private pronunciation(form: string): Promise<string | null> {

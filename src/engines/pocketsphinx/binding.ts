@@ -44,6 +44,10 @@ export interface NativeDecoder {
   align(samples: Int16Array, words: string[], additions: Array<{ word: string; phones: string }>): Promise<NativeUtterance>;
   /** Keeps the current cepstral mean as the starting point of every later stream (false if the model has no CMN). */
   saveCmn(): boolean;
+  /** The saved mean (null before saveCmn()); addons built before it was added lack it. */
+  getCmn?(): Float32Array | null;
+  /** Takes a mean from getCmn() of a decoder of the same model (false if its length does not fit). */
+  setCmn?(mean: Float32Array): boolean;
   /** Frees the models now and trims the C heap (addons built before it was added lack it). */
   free?(): void;
 }
@@ -51,6 +55,8 @@ export interface NativeDecoder {
 export interface NativeModule {
   Decoder: new (args: string[]) => NativeDecoder;
   setLogging(on: boolean): void;
+  /** malloc_trim(0) on a libuv thread: true when memory was given back (addons built before it was added lack it). */
+  trimHeap?(): Promise<boolean>;
 }
 
 export const MODEL_DIR = '/usr/share/pocketsphinx/model/en-us';

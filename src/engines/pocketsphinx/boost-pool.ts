@@ -11,6 +11,7 @@ import type { NativeModule } from './binding.js';
 import { PsDecoder } from './decoder.js';
 import { WaitQueue } from '../wait-queue.js';
 import { decoderArgs } from './profiles.js';
+import type { WarmStart } from './warm-start.js';
 
 export class BoostDecoderPool {
   private readonly idle = new Map<string, PsDecoder[]>();
@@ -22,7 +23,7 @@ export class BoostDecoderPool {
   constructor(
     private readonly mod: NativeModule,
     private readonly max: number,
-    private readonly warmup: Int16Array | null,
+    private readonly warm: WarmStart | null,
   ) {}
 
   /** A new decoder is initialised and warmed; a used one is reloaded (its saved warm cepstral mean survives). */
@@ -32,10 +33,7 @@ export class BoostDecoderPool {
       return d;
     }
     await d.init();
-    if (this.warmup) {
-      await d.decodeContinuous(this.warmup);
-      await d.run((n) => n.saveCmn());
-    }
+    await this.warm?.warm(d);
     return d;
   }
 

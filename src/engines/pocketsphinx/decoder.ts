@@ -8,7 +8,11 @@ export class PsDecoder {
   private tail: Promise<unknown> = Promise.resolve();
   private readonly native: NativeDecoder;
 
-  constructor(mod: NativeModule, readonly args: string[], readonly profile: string) {
+  constructor(
+    mod: NativeModule,
+    readonly args: string[],
+    readonly profile: string,
+  ) {
     this.native = new mod.Decoder(args);
   }
 
@@ -18,7 +22,9 @@ export class PsDecoder {
       try {
         return await fn(this.native);
       } catch (err) {
-        throw err instanceof EngineError || err instanceof TypeError || err instanceof RangeError ? err : new EngineError('pocketsphinx', (err as Error).message, false, { cause: err });
+        throw err instanceof EngineError || err instanceof TypeError || err instanceof RangeError
+          ? err
+          : new EngineError('pocketsphinx', (err as Error).message, false, { cause: err });
       }
     });
     this.tail = next.catch(() => undefined);

@@ -8,14 +8,25 @@
 // listed word gains language-model probability through a keyword model interpolated with the
 // main one (native/pocketsphinx/src/addon.cc explains why the main model is never modified).
 
-import { EngineError, type RecognitionOptions, type RecognitionResult, type RecognizedUtterance, type SttEngine, type SttStream, type WordTiming } from '../engine.js';
+import { EngineOverloadedError } from '../../domain/overload.js';
+import {
+  EngineError,
+  type RecognitionOptions,
+  type RecognitionResult,
+  type RecognizedUtterance,
+  type SttEngine,
+  type SttStream,
+  type WordTiming,
+} from '../engine.js';
 import type { ModelLifecycle } from '../model-lifecycle.js';
 import { loadNative, type NativeDecoder, type NativeUtterance } from './binding.js';
 import { BoostDecoderPool } from './boost-pool.js';
 import type { PsDecoder } from './decoder.js';
 import { DecoderPool } from './decoder-pool.js';
+import { boundedWait } from '../wait-queue.js';
 import { normalizeKeyword, pronounce } from './pronounce.js';
 import { PROFILES } from './profiles.js';
+import { WarmStart } from './warm-start.js';
 
 export const PS_LANGUAGES = ['en', 'en-US'];
 const SAMPLE_RATE = 16000;
@@ -57,13 +68,29 @@ export class PocketSphinxEngine implements SttEngine {
   private readonly pronunciations = new Map<string, string | null>();
   private readonly plainDecoders: number;
   private readonly boostDecoders: number;
+  private readonly decoderWaitMs: number;
 
   /**
-   * decodersPerProfile plain decoders per profile are created at start (or on first use without
-   * preload); up to boostDecodersPerProfile (default: as many) more are created as boosted
-   * requests and streams first need them (a keyword stream holds one for its whole length).
+   * decodersPerProfile plain decoders per profile: the first on first use (at start with preload),
+   * the others in the background once it has served (decision #69); up to boostDecodersPerProfile (default: as many) more are created as boosted
+   * requests and streams first need them (a keyword stream holds one while its audio flows: src/stt/live/recognizer.ts).
    */
-  constructor(opts: { decodersPerProfile: number; boostDecodersPerProfile?: number; profiles?: string[]; warmup?: Int16Array | null; preload?: boolean; lifecycle?: ModelLifecycle }) {
+  constructor(opts: {
+    decodersPerProfile: number;
+    boostDecodersPerProfile?: number;
+    profiles?: string[];
+    warmup?: Int16Array | null;
+    preload?: boolean;
+    lifecycle?: ModelLifecycle;
+    /**
+     * How long a request or stream waits in line for a free decoder before it is refused with
+     * EngineOverloadedError (503 SERVICE_OVERLOADED, Retry-After); PARLA_STT_DECODER_WAIT_SECONDS,
+     * default 30 s. Without it one account's work could keep another's waiting without an answer
+     * (decision #31: nothing queues without bound).
+     */
+    decoderWaitMs?: number;
+  }) {
+    this.decoderWaitMs = opts.decoderWaitMs ?? 30_000;
     this.plainDecoders = opts.decodersPerProfile;
     this.boostDecoders = opts.boostDecodersPerProfile ?? opts.decodersPerProfile;
     const loaded = loadNative();
@@ -76,6 +103,9 @@ export class PocketSphinxEngine implements SttEngine {
     this.problem = null;
     const profiles = opts.profiles ?? Object.keys(PROFILES);
     const mod = loaded.native;
+    // Computed now (a few hundred ms, a few MB, freed): each decoder created later only sets it.
+    const warm = opts.warmup ? new WarmStart(mod, opts.warmup) : null;
+    void warm?.computed();
     // An addon built before free() existed cannot unload: its decoders then stay, as before.
     const canFree = typeof (mod.Decoder.prototype as Partial<NativeDecoder>).free === 'function';
     if (opts.lifecycle && canFree) {
@@ -87,7 +117,7 @@ export class PocketSphinxEngine implements SttEngine {
           name: `pocketsphinx:${profile}`,
           sizeMB: DECODER_MB * opts.decodersPerProfile,
           load: async () => {
-            const pool = new DecoderPool(mod, [profile], opts.decodersPerProfile, opts.warmup ?? null, true);
+            const pool = new DecoderPool(mod, [profile], opts.decodersPerProfile, warm, true);
             try {
               await pool.whenReady();
             } catch (err) {
@@ -101,9 +131,9 @@ export class PocketSphinxEngine implements SttEngine {
       }
       if (opts.preload ?? true) void this.whenReady();
     } else {
-      this.pool = new DecoderPool(mod, profiles, opts.decodersPerProfile, opts.warmup ?? null, opts.preload ?? true);
+      this.pool = new DecoderPool(mod, profiles, opts.decodersPerProfile, warm, opts.preload ?? true);
     }
-    this.boostPool = new BoostDecoderPool(loaded.native, opts.boostDecodersPerProfile ?? opts.decodersPerProfile, opts.warmup ?? null);
+    this.boostPool = new BoostDecoderPool(loaded.native, opts.boostDecodersPerProfile ?? opts.decodersPerProfile, warm);
   }
 
   status(): { available: boolean; reason?: string } {
@@ -153,17 +183,33 @@ export class PocketSphinxEngine implements SttEngine {
     return { dec, release: () => pool.release(dec) };
   }
 
-  /** The decoder pool for these options: boosted work never touches the plain decoders. */
+  /**
+   * The decoder pool for these options: boosted work never touches the plain decoders. The wait in
+   * line is bounded (decoderWaitMs): past it the caller gets EngineOverloadedError, never a hang.
+   */
   private async acquire(opts: RecognitionOptions, signal?: AbortSignal): Promise<{ dec: PsDecoder; release: () => void }> {
     if (this.problem) throw new EngineError(this.id, this.problem, false);
     checkOptions(opts);
     if (!PROFILES[opts.profile]) throw new EngineError(this.id, `unknown settings profile "${opts.profile}"`, false);
-    if (keywordList(opts.keywords).length > 0) {
-      const boost = this.boostPool!;
-      const dec = await boost.acquire(opts.profile, signal);
-      return { dec, release: () => boost.release(dec) };
+    const wait = boundedWait(
+      signal,
+      this.decoderWaitMs,
+      () =>
+        new EngineOverloadedError(
+          'Every speech recognizer is busy with other work; try again shortly.',
+          Math.max(1, Math.ceil(this.decoderWaitMs / 4000)),
+        ),
+    );
+    try {
+      if (keywordList(opts.keywords).length > 0) {
+        const boost = this.boostPool!;
+        const dec = await boost.acquire(opts.profile, wait.signal);
+        return { dec, release: () => boost.release(dec) };
+      }
+      return await this.plainDecoder(opts.profile, wait.signal);
+    } finally {
+      wait.done();
     }
-    return this.plainDecoder(opts.profile, signal);
   }
 
   private async pronunciation(word: string): Promise<string | null> {
@@ -220,7 +266,8 @@ export class PocketSphinxEngine implements SttEngine {
 function checkOptions(opts: RecognitionOptions): void {
   if (typeof opts !== 'object' || opts === null) throw new TypeError('recognition options must be an object');
   if (typeof opts.language !== 'string') throw new TypeError('options.language must be a string');
-  if (!PS_LANGUAGES.includes(opts.language)) throw new EngineError('pocketsphinx', `language "${opts.language}" is not served (only ${PS_LANGUAGES.join(', ')})`, false);
+  if (!PS_LANGUAGES.includes(opts.language))
+    throw new EngineError('pocketsphinx', `language "${opts.language}" is not served (only ${PS_LANGUAGES.join(', ')})`, false);
   if (typeof opts.profile !== 'string') throw new TypeError('options.profile must be a string');
   if (opts.keywords !== undefined && (!Array.isArray(opts.keywords) || opts.keywords.some((k) => typeof k !== 'string'))) {
     throw new TypeError('options.keywords must be an array of strings');
@@ -230,7 +277,10 @@ function checkOptions(opts: RecognitionOptions): void {
 /** The distinct dictionary-safe words of the keywords (phrases are split into words). */
 export function keywordList(keywords: string[] | undefined): string[] {
   if (!keywords?.length) return [];
-  const words = keywords.flatMap((k) => k.split(/\s+/)).map(normalizeKeyword).filter((w): w is string => w !== null);
+  const words = keywords
+    .flatMap((k) => k.split(/\s+/))
+    .map(normalizeKeyword)
+    .filter((w): w is string => w !== null);
   return [...new Set(words)].slice(0, MAX_KEYWORDS);
 }
 

@@ -30,6 +30,12 @@ export function decoderArgs(profile: string): string[] {
   const settings = PROFILES[profile];
   if (!settings) throw new Error(`unknown PocketSphinx profile ${profile}`);
   // -bestpath yes keeps per-word posterior confidences meaningful.
-  const all: Record<string, string> = { '-hmm': MODEL_FILES.hmm, '-lm': MODEL_FILES.lm, '-dict': MODEL_FILES.dict, '-bestpath': 'yes', ...settings };
-  return Object.entries(all).flatMap(([k, v]) => [k, v]);
+  const all: Record<string, string> = {
+    '-hmm': MODEL_FILES.hmm,
+    '-lm': MODEL_FILES.lm,
+    '-dict': MODEL_FILES.dict,
+    '-bestpath': 'yes',
+    ...settings,
+  };
+  return Object.entries(all).flat();
 }

@@ -1,9 +1,11 @@
 // Pronunciations for words missing from the dictionary, from Flite's letter-to-sound rules
 // (`flite -ps`), in the CMU phone set the US English acoustic model uses.
 
-import { spawn } from 'node:child_process';
+import { sharedSpawner } from '../../process/spawner.js';
 
-export const PHONES = new Set('AA AE AH AO AW AY B CH D DH EH ER EY F G HH IH IY JH K L M N NG OW OY P R S SH T TH UH UW V W Y Z ZH'.split(' '));
+export const PHONES = new Set(
+  'AA AE AH AO AW AY B CH D DH EH ER EY F G HH IH IY JH K L M N NG OW OY P R S SH T TH UH UW V W Y Z ZH'.split(' '),
+);
 
 /** A dictionary-safe form of a keyword: lowercase letters and apostrophes, or null. */
 export function normalizeKeyword(raw: string): string | null {
@@ -20,16 +22,15 @@ export function fliteToArpabet(out: string): string | null {
   return phones.length > 0 && phones.every((p) => PHONES.has(p)) ? phones.join(' ') : null;
 }
 
-export function pronounce(word: string, binary = 'flite'): Promise<string | null> {
-  return new Promise((resolve) => {
-    const child = spawn(binary, ['-ps', '-t', word, '-o', 'none'], { stdio: ['ignore', 'pipe', 'ignore'] });
-    let out = '';
-    const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.on('error', () => resolve(null));
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve(code === 0 ? fliteToArpabet(out) : null);
+/** Flite's pronunciation of one word (started through the node's spawner, src/process/spawner.ts), or null. */
+export async function pronounce(word: string, binary = 'flite'): Promise<string | null> {
+  try {
+    const run = await sharedSpawner().collect(binary, ['-ps', '-t', word, '-o', 'none'], {
+      signal: AbortSignal.timeout(5000),
+      maxBytes: 64 * 1024,
     });
-  });
+    return run.code === 0 ? fliteToArpabet(run.stdout.toString()) : null;
+  } catch {
+    return null;
+  }
 }

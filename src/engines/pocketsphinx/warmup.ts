@@ -13,7 +13,11 @@ export function warmupUtterance(): Int16Array | null {
   const dir = mkdtempSync(path.join(tmpdir(), 'parla-warm-'));
   try {
     const file = path.join(dir, 'w.wav');
-    const res = spawnSync('flite', ['-voice', 'kal16', '-t', 'The quick brown fox jumps over the lazy dog, and then it goes home.', '-o', file], { timeout: 10_000 });
+    const res = spawnSync(
+      'flite',
+      ['-voice', 'kal16', '-t', 'The quick brown fox jumps over the lazy dog, and then it goes home.', '-o', file],
+      { timeout: 10_000 },
+    );
     if (res.status !== 0) return null;
     const wav = decodeWav(readFileSync(file));
     return resampleInt16(float32ToInt16(wav.channels[0]!), wav.sampleRate, 16000);

@@ -77,6 +77,9 @@ function describe(name: string, dir: string): SherpaTtsModel | null {
 function statedLanguages(dir: string): string[] | null {
   const file = path.join(dir, 'languages.txt');
   if (!isFile(file)) return null;
-  const codes = readFileSync(file, 'utf8').split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
+  const codes = readFileSync(file, 'utf8')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l && !l.startsWith('#'));
   return codes.length ? codes : null;
 }

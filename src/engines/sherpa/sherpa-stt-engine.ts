@@ -12,7 +12,14 @@ import type { ModelRecord } from '../../models/store.js';
 import { FORMAT_INFO } from '../../models/formats.js';
 import { sherpaLoad } from '../../models/sherpa-config.js';
 import { verifiedModels } from '../../models/store.js';
-import { EngineError, type RecognitionOptions, type RecognitionResult, type RecognizedUtterance, type SttEngine, type SttStream } from '../engine.js';
+import {
+  EngineError,
+  type RecognitionOptions,
+  type RecognitionResult,
+  type RecognizedUtterance,
+  type SttEngine,
+  type SttStream,
+} from '../engine.js';
 import type { Lease, ModelLifecycle } from '../model-lifecycle.js';
 import type { HostSetup } from './stt-host.js';
 import { SttModelHost } from './stt-model-host.js';
@@ -100,11 +107,13 @@ export class SherpaSttEngine implements SttEngine {
 
   /** The language to hand the model: '' lets a multilingual Whisper detect it; others ignore it. */
   private modelLanguage(opts: RecognitionOptions): string {
-    if (typeof opts !== 'object' || opts === null || typeof opts.language !== 'string') throw new TypeError('options.language must be a string');
+    if (typeof opts !== 'object' || opts === null || typeof opts.language !== 'string')
+      throw new TypeError('options.language must be a string');
     if (!this.multilingual) return '';
     if (opts.detectLanguage) return '';
     const base = opts.language.split('-')[0]!.toLowerCase();
-    if (!this.model.languages.includes(base)) throw new EngineError(this.id, `language "${opts.language}" is not served (${this.model.languages.join(', ')})`, false);
+    if (!this.model.languages.includes(base))
+      throw new EngineError(this.id, `language "${opts.language}" is not served (${this.model.languages.join(', ')})`, false);
     return base;
   }
 
@@ -122,11 +131,18 @@ export class SherpaSttEngine implements SttEngine {
     if (!(pcm16k instanceof Int16Array)) throw new TypeError('recognize(pcm16k): 16 kHz mono samples as an Int16Array');
     const language = this.modelLanguage(opts);
     const task = opts.task ?? 'transcribe';
-    if (task === 'translate' && !this.translates) throw new EngineError(this.id, 'this model cannot translate (only a multilingual Whisper can)', false);
+    if (task === 'translate' && !this.translates)
+      throw new EngineError(this.id, 'this model cannot translate (only a multilingual Whisper can)', false);
     const lease = await this.lease(signal);
     try {
       const out = await lease.model.recognize(pcm16k, language, task);
-      return { engine: this.id, duration: pcm16k.length / RATE, utterances: out.utterances, ...(this.translates ? { task: out.task } : {}), ...(out.language ? { language: out.language } : {}) };
+      return {
+        engine: this.id,
+        duration: pcm16k.length / RATE,
+        utterances: out.utterances,
+        ...(this.translates ? { task: out.task } : {}),
+        ...(out.language ? { language: out.language } : {}),
+      };
     } finally {
       lease.release();
     }
@@ -183,7 +199,12 @@ class SherpaSttStream implements SttStream {
 }
 
 /** One engine per installed, verified speech recognition model (none when the manifest is unreadable: logged). */
-export function createSherpaSttEngines(modelsDir: string, lifecycle: ModelLifecycle, opts: SherpaSttOptions, log?: { warn(obj: object, msg: string): void }): SherpaSttEngine[] {
+export function createSherpaSttEngines(
+  modelsDir: string,
+  lifecycle: ModelLifecycle,
+  opts: SherpaSttOptions,
+  log?: { warn(obj: object, msg: string): void },
+): SherpaSttEngine[] {
   let models: InstalledSttModel[];
   try {
     models = verifiedModels(modelsDir).filter((m) => m.kind === 'stt');

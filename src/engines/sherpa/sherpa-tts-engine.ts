@@ -13,8 +13,9 @@
 import { existsSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { PoolOverloadedError, type EnginePool } from '../../workers/pool.js';
-import { EngineError, EngineOverloadedError, type SynthesisRequest, type SynthesisResult, type TtsEngine } from '../engine.js';
+import type { WorkerPool } from '../../workers/pool.js';
+import { EngineOverloadedError, PoolOverloadedError } from '../../domain/overload.js';
+import { EngineError, type SynthesisRequest, type SynthesisResult, type TtsEngine } from '../engine.js';
 import type { ModelLifecycle } from '../model-lifecycle.js';
 import { findSherpaTtsModels, type SherpaTtsModel } from './models.js';
 import { TtsModelHost } from './tts-model-host.js';
@@ -36,7 +37,7 @@ export class SherpaTtsEngine implements TtsEngine {
   private readonly speakers = new Map<string, Speaker[]>();
 
   constructor(
-    private readonly pool: EnginePool,
+    private readonly pool: WorkerPool,
     modelsDir: string,
     private readonly lifecycle?: ModelLifecycle,
     maxPending = 16,
@@ -44,7 +45,10 @@ export class SherpaTtsEngine implements TtsEngine {
   ) {
     this.id = opts.id ?? 'sherpa';
     this.models = findSherpaTtsModels(modelsDir).filter((m) => opts.only === undefined || m.name === opts.only);
-    this.problem = this.models.length === 0 ? `model files absent: no Piper or Kokoro model${opts.only ? ` named ${opts.only}` : ''} in ${path.join(modelsDir, 'tts')}` : libraryProblem();
+    this.problem =
+      this.models.length === 0
+        ? `model files absent: no Piper or Kokoro model${opts.only ? ` named ${opts.only}` : ''} in ${path.join(modelsDir, 'tts')}`
+        : libraryProblem();
     for (const m of this.models) this.speakers.set(m.name, readSpeakers(m));
     if (lifecycle && !this.problem) {
       for (const model of this.models) {
@@ -101,12 +105,14 @@ export class SherpaTtsEngine implements TtsEngine {
   async synthesize(req: SynthesisRequest, signal?: AbortSignal): Promise<SynthesisResult> {
     if (this.problem) throw new EngineError(this.id, this.problem, false);
     const [modelName = '', speaker = '0'] = req.engineVoice.split(':');
-    const model = this.models.find((m) => m.name === modelName && m.languages.includes(req.language)) ?? this.models.find((m) => m.languages.includes(req.language));
+    const model =
+      this.models.find((m) => m.name === modelName && m.languages.includes(req.language)) ??
+      this.models.find((m) => m.languages.includes(req.language));
     if (!model) throw new EngineError(this.id, `no model serves ${req.language}`, false);
     // Not handed to the pool: aborting a running task terminates its worker and the loaded model.
     signal?.throwIfAborted();
     try {
-      const task = { text: req.text, speaker, speed: req.speed, semitones: req.pitch };
+      const task = { text: req.text, speaker, speed: req.speed, semitones: req.pitch, gainDb: req.gainDb ?? 0 };
       let res: { samples: Int16Array; sampleRate: number };
       if (this.lifecycle) {
         const lease = await this.lifecycle.acquire<TtsModelHost>(`tts:${model.name}`, signal);

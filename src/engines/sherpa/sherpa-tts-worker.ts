@@ -3,7 +3,8 @@
 
 import { createRequire } from 'node:module';
 import { float32ToInt16 } from '../../audio/pcm.js';
-import { pitchShift } from '../../audio/dsp/time-pitch.js';
+import { voiceOutput } from '../../audio/dsp/voice-output.js';
+import { level } from '../../audio/dsp/level.js';
 import type { SherpaTtsModel } from './models.js';
 
 interface OfflineTts {
@@ -23,7 +24,10 @@ function load(model: SherpaTtsModel): Promise<OfflineTts> {
   if (!tts) {
     const sherpa = createRequire(import.meta.url)('sherpa-onnx-node') as SherpaModule;
     const files = { model: model.model, tokens: model.tokens, dataDir: model.dataDir };
-    const acoustic = model.kind === 'kokoro' ? { kokoro: { ...files, voices: model.voices, ...(model.lexicon ? { lexicon: model.lexicon } : {}) } } : { vits: files };
+    const acoustic =
+      model.kind === 'kokoro'
+        ? { kokoro: { ...files, voices: model.voices, ...(model.lexicon ? { lexicon: model.lexicon } : {}) } }
+        : { vits: files };
     // One thread per model: the pool already runs one task per core.
     tts = sherpa.OfflineTts.createAsync({ model: { ...acoustic, numThreads: 1, provider: 'cpu', debug: 0 }, maxNumSentences: 1 });
     tts.catch(() => loaded.delete(model.dir));
@@ -44,13 +48,24 @@ export interface SherpaTtsTask {
   speaker: string;
   speed: number;
   semitones: number;
+  /** The voice's fixed gain before the limiter (src/audio/dsp/level.ts). */
+  gainDb?: number;
 }
 
 export async function synthesizeSherpa(task: SherpaTtsTask): Promise<{ samples: Int16Array; sampleRate: number }> {
   const tts = await load(task.model);
   const audio = tts.generate({ text: task.text, sid: speakerId(task.speaker, tts.numSpeakers), speed: task.speed });
-  let samples = float32ToInt16(audio.samples);
-  if (task.semitones !== 0 && samples.length > 0) samples = pitchShift(samples, audio.sampleRate, task.semitones);
+  // The model's float output goes to the output stage unclipped (unless shifted, which starts from 16 bits).
+  const samples =
+    task.semitones !== 0 && audio.samples.length > 0
+      ? voiceOutput({
+          samples: float32ToInt16(audio.samples),
+          sampleRate: audio.sampleRate,
+          semitones: task.semitones,
+          gainDb: task.gainDb ?? 0,
+          dc: false,
+        })
+      : level(audio.samples, audio.sampleRate, { gainDb: task.gainDb ?? 0 });
   return { samples, sampleRate: audio.sampleRate };
 }
 

@@ -15,7 +15,7 @@
 
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { catalogEntry } from '../../models/catalog.js';
+import { upstreamModel } from '../../models/upstream.js';
 import { readOnnxMetadata } from '../../models/onnx-metadata.js';
 import type { SherpaTtsModel } from './models.js';
 
@@ -44,7 +44,7 @@ export function readSpeakers(model: SherpaTtsModel): Speaker[] {
     }
     if (names) return kokoroSpeakers(names);
   }
-  const gender = catalogEntry(model.name)?.speakerGender;
+  const gender = upstreamModel(model.name)?.speakerGender;
   return gender ? [{ id: 0, name: model.name, gender }] : [];
 }
 

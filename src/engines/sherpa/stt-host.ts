@@ -16,7 +16,7 @@
 import { createRequire } from 'node:module';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { RecognizedUtterance, WordTiming } from '../engine.js';
-import { Vad } from '../../realtime/vad.js';
+import { Vad } from '../../audio/vad.js';
 import type { SherpaLoad } from '../../models/sherpa-config.js';
 import { piecesToWords, utteranceOf, type DecodedPiece } from './stt-words.js';
 import { speechPieces } from './stt-segments.js';
@@ -128,7 +128,10 @@ class Model {
       if (setup.multilingual && (language !== this.language || task !== this.task)) {
         // Whisper reads its language and task from the recognizer's configuration, not the stream's.
         const config = setup.load.config as { modelConfig: { whisper: Record<string, unknown> } };
-        this.offline.setConfig({ ...config, modelConfig: { ...config.modelConfig, whisper: { ...config.modelConfig.whisper, language, task } } });
+        this.offline.setConfig({
+          ...config,
+          modelConfig: { ...config.modelConfig, whisper: { ...config.modelConfig.whisper, language, task } },
+        });
         this.language = language;
         this.task = task;
       }
@@ -177,7 +180,11 @@ async function recognize(model: Model, pcm: Int16Array, language: string, task: 
     if (u) utterances.push(u);
   }
   const detected = [...langs.entries()].sort((a, b) => b[1] - a[1])[0]?.[0];
-  return { utterances, task: setup.multilingual ? task : 'transcribe', ...(setup.multilingual && language === '' && detected ? { language: detected } : {}) };
+  return {
+    utterances,
+    task: setup.multilingual ? task : 'transcribe',
+    ...(setup.multilingual && language === '' && detected ? { language: detected } : {}),
+  };
 }
 
 /** A live stream: the current utterance's audio (offline model) or native stream (streaming model). */
@@ -256,7 +263,8 @@ class HostStream {
         const words = piecesToWords(piece(this.model.online.getResult(this.native)), start, start, end);
         return utteranceOf([...this.committed, ...words]);
       }
-      if (this.buffered === 0 || this.written - this.lastPartialAt < setup.partialEverySeconds * RATE) return utteranceOf([...this.committed, ...this.lastPartial]);
+      if (this.buffered === 0 || this.written - this.lastPartialAt < setup.partialEverySeconds * RATE)
+        return utteranceOf([...this.committed, ...this.lastPartial]);
       const all = this.audio();
       const windowSamples = Math.min(all.length, Math.round(setup.partialWindowSeconds * RATE));
       const from = all.length - windowSamples;
@@ -309,7 +317,8 @@ async function main(): Promise<void> {
     };
     run().then(
       (value) => port.postMessage({ id: req.id, ok: true, value } satisfies HostReply),
-      (err: unknown) => port.postMessage({ id: req.id, ok: false, message: err instanceof Error ? err.message : String(err) } satisfies HostReply),
+      (err: unknown) =>
+        port.postMessage({ id: req.id, ok: false, message: err instanceof Error ? err.message : String(err) } satisfies HostReply),
     );
   });
   port.postMessage({ ready: true });

@@ -4,7 +4,8 @@
 // or stream is refused with SERVICE_OVERLOADED at once (the audio of streams already open is
 // always taken: a stream is never cut off halfway for being one too many).
 
-import { EngineOverloadedError, type RecognizedUtterance } from '../engine.js';
+import type { RecognizedUtterance } from '../engine.js';
+import { EngineOverloadedError } from '../../domain/overload.js';
 import { ModelThread } from './model-thread.js';
 import type { BatchOutcome, HostRequest, HostSetup } from './stt-host.js';
 
@@ -24,12 +25,18 @@ export class SttModelHost {
 
   /** Starts the model's thread and loads the model there; rejects with sherpa's message if it cannot. */
   static async start(setup: HostSetup, engineId: string, maxPending: number, onDeath: () => void): Promise<SttModelHost> {
-    return new SttModelHost(await ModelThread.start(new URL(entry, import.meta.url), setup, engineId, 'model', onDeath), engineId, maxPending);
+    return new SttModelHost(
+      await ModelThread.start(new URL(entry, import.meta.url), setup, engineId, 'model', onDeath),
+      engineId,
+      maxPending,
+    );
   }
 
   private call<R extends HostRequest['op']>(req: Op<R>, move?: ArrayBuffer): Promise<unknown> {
     if (!this.thread.dead && (req.op === 'recognize' || req.op === 'open') && this.thread.inFlight >= this.maxPending) {
-      return Promise.reject(new EngineOverloadedError(`Too many requests are waiting for the speech model ${this.engineId}; try again shortly.`, 1));
+      return Promise.reject(
+        new EngineOverloadedError(`Too many requests are waiting for the speech model ${this.engineId}; try again shortly.`, 1),
+      );
     }
     return this.thread.request(req, move ? [move] : []);
   }

@@ -55,12 +55,18 @@ export function piecesToWords(piece: DecodedPiece, offset: number, spanStart: nu
   let words = tokenWords(piece.tokens);
   if (words.length === 0 && piece.text.trim()) {
     // Some models return text without tokens: the words of the text, without times.
-    words = piece.text.trim().split(/\s+/).map((text) => ({ text, first: -1, last: -1 }));
+    words = piece.text
+      .trim()
+      .split(/\s+/)
+      .map((text) => ({ text, first: -1, last: -1 }));
   }
   if (words.length === 0) return [];
   const ts = piece.timestamps;
   if (ts.length === piece.tokens.length && ts.length > 0 && words[0]!.first >= 0) {
-    const steps = ts.slice(1).map((t, i) => t - ts[i]!).filter((d) => d > 0);
+    const steps = ts
+      .slice(1)
+      .map((t, i) => t - ts[i]!)
+      .filter((d) => d > 0);
     const step = steps.length ? steps.sort((a, b) => a - b)[Math.floor(steps.length / 2)]! : 0.04;
     const out: WordTiming[] = [];
     let prevEnd = spanStart;

@@ -8,7 +8,9 @@ import type { SherpaTtsModel } from './models.js';
 import { prepareSherpa, synthesizeSherpa, type SherpaTtsTask } from './sherpa-tts-worker.js';
 
 export type TtsHostRequest = { id: number; task: Omit<SherpaTtsTask, 'model'> };
-export type TtsHostReply = { id: number; ok: true; value: { samples: Int16Array; sampleRate: number } } | { id: number; ok: false; message: string };
+export type TtsHostReply =
+  | { id: number; ok: true; value: { samples: Int16Array; sampleRate: number } }
+  | { id: number; ok: false; message: string };
 
 const model = workerData as SherpaTtsModel;
 const port = parentPort!;
@@ -21,7 +23,8 @@ try {
     tail = next.catch(() => undefined);
     next.then(
       (value) => port.postMessage({ id: req.id, ok: true, value } satisfies TtsHostReply, [value.samples.buffer as ArrayBuffer]),
-      (err: unknown) => port.postMessage({ id: req.id, ok: false, message: err instanceof Error ? err.message : String(err) } satisfies TtsHostReply),
+      (err: unknown) =>
+        port.postMessage({ id: req.id, ok: false, message: err instanceof Error ? err.message : String(err) } satisfies TtsHostReply),
     );
   });
   port.postMessage({ ready: true });

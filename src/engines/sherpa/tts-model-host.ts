@@ -2,7 +2,7 @@
 // it syntheses and matches the replies; unloading ends the thread. Past `maxPending` syntheses in
 // flight on the voice, a new one is refused with SERVICE_OVERLOADED at once.
 
-import { EngineOverloadedError } from '../engine.js';
+import { EngineOverloadedError } from '../../domain/overload.js';
 import { ModelThread } from './model-thread.js';
 import type { SherpaTtsModel } from './models.js';
 import type { SherpaTtsTask } from './sherpa-tts-worker.js';

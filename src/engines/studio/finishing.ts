@@ -1,19 +1,18 @@
-// The finishing chain of the premium model (aura-max), as a studio would master speech: the DC
-// offset removed, band-limited upsampling to 48 kHz, then the loudness set to -16 LUFS (integrated,
-// ITU-R BS.1770-4, the usual target for spoken word on streaming and podcast platforms) unless that
-// would push a sample peak above -1 dBFS, in which case the gain stops at the peak ceiling.
-// The loudness meter is written here (two biquads and the gating of BS.1770) because the one npm
-// package for it (ebur128-wasm) is little used and brings a WebAssembly module for these few
-// lines; a test checks this meter against ffmpeg's ebur128 filter.
+// The finishing chain of the premium model (aura-max): band-limited upsampling to 48 kHz of audio
+// that already left its engine through the output stage (src/audio/dsp/level.ts: DC removed, the
+// voice's fixed gain to -16 LUFS, the true-peak limiter), then the limiter again at 48 kHz. Until
+// issue 29 this chain measured each chunk's loudness and set its own gain per chunk, so two chunks
+// of one voice could differ, and a stream's sentences differed from the file's chunks; now every
+// model's voices get one fixed gain per voice (src/tts/levels.ts, decision #40).
+// The loudness meter (ITU-R BS.1770-4) is written here (two biquads and the gating) because the
+// one npm package for it (ebur128-wasm) is little used and brings a WebAssembly module for these
+// few lines; a test checks this meter against ffmpeg's ebur128 filter.
 
-import { float32ToInt16, int16ToFloat32 } from '../../audio/pcm.js';
+import { int16ToFloat32 } from '../../audio/pcm.js';
 import { resampleFloat32 } from '../../audio/resample.js';
+import { level } from '../../audio/dsp/level.js';
 
 export const STUDIO_RATE = 48_000;
-export const TARGET_LUFS = -16;
-export const PEAK_CEILING_DBFS = -1;
-/** Corner of the DC-blocking high-pass (below any voice's fundamental). */
-const DC_CORNER_HZ = 20;
 
 interface Biquad {
   b0: number;
@@ -88,46 +87,14 @@ export function integratedLoudness(x: Float32Array, rate: number): number {
   return lufs(gated.reduce((a, b) => a + b, 0) / gated.length);
 }
 
-/** Removes a constant offset, then slow drift (a one-pole high-pass at DC_CORNER_HZ). */
-export function removeDc(x: Float32Array, rate: number): Float32Array {
-  let mean = 0;
-  for (let i = 0; i < x.length; i++) mean += x[i]!;
-  mean = x.length ? mean / x.length : 0;
-  const r = Math.exp((-2 * Math.PI * DC_CORNER_HZ) / rate);
-  const y = new Float32Array(x.length);
-  let prevX = 0;
-  let prevY = 0;
-  for (let i = 0; i < x.length; i++) {
-    const v = x[i]! - mean;
-    prevY = v - prevX + r * prevY;
-    prevX = v;
-    y[i] = prevY;
-  }
-  return y;
-}
-
 export interface FinishedAudio {
   samples: Int16Array;
   sampleRate: number;
-  /** Loudness before and after, LUFS; the gain applied, dB. */
-  loudnessIn: number;
-  loudnessOut: number;
-  gainDb: number;
 }
 
-/** The whole chain: DC removal, upsampling to 48 kHz, loudness to the target under the peak ceiling. */
+/** Upsampling to 48 kHz, then the limiter alone (the gain was the voice's, before). */
 export function studioFinish(samples: Int16Array, rate: number): FinishedAudio {
-  const clean = removeDc(int16ToFloat32(samples), rate);
-  const up = rate === STUDIO_RATE ? clean : resampleFloat32(clean, rate, STUDIO_RATE);
-  const loudnessIn = integratedLoudness(up, STUDIO_RATE);
-  let peak = 0;
-  for (let i = 0; i < up.length; i++) peak = Math.max(peak, Math.abs(up[i]!));
-  let gainDb = 0;
-  if (Number.isFinite(loudnessIn) && peak > 0) {
-    const ceilingDb = PEAK_CEILING_DBFS - 20 * Math.log10(peak);
-    gainDb = Math.min(TARGET_LUFS - loudnessIn, ceilingDb);
-  }
-  const g = 10 ** (gainDb / 20);
-  for (let i = 0; i < up.length; i++) up[i] = up[i]! * g;
-  return { samples: float32ToInt16(up), sampleRate: STUDIO_RATE, loudnessIn, loudnessOut: loudnessIn + gainDb, gainDb };
+  const x = int16ToFloat32(samples);
+  const up = rate === STUDIO_RATE ? x : resampleFloat32(x, rate, STUDIO_RATE);
+  return { samples: level(up, STUDIO_RATE, { gainDb: 0 }), sampleRate: STUDIO_RATE };
 }

@@ -1,10 +1,11 @@
-// StudioEngine: another engine's speech put through the finishing chain (finishing.ts: DC removed,
-// upsampled to 48 kHz, loudness to -16 LUFS under a -1 dBFS peak ceiling), in the worker pool. It is
+// StudioEngine: another engine's speech (through that engine's output stage: the voice's fixed gain
+// to -16 LUFS and the true-peak limiter) put through the finishing chain (finishing.ts: upsampled
+// to 48 kHz, limited again), in the worker pool. It is
 // what the premium model's chain names ("studio-festival", "studio-flite", "studio-espeak"): the
 // engine underneath chooses the words and the voice, this sets how the file is mastered. A
 // catalogue voice needs no entry of its own: it is read with the inner engine's mapping.
 
-import type { EnginePool } from '../../workers/pool.js';
+import type { WorkerPool } from '../../workers/pool.js';
 import type { SynthesisRequest, SynthesisResult, TtsEngine } from '../engine.js';
 
 export class StudioEngine implements TtsEngine {
@@ -16,7 +17,7 @@ export class StudioEngine implements TtsEngine {
 
   constructor(
     private readonly inner: TtsEngine,
-    private readonly pool: EnginePool,
+    private readonly pool: WorkerPool,
   ) {
     this.id = `studio-${inner.id}`;
     this.voiceMapping = inner.voiceMapping ?? inner.id;

@@ -25,7 +25,7 @@ const UsageRecord = Type.Object(
 
 const CreditRecord = Type.Object(
   {
-    credits: Type.Integer({ description: 'Remaining balance of the key\'s mode (live or test).' }),
+    credits: Type.Integer({ description: "Remaining balance of the key's mode (live or test)." }),
     used_this_month: Type.Integer(),
     plan: Type.String(),
     renewal_date: Type.String({ format: 'date' }),
@@ -36,8 +36,15 @@ const CreditRecord = Type.Object(
 export const accountRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
   app.get(
     '/usage',
-    { schema: { tags: ['account'], summary: 'Usage in the current period', security: [{ apiKey: [] }], response: { 200: UsageRecord, ...errorResponses() } } },
-    async (request) => {
+    {
+      schema: {
+        tags: ['account'],
+        summary: 'Usage in the current period',
+        security: [{ apiKey: [] }],
+        response: { 200: UsageRecord, ...errorResponses() },
+      },
+    },
+    async function getUsage(request) {
       const { account, mode } = request.auth;
       const { plan, period, summary, charactersRemaining } = await usageReport(services.store, services.config, account, mode);
       return {
@@ -57,10 +64,20 @@ export const accountRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
 
   app.get(
     '/user/credits',
-    { schema: { tags: ['account'], summary: 'Credit balance', security: [{ apiKey: [] }], response: { 200: CreditRecord, ...errorResponses() } } },
-    async (request) => {
+    {
+      schema: {
+        tags: ['account'],
+        summary: 'Credit balance',
+        security: [{ apiKey: [] }],
+        response: { 200: CreditRecord, ...errorResponses() },
+      },
+    },
+    async function getCredits(request) {
       const { account, mode } = request.auth;
-      const [balance, report] = await Promise.all([services.store.getBalance(account.id, mode), usageReport(services.store, services.config, account, mode)]);
+      const [balance, report] = await Promise.all([
+        services.store.getBalance(account.id, mode),
+        usageReport(services.store, services.config, account, mode),
+      ]);
       return { credits: balance, used_this_month: report.summary.creditsUsed, plan: account.plan, renewal_date: report.renewalDate };
     },
   );

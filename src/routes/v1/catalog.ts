@@ -3,7 +3,7 @@
 import path from 'node:path';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Services } from '../../services.js';
-import { VoicePreviews } from '../../catalog/previews.js';
+import { VoicePreviews } from '../../tts/voice-previews.js';
 import { languagesRoutes } from './languages.js';
 import { modelsRoutes } from './models.js';
 import { voicesRoutes } from './voices.js';

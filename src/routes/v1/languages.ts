@@ -15,16 +15,30 @@ export const languagesRoutes: FastifyPluginAsyncTypebox<{ catalog: Catalog }> = 
   const response = { 200: LanguageList, ...errorResponses() };
   app.get(
     '/languages',
-    { schema: { tags: ['catalog'], summary: 'List languages, optionally for one model', security: [{ apiKey: [] }], querystring: LanguagesQuery, response } },
-    async (request) => listLanguages(catalog, request.query.model),
+    {
+      schema: {
+        tags: ['catalog'],
+        summary: 'List languages, optionally for one model',
+        security: [{ apiKey: [] }],
+        querystring: LanguagesQuery,
+        response,
+      },
+    },
+    async function getLanguages(request) {
+      return listLanguages(catalog, request.query.model);
+    },
   );
 };
 
 /** The doubled alias, registered under the /api/api/v1 prefix (app.ts). */
 export const languagesAliasRoutes: FastifyPluginAsyncTypebox<{ catalog: Catalog }> = async (app, { catalog }) => {
   const response = { 200: LanguageList, ...errorResponses() };
-  app.get('/languages', { schema: { hide: true, querystring: LanguagesQuery, response } }, async (request, reply) => {
-    reply.header('Deprecation', ALIAS_DEPRECATED).header('Link', '</api/v1/languages>; rel="successor-version"');
-    return listLanguages(catalog, request.query.model);
-  });
+  app.get(
+    '/languages',
+    { schema: { hide: true, querystring: LanguagesQuery, response } },
+    async function getLanguagesAlias(request, reply) {
+      reply.header('Deprecation', ALIAS_DEPRECATED).header('Link', '</api/v1/languages>; rel="successor-version"');
+      return listLanguages(catalog, request.query.model);
+    },
+  );
 };

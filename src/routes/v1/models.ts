@@ -13,10 +13,17 @@ export const modelsRoutes: FastifyPluginAsyncTypebox<{ catalog: Catalog; config:
   let body: string | undefined;
   app.get(
     '/models',
-    { schema: { tags: ['catalog'], summary: 'List TTS models', security: [{ apiKey: [] }], response: { 200: ModelList, ...errorResponses() } } },
+    {
+      schema: {
+        tags: ['catalog'],
+        summary: 'List TTS models',
+        security: [{ apiKey: [] }],
+        response: { 200: ModelList, ...errorResponses() },
+      },
+    },
     // Not async: an async handler returning the reply makes Fastify wait for the response's end
     // through a promise and stream listeners (~1 us per request on the most-called listing).
-    (_request, reply) => {
+    function getModels(_request, reply) {
       body ??= String(reply.serialize(listModels(catalog, config)));
       // A string body with a JSON content type is sent as is (the type provider expects the object).
       reply.type('application/json; charset=utf-8').send(body as never);

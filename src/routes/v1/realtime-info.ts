@@ -6,8 +6,9 @@ import type { Services } from '../../services.js';
 import { errorResponses } from '../../http/schemas.js';
 import { engineFamily } from '../../registry/model-registry.js';
 import { sttServing } from '../../registry/serving.js';
-import { REALTIME_DEFAULTS, REALTIME_ENCODINGS } from '../../realtime/params.js';
-import { opusSupported } from '../../realtime/opus-decoder.js';
+import { REALTIME_DEFAULTS } from '../../realtime/params.js';
+import { REALTIME_ENCODINGS } from '../../stt/live/params.js';
+import { opusSupported } from '../../stt/live/opus-decoder.js';
 
 // The 200 body: `models` in full (what serves each model now); the rest kept open here (documented
 // in docs/realtime.md), so the schema documents without dropping a field.
@@ -21,7 +22,10 @@ const RealtimeInfo = Type.Object(
         provider: Type.String(),
         languages: Type.Array(Type.String()),
         credits_per_second: Type.Number(),
-        engine: Type.Union([Type.String(), Type.Null()], { description: 'Engine serving the model now (first available of its chain), e.g. "pocketsphinx" or "sherpa:<model>"; null when none is.' }),
+        engine: Type.Union([Type.String(), Type.Null()], {
+          description:
+            'Engine serving the model now (first available of its chain), e.g. "pocketsphinx" or "sherpa:<model>"; null when none is.',
+        }),
         loaded: Type.Boolean({ description: "Whether that engine's model is loaded now; if not, the first stream waits for it to load." }),
       }),
     ),
@@ -35,16 +39,30 @@ export interface RealtimeEndpoint {
   host: string;
 }
 
-export const realtimeInfoRoutes: FastifyPluginAsync<{ services: Services; endpoint: RealtimeEndpoint }> = async (app, { services, endpoint }) => {
+export const realtimeInfoRoutes: FastifyPluginAsync<{ services: Services; endpoint: RealtimeEndpoint }> = async (
+  app,
+  { services, endpoint },
+) => {
   app.get(
     '/stt/realtime/info',
-    { schema: { tags: ['stt'], summary: 'Real-time streaming: connection, capabilities and your limits',
-        description: 'models[] gives each model\'s engine serving it now (e.g. "pocketsphinx", "sherpa:<model>"; null when none) and whether its model is loaded (else the first stream waits for it to load).',
-        security: [{ apiKey: [] }], response: { 200: RealtimeInfo, ...errorResponses() } } },
-    async (request) => {
+    {
+      schema: {
+        tags: ['stt'],
+        summary: 'Real-time streaming: connection, capabilities and your limits',
+        description:
+          'models[] gives each model\'s engine serving it now (e.g. "pocketsphinx", "sherpa:<model>"; null when none) and whether its model is loaded (else the first stream waits for it to load).',
+        security: [{ apiKey: [] }],
+        response: { 200: RealtimeInfo, ...errorResponses() },
+      },
+    },
+    async function getRealtimeInfo(request) {
       const { account } = request.auth;
       const plan = services.config.product.plans[account.plan];
-      const [balance, inUse, opus] = await Promise.all([services.billing.balance(request.auth), services.limiter.slotsInUse(account.id), opusSupported()]);
+      const [balance, inUse, opus] = await Promise.all([
+        services.billing.balance(request.auth),
+        services.limiter.slotsInUse(account.id),
+        opusSupported(),
+      ]);
       const port = endpoint.port ?? services.config.realtimePort;
       const host = request.hostname.replace(/:\d+$/, '') || endpoint.host;
       return {
@@ -66,7 +84,10 @@ export const realtimeInfoRoutes: FastifyPluginAsync<{ services: Services; endpoi
         containers: opus ? { opus: ['ogg', 'webm'] } : {},
         sample_rates: { min: 8000, max: 48000, recognition: 16000 },
         parameters: { ...REALTIME_DEFAULTS, language: 'detected', keywords: '' },
-        messages: { client: ['binary audio', 'KeepAlive', 'Finalize', 'CloseStream'], server: ['Metadata', 'SpeechStarted', 'Results', 'UtteranceEnd', 'Error', 'Summary'] },
+        messages: {
+          client: ['binary audio', 'KeepAlive', 'Finalize', 'CloseStream'],
+          server: ['Metadata', 'SpeechStarted', 'Results', 'UtteranceEnd', 'Error', 'Summary'],
+        },
         limits: {
           concurrent_streams: plan.concurrent,
           // The slots of the caller's other requests and streams: this request holds one

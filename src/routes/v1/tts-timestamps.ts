@@ -9,7 +9,9 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { errorResponses } from '../../http/schemas.js';
 import { OUTPUT_FORMATS, type OutputFormat } from '../../tts/generate.js';
 import type { TimedSpeech } from '../../tts/timestamps.js';
-import { abortOnClose, GenerateBody, type TtsRouteOptions } from './tts.js';
+import type { TtsRouteOptions } from './tts.js';
+import { GenerateBody, generateFields } from './tts-schemas.js';
+import { abortOnClose } from '../../edge/abort-on-close.js';
 
 const TimedResponse = Type.Object({
   success: Type.Literal(true),
@@ -38,7 +40,7 @@ export const ttsTimestampRoutes: FastifyPluginAsyncTypebox<TtsRouteOptions> = as
         description:
           'The body, validation, price, limits and errors of POST /tts/generate. The answer is JSON: the file in base64 and, ' +
           'for every spoken word of the text in order, its start and end in seconds on that audio (break silences and speed ' +
-          'included). eSpeak voices report their own word events; other engines\' audio is force-aligned to the text ' +
+          "included). eSpeak voices report their own word events; other engines' audio is force-aligned to the text " +
           '(English only: another language on such an engine is LANGUAGE_NOT_SUPPORTED). Headers as /tts/generate: ' +
           'X-Processing-Time-Ms, X-Credits-Used, X-Credits-Remaining.',
         security: [{ apiKey: [] }],
@@ -46,24 +48,26 @@ export const ttsTimestampRoutes: FastifyPluginAsyncTypebox<TtsRouteOptions> = as
         response: { 200: TimedResponse, ...errorResponses(402, 413) },
       },
     },
-    async (request, reply) => {
+    async function generateSpeechWithTimestamps(request, reply) {
       const started = performance.now();
       const body = request.body as Static<typeof GenerateBody>;
       const { timed, credits, balance } = await tts.generateWithTimestamps(
         request.auth,
-        { requestId: request.id, text: body.text, voice: body.voice, model: body.model, language: body.language, speed: body.speed, pitch: body.pitch, format: body.format },
+        generateFields(request.id, body),
         abortOnClose(reply.raw),
       );
       const answer = await timedJson(timed, credits);
-      return reply
-        .code(200)
-        .header('X-Processing-Time-Ms', String(Math.round(performance.now() - started)))
-        .header('X-Credits-Used', String(credits))
-        .header('X-Credits-Remaining', String(balance))
-        .header('Content-Type', 'application/json; charset=utf-8')
-        .header('Content-Length', String(answer.byteLength))
-        // The TimedResponse JSON, already serialized (timedJson): Fastify sends a stream as it is.
-        .send(answer.body as unknown as Static<typeof TimedResponse>);
+      return (
+        reply
+          .code(200)
+          .header('X-Processing-Time-Ms', String(Math.round(performance.now() - started)))
+          .header('X-Credits-Used', String(credits))
+          .header('X-Credits-Remaining', String(balance))
+          .header('Content-Type', 'application/json; charset=utf-8')
+          .header('Content-Length', String(answer.byteLength))
+          // The TimedResponse JSON, already serialized (timedJson): Fastify sends a stream as it is.
+          .send(answer.body as unknown as Static<typeof TimedResponse>)
+      );
     },
   );
 };
@@ -77,7 +81,14 @@ const BASE64_SLICE = 3 * 256 * 1024;
  * made slice by slice between turns of the event loop and needs no JSON escaping; the rest is small.
  */
 async function timedJson(timed: TimedSpeech, credits: number): Promise<{ body: Readable; byteLength: number }> {
-  const head = JSON.stringify({ success: true, format: timed.format, sample_rate: timed.sampleRate, duration: timed.duration, credits_used: credits, words: timed.words }).slice(0, -1);
+  const head = JSON.stringify({
+    success: true,
+    format: timed.format,
+    sample_rate: timed.sampleRate,
+    duration: timed.duration,
+    credits_used: credits,
+    words: timed.words,
+  }).slice(0, -1);
   const pieces: Buffer[] = [Buffer.from(`${head},"audio_base64":"`)];
   const audio = Buffer.from(timed.audio.buffer, timed.audio.byteOffset, timed.audio.byteLength);
   for (let at = 0; at < audio.length; at += BASE64_SLICE) {

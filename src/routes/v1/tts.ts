@@ -2,44 +2,12 @@
 // The edge only: validate the body (schemas) -> one call to the TTS service (src/tts/service.ts:
 // admission, credits, synthesis, settlement) -> headers.
 
-import { setMaxListeners } from 'node:events';
+import { abortOnClose } from '../../edge/abort-on-close.js';
 import { Type, type Static } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { errorResponses } from '../../http/schemas.js';
-import { OUTPUT_FORMATS, type OutputFormat } from '../../tts/generate.js';
 import type { TtsService } from '../../tts/service.js';
-import { TTS_MODELS } from '../../registry/model-registry.js';
-
-const literalUnion = <T extends readonly string[]>(values: T, opts: Record<string, unknown> = {}) =>
-  Type.Union(values.map((v) => Type.Literal(v)), opts);
-
-export const GenerateBody = Type.Object(
-  {
-    text: Type.String({ minLength: 1, maxLength: 5000, description: 'Text to speak, at most 5,000 characters; Aura models accept break and expression tags.' }),
-    voice: Type.String({ minLength: 1, description: 'Voice name valid for the model and language (GET /voices).' }),
-    model: literalUnion(TTS_MODELS, { default: 'aura-prime' }),
-    language: Type.Optional(Type.String({ minLength: 2, maxLength: 16, description: 'Language code, e.g. en-US, de-DE, ja. Default en-US (a Flash voice: its own language).' })),
-    speed: Type.Number({ minimum: 0.5, maximum: 2, default: 1 }),
-    pitch: Type.Optional(Type.Number({ minimum: -20, maximum: 20, description: 'Semitones, -20 to +20; default 0.' })),
-    format: literalUnion(OUTPUT_FORMATS, { default: 'wav' }),
-  },
-  { additionalProperties: true },
-);
-
-const StreamBody = Type.Object(
-  {
-    text: Type.String({ minLength: 1, maxLength: 50000, description: 'Text to speak, at most 50,000 characters. Break tags are removed.' }),
-    voice: Type.String({ minLength: 1 }),
-    model: literalUnion(TTS_MODELS, { default: 'aura-prime' }),
-    language: Type.Optional(Type.String({ minLength: 2, maxLength: 16, description: 'Default en-US (a Flash voice: its own language).' })),
-    sample_rate: Type.Integer({ default: 24000, description: 'One of 8000, 16000, 22050, 24000, 44100, 48000.' }),
-    speed: Type.Number({ minimum: 0.5, maximum: 2, default: 1 }),
-    pitch: Type.Optional(Type.Number({ minimum: -20, maximum: 20, description: 'rapid-flash only.' })),
-  },
-  { additionalProperties: true },
-);
-
-export const CONTENT_TYPES: Record<OutputFormat, string> = { wav: 'audio/wav', mp3: 'audio/mpeg', ogg: 'audio/ogg', flac: 'audio/flac' };
+import { CONTENT_TYPES, GenerateBody, generateFields, StreamBody } from './tts-schemas.js';
 
 export interface TtsRouteOptions {
   tts: TtsService;
@@ -54,29 +22,36 @@ export const ttsRoutes: FastifyPluginAsyncTypebox<TtsRouteOptions> = async (app,
         summary: 'Synthesize a complete audio file',
         security: [{ apiKey: [] }],
         body: GenerateBody,
-        response: { 200: Type.Unsafe<unknown>({ type: 'string', format: 'binary', description: 'The audio file (Content-Type per format).' }), ...errorResponses(402, 413) },
+        response: {
+          200: Type.Unsafe<unknown>({ type: 'string', format: 'binary', description: 'The audio file (Content-Type per format).' }),
+          ...errorResponses(402, 413),
+        },
       },
     },
-    async (request, reply) => {
+    async function generateSpeech(request, reply) {
       const started = performance.now();
       const body = request.body as Static<typeof GenerateBody>;
       const { audio, credits, balance, engine } = await tts.generate(
         request.auth,
-        { requestId: request.id, text: body.text, voice: body.voice, model: body.model, language: body.language, speed: body.speed, pitch: body.pitch, format: body.format },
+        generateFields(request.id, body),
         abortOnClose(reply.raw),
       );
-      return reply
-        .code(200)
-        .header('Content-Type', CONTENT_TYPES[body.format])
-        .header('Content-Disposition', `attachment; filename="parla-${request.id.slice(4, 16)}.${body.format}"`)
-        .header('Content-Length', String(audio.byteLength))
-        .header('X-Processing-Time-Ms', String(Math.round(performance.now() - started)))
-        .header('X-Credits-Used', String(credits))
-        .header('X-Credits-Remaining', String(balance))
-        // Which engine spoke (as STT responses say in metadata.engine): an installed neural voice
-        // taking over aura-max is visible here (docs/engines.md "Aura voices on a neural model").
-        .header('X-Engine', engine)
-        .send(audio.body instanceof Uint8Array ? Buffer.from(audio.body.buffer, audio.body.byteOffset, audio.body.byteLength) : audio.body);
+      return (
+        reply
+          .code(200)
+          .header('Content-Type', CONTENT_TYPES[body.format])
+          .header('Content-Disposition', `attachment; filename="parla-${request.id.slice(4, 16)}.${body.format}"`)
+          .header('Content-Length', String(audio.byteLength))
+          .header('X-Processing-Time-Ms', String(Math.round(performance.now() - started)))
+          .header('X-Credits-Used', String(credits))
+          .header('X-Credits-Remaining', String(balance))
+          // Which engine spoke (as STT responses say in metadata.engine): an installed neural voice
+          // taking over aura-max is visible here (docs/engines.md "Aura voices on a neural model").
+          .header('X-Engine', engine)
+          .send(
+            audio.body instanceof Uint8Array ? Buffer.from(audio.body.buffer, audio.body.byteOffset, audio.body.byteLength) : audio.body,
+          )
+      );
     },
   );
 
@@ -95,47 +70,50 @@ export const ttsRoutes: FastifyPluginAsyncTypebox<TtsRouteOptions> = async (app,
           'records have the charged figure either way.',
         security: [{ apiKey: [] }],
         body: StreamBody,
-        response: { 200: Type.Unsafe<unknown>({ type: 'string', format: 'binary', description: 'audio/pcm, chunked' }), ...errorResponses(402, 413) },
+        response: {
+          200: Type.Unsafe<unknown>({ type: 'string', format: 'binary', description: 'audio/pcm, chunked' }),
+          ...errorResponses(402, 413),
+        },
       },
     },
-    async (request, reply) => {
+    async function streamSpeech(request, reply) {
       const body = request.body as Static<typeof StreamBody>;
       const stream = await tts.stream(
         request.auth,
-        { requestId: request.id, text: body.text, voice: body.voice, model: body.model, language: body.language, speed: body.speed, pitch: body.pitch, sampleRate: body.sample_rate },
+        {
+          requestId: request.id,
+          text: body.text,
+          voice: body.voice,
+          model: body.model,
+          language: body.language,
+          speed: body.speed,
+          pitch: body.pitch,
+          sampleRate: body.sample_rate,
+        },
         abortOnClose(reply.raw),
         request.log,
       );
-      return reply
-        .code(200)
-        .header('Content-Type', 'audio/pcm')
-        .header('X-Sample-Rate', String(stream.sampleRate))
-        .header('X-Bits-Per-Sample', '16')
-        .header('X-Channels', '1')
-        .header('X-Audio-Format', 'pcm')
-        .header('X-Credits-Reserved', String(stream.creditsReserved))
-        .header('X-Engine', stream.engine)
-        // Sent after the last audio byte (declared in a Trailer header; Fastify makes the response
-        // chunked): the body ends only once the hold is settled, so this is the charged figure. A
-        // stream cut short by a failure or by the client ends without trailers; a settlement that
-        // failed (the store was unreachable: nothing charged yet) leaves the trailer out.
-        .trailer('X-Credits-Used', async () => {
-          const used = stream.creditsUsed();
-          if (used === null) throw new Error('the stream was not settled');
-          return String(used);
-        })
-        .send(stream.body);
+      return (
+        reply
+          .code(200)
+          .header('Content-Type', 'audio/pcm')
+          .header('X-Sample-Rate', String(stream.sampleRate))
+          .header('X-Bits-Per-Sample', '16')
+          .header('X-Channels', '1')
+          .header('X-Audio-Format', 'pcm')
+          .header('X-Credits-Reserved', String(stream.creditsReserved))
+          .header('X-Engine', stream.engine)
+          // Sent after the last audio byte (declared in a Trailer header; Fastify makes the response
+          // chunked): the body ends only once the hold is settled, so this is the charged figure. A
+          // stream cut short by a failure or by the client ends without trailers; a settlement that
+          // failed (the store was unreachable: nothing charged yet) leaves the trailer out.
+          .trailer('X-Credits-Used', async () => {
+            const used = stream.creditsUsed();
+            if (used === null) throw new Error('the stream was not settled');
+            return String(used);
+          })
+          .send(stream.body)
+      );
     },
   );
 };
-
-/** An abort signal that fires when the client goes away before the response was sent (shared with the OpenAI dialect). */
-export function abortOnClose(res: import('node:http').ServerResponse): AbortSignal {
-  const controller = new AbortController();
-  // Every chunk task of a long text listens on it (a few dozen at most): no leak.
-  setMaxListeners(200, controller.signal);
-  res.once('close', () => {
-    if (!res.writableFinished) controller.abort(new Error('client went away'));
-  });
-  return controller.signal;
-}

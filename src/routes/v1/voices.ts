@@ -6,7 +6,7 @@ import { Type } from 'typebox';
 import type { FastifyRequest } from 'fastify';
 import type { Catalog } from '../../catalog/catalog.js';
 import { listVoices } from '../../catalog/listings.js';
-import type { VoicePreviews } from '../../catalog/previews.js';
+import type { VoicePreviews } from '../../tts/voice-previews.js';
 import { PreviewParams, PreviewQuery, VoiceListing, VoicesQuery } from '../../catalog/schemas.js';
 import { errorResponses } from '../../http/schemas.js';
 
@@ -14,7 +14,10 @@ function baseUrl(request: FastifyRequest): string {
   return `${request.protocol}://${request.host}`;
 }
 
-export const voicesRoutes: FastifyPluginAsyncTypebox<{ catalog: Catalog; previews: VoicePreviews }> = async (app, { catalog, previews }) => {
+export const voicesRoutes: FastifyPluginAsyncTypebox<{ catalog: Catalog; previews: VoicePreviews }> = async (
+  app,
+  { catalog, previews },
+) => {
   app.get(
     '/voices',
     {
@@ -26,7 +29,9 @@ export const voicesRoutes: FastifyPluginAsyncTypebox<{ catalog: Catalog; preview
         response: { 200: VoiceListing, ...errorResponses() },
       },
     },
-    async (request) => listVoices(catalog, request.query, baseUrl(request)),
+    async function getVoices(request) {
+      return listVoices(catalog, request.query, baseUrl(request));
+    },
   );
 
   app.get(
@@ -41,9 +46,13 @@ export const voicesRoutes: FastifyPluginAsyncTypebox<{ catalog: Catalog; preview
       },
       config: { public: true },
     },
-    async (request, reply) => {
+    async function getVoicePreview(request, reply) {
       const bytes = await previews.get({ voice: request.params.voice, model: request.query.model, language: request.query.language });
-      return reply.header('Content-Type', 'audio/wav').header('Cache-Control', 'public, max-age=86400').header('Content-Length', String(bytes.length)).send(bytes);
+      return reply
+        .header('Content-Type', 'audio/wav')
+        .header('Cache-Control', 'public, max-age=86400')
+        .header('Content-Length', String(bytes.length))
+        .send(bytes);
     },
   );
 };

@@ -37,5 +37,11 @@ export function joinPieces(pieces: Piece[], results: RecognitionResult[], sample
   const engine = results.find((r) => r.engine)?.engine;
   // Every piece ran the same task (a translation stays one when cut into pieces).
   const task = results.find((r) => r.task)?.task;
-  return { utterances, duration: totalSamples / sampleRate, ...(engine ? { engine } : {}), ...(language ? { language } : {}), ...(task ? { task } : {}) };
+  return {
+    utterances,
+    duration: totalSamples / sampleRate,
+    ...(engine ? { engine } : {}),
+    ...(language ? { language } : {}),
+    ...(task ? { task } : {}),
+  };
 }

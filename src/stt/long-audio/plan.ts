@@ -7,7 +7,8 @@
 // speech, music, steady noise) is a piece cut hard, and then decoded HARD_OVERLAP_SECONDS past the
 // cut on both sides so that the word on it is heard whole by one of them. Either way the joiner
 // keeps each word from the piece that owns its middle (join.ts).
-// Pure arithmetic on the VAD's frame flags: the VAD itself runs in a pool worker (plan-task.ts).
+// Pure arithmetic on the VAD's frame flags (Silero's or WebRTC's): the VAD itself runs in a pool
+// worker (plan-task.ts).
 
 export interface Piece {
   /** Samples this piece owns: a word decoded by two pieces belongs to the one its middle falls in. */
@@ -18,7 +19,20 @@ export interface Piece {
   decodeEnd: number;
 }
 
-export interface PlanOptions {
+/**
+ * A client's own cutting rules (OpenAI's chunking_strategy server_vad, docs/compatibility.md):
+ * the shortest pause to cut in and how far past a cut in a pause each side is decoded.
+ */
+export interface CutRules {
+  minPauseSeconds?: number;
+  pauseOverlapSeconds?: number;
+  /** WebRTC VAD mode 0-3 (3 calls the most audio non-speech), when WebRTC's VAD cuts. */
+  vadMode?: number;
+  /** Silero's speech probability threshold (0-1), when Silero cuts (plan-task.ts). */
+  threshold?: number;
+}
+
+export interface PlanOptions extends Omit<CutRules, 'vadMode' | 'threshold'> {
   sampleRate: number;
   /** Samples per VAD frame (20 ms at 16 kHz: 320). */
   frameSamples: number;
@@ -43,7 +57,7 @@ interface Pause {
 
 /** Runs of at least MIN_PAUSE_SECONDS of non-speech frames, in order. */
 function pausesOf(speech: ArrayLike<number | boolean>, o: PlanOptions): Pause[] {
-  const minFrames = Math.ceil((MIN_PAUSE_SECONDS * o.sampleRate) / o.frameSamples);
+  const minFrames = Math.max(1, Math.ceil(((o.minPauseSeconds ?? MIN_PAUSE_SECONDS) * o.sampleRate) / o.frameSamples));
   const out: Pause[] = [];
   let runStart = -1;
   for (let i = 0; i <= speech.length; i++) {
@@ -51,7 +65,8 @@ function pausesOf(speech: ArrayLike<number | boolean>, o: PlanOptions): Pause[] 
     if (quiet && runStart < 0) runStart = i;
     if (!quiet && runStart >= 0) {
       const frames = i - runStart;
-      if (frames >= minFrames) out.push({ cut: Math.round(((runStart + i) / 2) * o.frameSamples), seconds: (frames * o.frameSamples) / o.sampleRate });
+      if (frames >= minFrames)
+        out.push({ cut: Math.round(((runStart + i) / 2) * o.frameSamples), seconds: (frames * o.frameSamples) / o.sampleRate });
       runStart = -1;
     }
   }
@@ -67,7 +82,8 @@ export function planPieces(speech: ArrayLike<number | boolean>, totalSamples: nu
   const target = Math.round(o.pieceSeconds * o.sampleRate);
   const min = Math.round(target / 2);
   const max = Math.round(target * 1.5);
-  const overlapOf = (hard: boolean) => Math.round((hard ? HARD_OVERLAP_SECONDS : PAUSE_OVERLAP_SECONDS) * o.sampleRate);
+  const overlapOf = (hard: boolean) =>
+    Math.round((hard ? HARD_OVERLAP_SECONDS : (o.pauseOverlapSeconds ?? PAUSE_OVERLAP_SECONDS)) * o.sampleRate);
   const pauses = pausesOf(speech, o);
   const cuts: Array<{ at: number; hard: boolean }> = [];
   let pos = 0;

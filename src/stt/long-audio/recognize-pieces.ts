@@ -16,14 +16,37 @@ export interface PieceRun {
   signal?: AbortSignal;
   /** Fraction of the recording's audio recognized so far, after each piece. */
   onProgress?: (fraction: number) => void;
+  /**
+   * Told each run of pieces as soon as it and every piece before it is recognized, joined on the
+   * recording's timeline (streamed transcripts: OpenAI's stream=true), with the seconds of the
+   * recording they reach to; in order, each piece once.
+   */
+  onPieces?: (joined: RecognitionResult, upToSeconds: number) => void;
 }
 
-export async function recognizePieces(engine: SttEngine, pcm: Int16Array, pieces: Piece[], opts: RecognitionOptions, sampleRate: number, run: PieceRun): Promise<RecognitionResult> {
+export async function recognizePieces(
+  engine: SttEngine,
+  pcm: Int16Array,
+  pieces: Piece[],
+  opts: RecognitionOptions,
+  sampleRate: number,
+  run: PieceRun,
+): Promise<RecognitionResult> {
   const stop = new AbortController();
   const signal = run.signal ? AbortSignal.any([run.signal, stop.signal]) : stop.signal;
   const results = new Array<RecognitionResult>(pieces.length);
   let next = 0;
   let done = 0;
+  // Pieces before this one have been told to onPieces.
+  let told = 0;
+  const tell = () => {
+    let k = told;
+    while (k < pieces.length && results[k] !== undefined) k++;
+    if (k === told || !run.onPieces) return;
+    const joined = joinPieces(pieces.slice(told, k), results.slice(told, k), sampleRate, pcm.length);
+    told = k;
+    run.onPieces(joined, pieces[k - 1]!.end / sampleRate);
+  };
   const lane = async () => {
     while (next < pieces.length) {
       signal.throwIfAborted();
@@ -31,7 +54,10 @@ export async function recognizePieces(engine: SttEngine, pcm: Int16Array, pieces
       const p = pieces[i]!;
       results[i] = await engine.recognize(pcm.subarray(p.decodeStart, p.decodeEnd), opts, signal);
       done += p.end - p.start;
-      if (!signal.aborted) run.onProgress?.(done / pcm.length);
+      if (!signal.aborted) {
+        run.onProgress?.(done / pcm.length);
+        tell();
+      }
     }
   };
   const lanes = Array.from({ length: Math.max(1, Math.min(run.concurrency, pieces.length)) }, async () => {

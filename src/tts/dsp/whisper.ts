@@ -4,6 +4,7 @@
 // breath noise. Written here because no maintained npm package offers LPC resynthesis.
 
 import { hann, lpcOfFrame, lpcOrder, preEmphasis } from '../../audio/dsp/lpc.js';
+import { level as limitTo16Bits } from '../../audio/dsp/level.js';
 
 /** Small deterministic PRNG (mulberry32) so the same input always whispers the same way. */
 function rng(seed: number): () => number {
@@ -38,7 +39,7 @@ export function whisperize(samples: Int16Array, sampleRate: number, opts: { leve
   const pre = preEmphasis(samples, 1 / 32768);
   for (let start = 0; start < samples.length; start += hop) {
     let energy = 0;
-    for (let i = 0; i < frame; i++) energy += ((samples[start + i] ?? 0) / 32768 * window[i]!) ** 2;
+    for (let i = 0; i < frame; i++) energy += (((samples[start + i] ?? 0) / 32768) * window[i]!) ** 2;
     if (energy < 1e-9) continue;
     const a = lpcOfFrame(pre, start, window, order, r, x);
     // Excite the all-pole filter 1/A(z) with noise, then de-emphasize.
@@ -57,10 +58,9 @@ export function whisperize(samples: Int16Array, sampleRate: number, opts: { leve
     for (let i = 0; i < frame; i++) out[start + i] = out[start + i]! + x[i]! * gain;
   }
 
-  const res = new Int16Array(samples.length);
-  for (let i = 0; i < samples.length; i++) {
-    const v = out[i]! * level * 32768;
-    res[i] = v > 32767 ? 32767 : v < -32768 ? -32768 : Math.round(v);
-  }
-  return res;
+  // Noise has a higher crest factor than voicing: the true-peak limiter of the output stage
+  // (level.ts) instead of clipping at 16 bits.
+  const scaled = new Float64Array(samples.length);
+  for (let i = 0; i < samples.length; i++) scaled[i] = out[i]! * level;
+  return limitTo16Bits(scaled, sampleRate, { gainDb: 0 });
 }

@@ -1,5 +1,5 @@
 // The shapes of a readings conversion, apart from the pool that runs it: the worker task table
-// (src/workers/worker-tasks.ts) and the converter need them without importing the pool.
+// (src/tts/readings/readings-tasks.ts) and the converter need them without importing the pool.
 
 export type ReadingLanguage = 'ja' | 'ko';
 

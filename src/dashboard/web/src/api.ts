@@ -74,6 +74,25 @@ export interface Job {
   error: { code: string; message: string } | null;
 }
 
+/** One delivery attempt of a job's webhook (docs/jobs.md). */
+export interface WebhookAttempt {
+  attempt: number;
+  at: string;
+  /** The receiver's HTTP status; null when no answer came (refused, timed out). */
+  status: number | null;
+  ok: boolean;
+  error: string | null;
+  duration_ms: number;
+}
+
+/** GET /dashboard/api/jobs/{id}: the listed fields, plus the result and the webhook's attempts. */
+export interface JobDetail extends Job {
+  zero_retention: boolean;
+  /** A completed job's result in its response_format: a string (text, srt, vtt) or the JSON answer. */
+  result: unknown;
+  webhook: { state: string; attempts: WebhookAttempt[] } | null;
+}
+
 export interface JobPage {
   jobs: Job[];
   next_cursor: string | null;
@@ -160,7 +179,8 @@ async function send(path: string, init: RequestInit = {}, keyMode?: KeyMode, ret
   }
   if (!res.ok) {
     const err = await toApiError(res);
-    if (res.status === 403 && err.code === 'CSRF_FAILED' && !retried && csrfToken && (await adoptNewerSession())) return send(path, init, keyMode, true);
+    if (res.status === 403 && err.code === 'CSRF_FAILED' && !retried && csrfToken && (await adoptNewerSession()))
+      return send(path, init, keyMode, true);
     // A lost session (expired, or signed out in another tab) hands over to the sign-in page. Other
     // 401s from the speech API (the operator disabled the playground key, say) are shown inline.
     const signingIn = path === '/dashboard/api/session' && init.method === 'POST';
@@ -206,6 +226,7 @@ export const dashboardApi = {
     if (opts.status) q.set('status', opts.status);
     return json<JobPage>(`/dashboard/api/jobs?${q.toString()}`);
   },
+  job: (id: string) => json<{ job: JobDetail }>(`/dashboard/api/jobs/${encodeURIComponent(id)}`),
   cancelJob: (id: string) => json<{ job: Job }>(`/dashboard/api/jobs/${encodeURIComponent(id)}`, { method: 'DELETE' }),
 };
 
@@ -285,11 +306,25 @@ export interface SpeakRequest {
   format: string;
 }
 
+/** A browser token (POST /api/v1/auth/tokens): opens one live socket for the playground's key. */
+export interface LiveToken {
+  token: string;
+  expires_at: string;
+  expires_in: number;
+}
+
 export const speechApi = {
+  /** A short-lived token for a live socket, so the page never holds a key (docs/realtime.md, "Browser tokens"). */
+  liveToken: (mode: KeyMode) => json<LiveToken>('/api/v1/auth/tokens', jsonBody({ ttl_seconds: 60 }), mode),
   models: (mode: KeyMode) => json<{ models: TtsModel[] }>('/api/v1/models', {}, mode),
-  languages: (model: string, mode: KeyMode) => json<{ languages: Language[] }>(`/api/v1/languages?model=${encodeURIComponent(model)}`, {}, mode),
+  languages: (model: string, mode: KeyMode) =>
+    json<{ languages: Language[] }>(`/api/v1/languages?model=${encodeURIComponent(model)}`, {}, mode),
   async voices(model: string, language: string, mode: KeyMode): Promise<VoiceOption[]> {
-    const listing = await json<VoiceListing>(`/api/v1/voices?model=${encodeURIComponent(model)}&language=${encodeURIComponent(language)}`, {}, mode);
+    const listing = await json<VoiceListing>(
+      `/api/v1/voices?model=${encodeURIComponent(model)}&language=${encodeURIComponent(language)}`,
+      {},
+      mode,
+    );
     // Flash voices are listed per language; Aura voices arrive already named for the language.
     if ('voices_by_language' in listing) return listing.voices_by_language[language] ?? [];
     return listing.voices;
@@ -299,7 +334,12 @@ export const speechApi = {
     const disposition = res.headers.get('Content-Disposition') ?? '';
     const fileName = /filename="([^"]+)"/.exec(disposition)?.[1] ?? `parla-speech.${req.format}`;
     const elapsed = Number(res.headers.get('X-Processing-Time-Ms'));
-    return { audio: await res.blob(), fileName, credits: creditsOf(res), processingMs: Number.isFinite(elapsed) && res.headers.has('X-Processing-Time-Ms') ? elapsed : null };
+    return {
+      audio: await res.blob(),
+      fileName,
+      credits: creditsOf(res),
+      processingMs: Number.isFinite(elapsed) && res.headers.has('X-Processing-Time-Ms') ? elapsed : null,
+    };
   },
   /** POST /tts/generate/with-timestamps: the same file, and each word's start and end. */
   async speakWithTimestamps(req: SpeakRequest, mode: KeyMode, signal?: AbortSignal): Promise<TimedSpeechResult> {

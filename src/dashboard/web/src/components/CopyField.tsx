@@ -22,7 +22,16 @@ export function CopyField({ value, label, id }: { value: string; label: string; 
     <div class="copy-field">
       <label for={id}>{label}</label>
       <div class="copy-row">
-        <input id={id} ref={input} class="mono" type="text" readOnly value={value} onFocus={(e) => e.currentTarget.select()} spellcheck={false} />
+        <input
+          id={id}
+          ref={input}
+          class="mono"
+          type="text"
+          readOnly
+          value={value}
+          onFocus={(e) => e.currentTarget.select()}
+          spellcheck={false}
+        />
         <button type="button" class="button" onClick={copy}>
           {state === 'copied' ? 'Copied' : 'Copy'}
         </button>

@@ -17,7 +17,7 @@ function niceScale(max: number): { top: number; step: number } {
   if (max <= 0) return { top: 4, step: 1 };
   const raw = max / 4;
   const mag = 10 ** Math.floor(Math.log10(raw));
-  const step = ([1, 2, 2.5, 5, 10].map((f) => f * mag).find((s) => s >= raw) ?? 10 * mag);
+  const step = [1, 2, 2.5, 5, 10].map((f) => f * mag).find((s) => s >= raw) ?? 10 * mag;
   const rounded = step < 1 ? 1 : step;
   return { top: Math.ceil(max / rounded) * rounded, step: rounded };
 }
@@ -62,7 +62,14 @@ export function DailyChart({ days, metric, title }: { days: DailyUsage[]; metric
       </figcaption>
       <div class="chart-box" ref={box}>
         {width > 0 && (
-          <svg width={width} height={HEIGHT} viewBox={`0 0 ${width} ${HEIGHT}`} role="img" aria-label={`${title}: stacked bars per day, TTS and STT`} data-chart={metric}>
+          <svg
+            width={width}
+            height={HEIGHT}
+            viewBox={`0 0 ${width} ${HEIGHT}`}
+            role="img"
+            aria-label={`${title}: stacked bars per day, TTS and STT`}
+            data-chart={metric}
+          >
             {ticks.map((t) => (
               <g key={t}>
                 <line class="grid" x1={M.left} x2={width - M.right} y1={y(t)} y2={y(t)} />
@@ -81,7 +88,9 @@ export function DailyChart({ days, metric, title }: { days: DailyUsage[]; metric
                   {/* A transparent full-height hit area, so thin or empty days still show their tooltip. */}
                   <rect class="hit" x={M.left + i * slot} y={M.top} width={slot} height={plotH} />
                   {tts > 0 && <rect class="tts" x={x} y={y(tts)} width={barW} height={y(0) - y(tts)} rx={Math.min(3, barW / 4)} />}
-                  {stt > 0 && <rect class="stt" x={x} y={y(tts + stt)} width={barW} height={y(tts) - y(tts + stt)} rx={Math.min(3, barW / 4)} />}
+                  {stt > 0 && (
+                    <rect class="stt" x={x} y={y(tts + stt)} width={barW} height={y(tts) - y(tts + stt)} rx={Math.min(3, barW / 4)} />
+                  )}
                   {i % every === 0 && (
                     <text class="axis" x={M.left + i * slot + slot / 2} y={HEIGHT - 8} text-anchor="middle">
                       {formatDay(d.day)}

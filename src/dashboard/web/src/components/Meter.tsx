@@ -13,7 +13,14 @@ export function Meter({ label, used, limit }: { label: string; used: number; lim
           {formatInt(used)} of {formatInt(limit)} ({Math.round(ratio * 100)}%)
         </span>
       </div>
-      <div class="meter-track" role="meter" aria-label={label} aria-valuemin={0} aria-valuemax={limit} aria-valuenow={Math.min(used, limit)}>
+      <div
+        class="meter-track"
+        role="meter"
+        aria-label={label}
+        aria-valuemin={0}
+        aria-valuemax={limit}
+        aria-valuenow={Math.min(used, limit)}
+      >
         <div class={`meter-fill ${level}`} style={{ width: `${(ratio * 100).toFixed(2)}%` }} />
       </div>
     </div>

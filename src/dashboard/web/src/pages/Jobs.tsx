@@ -1,11 +1,13 @@
 // Jobs: the account's asynchronous transcriptions (docs/jobs.md), newest first, a page at a time,
-// filtered by status; a queued or running job can be canceled. While a job on the page is still
+// filtered by status; a queued or running job can be canceled, and any job opened (its id) to
+// read its transcript, timings and webhook attempts (JobDetail.tsx). While a job on the page is still
 // queued or running the page asks again every few seconds, so its progress moves on its own.
 
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { dashboardApi, type Job, type JobPage, type JobStatus } from '../api';
 import { ConfirmDialog } from '../components/ConfirmDialog';
 import { ErrorNotice } from '../components/ErrorNotice';
+import { JobDetailDialog } from './JobDetail';
 import { formatAgo, formatDateTime, formatDuration, formatInt } from '../format';
 
 export const JOBS_PER_PAGE = 20;
@@ -47,7 +49,7 @@ function took(job: Job, now: number): string {
   return formatDuration((end - Date.parse(job.started_at)) / 1000);
 }
 
-function JobTable({ jobs, onCancel }: { jobs: Job[]; onCancel: (j: Job) => void }) {
+function JobTable({ jobs, onCancel, onOpen }: { jobs: Job[]; onCancel: (j: Job) => void; onOpen: (j: Job) => void }) {
   const now = Date.now();
   return (
     <div class="table-scroll">
@@ -61,9 +63,15 @@ function JobTable({ jobs, onCancel }: { jobs: Job[]; onCancel: (j: Job) => void 
             <th scope="col">Mode</th>
             <th scope="col">Source</th>
             <th scope="col">Created</th>
-            <th scope="col" class="num">Audio</th>
-            <th scope="col" class="num">Took</th>
-            <th scope="col" class="num">Credits</th>
+            <th scope="col" class="num">
+              Audio
+            </th>
+            <th scope="col" class="num">
+              Took
+            </th>
+            <th scope="col" class="num">
+              Credits
+            </th>
             <th scope="col">
               <span class="visually-hidden">Actions</span>
             </th>
@@ -73,7 +81,9 @@ function JobTable({ jobs, onCancel }: { jobs: Job[]; onCancel: (j: Job) => void 
           {jobs.map((j) => (
             <tr key={j.id} data-job-id={j.id} data-status={j.status} class={j.status === 'canceled' ? 'inactive' : ''}>
               <th scope="row" data-label="Job">
-                <code>{j.id}</code>
+                <button type="button" class="link job-id" onClick={() => onOpen(j)} title={j.id} aria-label={`Open job ${j.id}`}>
+                  <code>{j.id}</code>
+                </button>
               </th>
               <td data-label="Status">
                 <StatusCell job={j} />
@@ -82,8 +92,12 @@ function JobTable({ jobs, onCancel }: { jobs: Job[]; onCancel: (j: Job) => void 
               <td data-label="Mode">
                 <span class={`badge mode-${j.mode}`}>{j.mode}</span>
               </td>
-              <td data-label="Source" class="source" title={j.source.type === 'upload' ? `${formatInt(j.source.bytes)} bytes` : j.source.url}>
-                {sourceText(j).length > 40 ? `${sourceText(j).slice(0, 39)}…` : sourceText(j)}
+              <td
+                data-label="Source"
+                class="source"
+                title={j.source.type === 'upload' ? `${sourceText(j)}, ${formatInt(j.source.bytes)} bytes` : j.source.url}
+              >
+                <span class="clip">{sourceText(j)}</span>
               </td>
               <td data-label="Created">
                 <time dateTime={j.created_at} title={formatDateTime(j.created_at)}>
@@ -124,6 +138,7 @@ export function JobsPage() {
   const [cancelBusy, setCancelBusy] = useState(false);
   const [cancelError, setCancelError] = useState<unknown>(null);
   const [message, setMessage] = useState('');
+  const [opened, setOpened] = useState<string | null>(null);
   const cursor = cursors[cursors.length - 1] ?? null;
   const generation = useRef(0);
 
@@ -160,7 +175,11 @@ export function JobsPage() {
     try {
       const { job } = await dashboardApi.cancelJob(canceling.id);
       setPage((p) => p && { ...p, jobs: p.jobs.map((j) => (j.id === job.id ? job : j)) });
-      setMessage(job.status === 'canceled' ? `Job ${job.id} canceled; nothing is charged for it.` : `Job ${job.id} had already ended (${job.status}).`);
+      setMessage(
+        job.status === 'canceled'
+          ? `Job ${job.id} canceled; nothing is charged for it.`
+          : `Job ${job.id} had already ended (${job.status}).`,
+      );
       setCanceling(null);
     } catch (err) {
       setCancelError(err);
@@ -207,23 +226,36 @@ export function JobsPage() {
         {page === null && !loadError && <p class="muted">Loading…</p>}
         {page && page.jobs.length === 0 && (
           <p class="empty">
-            {status ? `No ${status} jobs${cursors.length > 1 ? ' on this page' : ''}.` : 'No jobs yet.'} Create one with <code>POST /api/v1/stt/jobs</code> or{' '}
-            <code>parla jobs create FILE</code>.
+            {status ? `No ${status} jobs${cursors.length > 1 ? ' on this page' : ''}.` : 'No jobs yet.'} Create one with{' '}
+            <code>POST /api/v1/stt/jobs</code> or <code>parla jobs create FILE</code>.
           </p>
         )}
-        {page && page.jobs.length > 0 && <JobTable jobs={page.jobs} onCancel={(j) => (setCancelError(null), setCanceling(j))} />}
+        {page && page.jobs.length > 0 && (
+          <JobTable jobs={page.jobs} onCancel={(j) => (setCancelError(null), setCanceling(j))} onOpen={(j) => setOpened(j.id)} />
+        )}
         {page && (cursors.length > 1 || page.next_cursor) && (
           <nav class="pager" aria-label="Pages of jobs">
-            <button type="button" class="button secondary small" disabled={cursors.length <= 1} onClick={() => setCursors((c) => c.slice(0, -1))}>
+            <button
+              type="button"
+              class="button secondary small"
+              disabled={cursors.length <= 1}
+              onClick={() => setCursors((c) => c.slice(0, -1))}
+            >
               Newer
             </button>
             <span class="muted small">Page {cursors.length}</span>
-            <button type="button" class="button secondary small" disabled={!page.next_cursor} onClick={() => page.next_cursor && setCursors((c) => [...c, page.next_cursor])}>
+            <button
+              type="button"
+              class="button secondary small"
+              disabled={!page.next_cursor}
+              onClick={() => page.next_cursor && setCursors((c) => [...c, page.next_cursor])}
+            >
               Older
             </button>
           </nav>
         )}
       </section>
+      <JobDetailDialog id={opened} onClose={() => setOpened(null)} />
       <ConfirmDialog
         open={canceling !== null}
         title="Cancel this job?"

@@ -35,7 +35,15 @@ function CreateKeyForm({ onCreated }: { onCreated: (key: ApiKey, secret: string)
       <div class="row wrap">
         <div class="field grow">
           <label for="key-name">Name</label>
-          <input id="key-name" type="text" required maxLength={100} placeholder="e.g. Production server" value={name} onInput={(e) => setName(e.currentTarget.value)} />
+          <input
+            id="key-name"
+            type="text"
+            required
+            maxLength={100}
+            placeholder="e.g. Production server"
+            value={name}
+            onInput={(e) => setName(e.currentTarget.value)}
+          />
         </div>
         <div class="field">
           <ModeSwitch value={mode} onChange={setMode} label="Mode" />
@@ -62,7 +70,8 @@ function NewKey({ keyName, secret, onDone }: { keyName: string; secret: string; 
         Your new key “{keyName}”
       </h2>
       <p class="notice warning">
-        <strong>Copy it now: you will not see this key again.</strong> Parla keeps only a fingerprint of it. If you lose it, revoke it and create a new one.
+        <strong>Copy it now: you will not see this key again.</strong> Parla keeps only a fingerprint of it. If you lose it, revoke it and
+        create a new one.
       </p>
       <CopyField id="new-key-value" label="API key" value={secret} />
       <p class="muted small">
@@ -95,8 +104,12 @@ function KeyTable({ keys, onRevoke }: { keys: ApiKey[]; onRevoke: (k: ApiKey) =>
             <th scope="col">State</th>
             <th scope="col">Created</th>
             <th scope="col">Last used</th>
-            <th scope="col" class="num">Requests</th>
-            <th scope="col" class="num">Credits used</th>
+            <th scope="col" class="num">
+              Requests
+            </th>
+            <th scope="col" class="num">
+              Credits used
+            </th>
             <th scope="col">
               <span class="visually-hidden">Actions</span>
             </th>
@@ -120,7 +133,13 @@ function KeyTable({ keys, onRevoke }: { keys: ApiKey[]; onRevoke: (k: ApiKey) =>
               </td>
               <td data-label="Created">{formatDate(k.created_at)}</td>
               <td data-label="Last used">
-                {k.last_used_at ? <time dateTime={k.last_used_at} title={formatDateTime(k.last_used_at)}>{formatAgo(k.last_used_at)}</time> : 'Never'}
+                {k.last_used_at ? (
+                  <time dateTime={k.last_used_at} title={formatDateTime(k.last_used_at)}>
+                    {formatAgo(k.last_used_at)}
+                  </time>
+                ) : (
+                  'Never'
+                )}
               </td>
               <td data-label="Requests" class="num">
                 {formatInt(k.requests)}
@@ -201,7 +220,11 @@ export function KeysPage() {
         {/* Always rendered, so that screen readers announce the message when it appears. */}
         <div role="status">{status && <p class="notice success">{status}</p>}</div>
         <ErrorNotice error={loadError} />
-        {keys === null && !loadError ? <p class="muted">Loading…</p> : keys && <KeyTable keys={keys} onRevoke={(k) => (setRevokeError(null), setRevoking(k))} />}
+        {keys === null && !loadError ? (
+          <p class="muted">Loading…</p>
+        ) : (
+          keys && <KeyTable keys={keys} onRevoke={(k) => (setRevokeError(null), setRevoking(k))} />
+        )}
       </section>
       <ConfirmDialog
         open={revoking !== null}
@@ -213,7 +236,8 @@ export function KeysPage() {
         onCancel={() => setRevoking(null)}
       >
         <p>
-          <strong>{revoking?.name}</strong> (<code>{revoking?.prefix}…</code>) stops working immediately. Requests that use it will be refused with
+          <strong>{revoking?.name}</strong> (<code>{revoking?.prefix}…</code>) stops working immediately. Requests that use it will be
+          refused with
           <code> AUTH_REVOKED_API_KEY</code>. This cannot be undone.
         </p>
         <ErrorNotice error={revokeError} />

@@ -6,6 +6,7 @@ import type { KeyMode } from '../api';
 import { ModeSwitch } from '../components/ModeSwitch';
 import { SttPanel } from './SttPanel';
 import { TtsPanel } from './TtsPanel';
+import { LivePanel } from './LivePanel';
 
 export function PlaygroundPage({ plan }: { plan: string }) {
   const [mode, setMode] = useState<KeyMode>('test');
@@ -20,6 +21,7 @@ export function PlaygroundPage({ plan }: { plan: string }) {
       </header>
       <TtsPanel mode={mode} plan={plan} />
       <SttPanel mode={mode} />
+      <LivePanel mode={mode} />
     </>
   );
 }

@@ -10,7 +10,8 @@ const supported = () => typeof window.MediaRecorder !== 'undefined' && typeof na
 
 function explain(err: unknown): string {
   const name = err instanceof DOMException ? err.name : '';
-  if (name === 'NotAllowedError' || name === 'SecurityError') return 'The browser was not allowed to use the microphone. Allow it in the address bar, or upload a file instead.';
+  if (name === 'NotAllowedError' || name === 'SecurityError')
+    return 'The browser was not allowed to use the microphone. Allow it in the address bar, or upload a file instead.';
   if (name === 'NotFoundError') return 'No microphone was found.';
   if (name === 'NotReadableError') return 'The microphone is in use by another application.';
   return `Recording failed: ${err instanceof Error ? err.message : String(err)}`;
@@ -40,14 +41,18 @@ export function Recorder({ onRecorded }: { onRecorded: (audio: Blob | null) => v
   }, [state]);
 
   if (!supported()) {
-    return <p class="notice">This browser cannot record here (recording needs HTTPS or localhost and MediaRecorder). Upload a file instead.</p>;
+    return (
+      <p class="notice">This browser cannot record here (recording needs HTTPS or localhost and MediaRecorder). Upload a file instead.</p>
+    );
   }
 
   const start = async () => {
     setState({ kind: 'asking' });
     onRecorded(null);
     try {
-      stream.current = await navigator.mediaDevices.getUserMedia({ audio: { channelCount: 1, echoCancellation: true, noiseSuppression: true } });
+      stream.current = await navigator.mediaDevices.getUserMedia({
+        audio: { channelCount: 1, echoCancellation: true, noiseSuppression: true },
+      });
       const rec = new MediaRecorder(stream.current);
       const chunks: Blob[] = [];
       rec.ondataavailable = (e) => {
@@ -80,7 +85,11 @@ export function Recorder({ onRecorded }: { onRecorded: (audio: Blob | null) => v
         </button>
       )}
       <span class="muted small" aria-live="polite">
-        {state.kind === 'recording' ? `Recording… ${elapsed.toFixed(0)} s` : state.kind === 'error' ? '' : 'Speak after you start; stop when you are done.'}
+        {state.kind === 'recording'
+          ? `Recording… ${elapsed.toFixed(0)} s`
+          : state.kind === 'error'
+            ? ''
+            : 'Speak after you start; stop when you are done.'}
       </span>
       {state.kind === 'error' && (
         <p class="notice error" role="alert">

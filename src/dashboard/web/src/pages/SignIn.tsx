@@ -39,18 +39,35 @@ export function SignIn({ onSignedIn }: { onSignedIn: (s: Session) => void }) {
         <form onSubmit={submit} class="stack">
           <div class="field">
             <label for="email">Email</label>
-            <input id="email" ref={emailRef} type="email" autocomplete="username" required value={email} onInput={(e) => setEmail(e.currentTarget.value)} />
+            <input
+              id="email"
+              ref={emailRef}
+              type="email"
+              autocomplete="username"
+              required
+              value={email}
+              onInput={(e) => setEmail(e.currentTarget.value)}
+            />
           </div>
           <div class="field">
             <label for="password">Password</label>
-            <input id="password" type="password" autocomplete="current-password" required value={password} onInput={(e) => setPassword(e.currentTarget.value)} />
+            <input
+              id="password"
+              type="password"
+              autocomplete="current-password"
+              required
+              value={password}
+              onInput={(e) => setPassword(e.currentTarget.value)}
+            />
           </div>
           <ErrorNotice error={error} />
           <button type="submit" class="button wide" disabled={busy}>
             {busy ? 'Signing in…' : 'Sign in'}
           </button>
         </form>
-        <p class="muted small">No password yet? The operator sets one with <code>parla accounts set-password</code>.</p>
+        <p class="muted small">
+          No password yet? The operator sets one with <code>parla accounts set-password</code>.
+        </p>
       </div>
     </main>
   );

@@ -61,7 +61,13 @@ function Transcript({ result }: { result: TranscriptionResult }) {
         {t.text?.trim() ? t.text : <span class="muted">No speech was recognized.</span>}
       </blockquote>
       <p class="muted small">
-        {[t.duration !== undefined ? `${formatSeconds(t.duration)} of audio` : '', t.language ? `language ${t.language}` : '', t.model ?? ''].filter(Boolean).join(' · ')}
+        {[
+          t.duration !== undefined ? `${formatSeconds(t.duration)} of audio` : '',
+          t.language ? `language ${t.language}` : '',
+          t.model ?? '',
+        ]
+          .filter(Boolean)
+          .join(' · ')}
       </p>
       {t.words && t.words.length > 0 && (
         <details class="words" open>
@@ -71,9 +77,15 @@ function Transcript({ result }: { result: TranscriptionResult }) {
               <thead>
                 <tr>
                   <th scope="col">Word</th>
-                  <th scope="col" class="num">Start</th>
-                  <th scope="col" class="num">End</th>
-                  <th scope="col" class="num">Confidence</th>
+                  <th scope="col" class="num">
+                    Start
+                  </th>
+                  <th scope="col" class="num">
+                    End
+                  </th>
+                  <th scope="col" class="num">
+                    Confidence
+                  </th>
                 </tr>
               </thead>
               <tbody>
@@ -121,7 +133,8 @@ export function SttPanel({ mode }: { mode: KeyMode }) {
     form.append('response_format', format);
     if (format === 'verbose_json') form.append('timestamp_granularities', 'word');
     // The file goes last: the server reads the fields while the upload streams in.
-    const name = audio instanceof File ? audio.name : `recording.${audio.type.includes('ogg') ? 'ogg' : audio.type.includes('mp4') ? 'm4a' : 'webm'}`;
+    const name =
+      audio instanceof File ? audio.name : `recording.${audio.type.includes('ogg') ? 'ogg' : audio.type.includes('mp4') ? 'm4a' : 'webm'}`;
     form.append('file', audio, name);
     abort.current = new AbortController();
     setBusy(true);
@@ -155,7 +168,13 @@ export function SttPanel({ mode }: { mode: KeyMode }) {
         {source === 'file' ? (
           <div class="field">
             <label for="stt-file">Audio file</label>
-            <input id="stt-file" type="file" accept="audio/*,video/webm,.wav,.mp3,.flac,.ogg,.opus,.webm,.m4a" onChange={(e) => setFile(e.currentTarget.files?.[0] ?? null)} aria-describedby="stt-file-hint" />
+            <input
+              id="stt-file"
+              type="file"
+              accept="audio/*,video/webm,.wav,.mp3,.flac,.ogg,.opus,.webm,.m4a"
+              onChange={(e) => setFile(e.currentTarget.files?.[0] ?? null)}
+              aria-describedby="stt-file-hint"
+            />
             <p id="stt-file-hint" class="hint">
               WAV, MP3, FLAC, Ogg, WebM or M4A, up to 25 MB.
             </p>
@@ -178,7 +197,13 @@ export function SttPanel({ mode }: { mode: KeyMode }) {
           </div>
           <div class="field">
             <label for="stt-language">Language</label>
-            <input id="stt-language" type="text" placeholder="Detect (e.g. en)" value={language} onInput={(e) => setLanguage(e.currentTarget.value)} />
+            <input
+              id="stt-language"
+              type="text"
+              placeholder="Detect (e.g. en)"
+              value={language}
+              onInput={(e) => setLanguage(e.currentTarget.value)}
+            />
           </div>
           <div class="field">
             <label for="stt-format">Response format</label>

@@ -10,7 +10,8 @@ import { useObjectUrl } from '../hooks';
 
 const FORMATS = ['wav', 'mp3', 'ogg', 'flac'] as const;
 const MAX_TEXT = 5000;
-const SAMPLE_TEXT = 'Hello! This is Parla speaking. <break time="500ms"/> I can pause, <laugh> laugh, and even <whisper>whisper a secret</whisper>.';
+const SAMPLE_TEXT =
+  'Hello! This is Parla speaking. <break time="500ms"/> I can pause, <laugh> laugh, and even <whisper>whisper a secret</whisper>.';
 
 /** The tags Aura models read inside the text (docs/interface.md): what a button inserts, and a label. */
 const TAGS: ReadonlyArray<{ label: string; before: string; after?: string }> = [
@@ -137,14 +138,24 @@ export function TtsPanel({ mode, plan }: { mode: KeyMode; plan: string }) {
       <form class="stack" onSubmit={submit}>
         <div class="field">
           <label for="tts-text">Text</label>
-          <textarea id="tts-text" ref={textarea} rows={5} maxLength={MAX_TEXT} required value={text} onInput={(e) => setText(e.currentTarget.value)} aria-describedby="tts-text-hint" />
+          <textarea
+            id="tts-text"
+            ref={textarea}
+            rows={5}
+            maxLength={MAX_TEXT}
+            required
+            value={text}
+            onInput={(e) => setText(e.currentTarget.value)}
+            aria-describedby="tts-text-hint"
+          />
           <div id="tts-text-hint" class="hint">
             {markup ? (
               <>
                 <span>
-                  Tags: a pause is <code>{'<break time="500ms"/>'}</code> or <code>{'<break time="1.5s"/>'}</code> (up to 20 s); expressions are{' '}
-                  <code>{'<laugh>'}</code>, <code>{'<chuckle>'}</code>, <code>{'<sigh>'}</code>, <code>{'<gasp>'}</code>, <code>{'<yawn>'}</code>, <code>{'<cough>'}</code>,{' '}
-                  <code>{'<whisper>…</whisper>'}</code> and <code>{'<emphasis>…</emphasis>'}</code>.
+                  Tags: a pause is <code>{'<break time="500ms"/>'}</code> or <code>{'<break time="1.5s"/>'}</code> (up to 20 s); expressions
+                  are <code>{'<laugh>'}</code>, <code>{'<chuckle>'}</code>, <code>{'<sigh>'}</code>, <code>{'<gasp>'}</code>,{' '}
+                  <code>{'<yawn>'}</code>, <code>{'<cough>'}</code>, <code>{'<whisper>…</whisper>'}</code> and{' '}
+                  <code>{'<emphasis>…</emphasis>'}</code>.
                 </span>
                 <span class="count">
                   {text.length} / {MAX_TEXT}
@@ -205,7 +216,14 @@ export function TtsPanel({ mode, plan }: { mode: KeyMode; plan: string }) {
                   </option>
                 ))}
               </select>
-              <button type="button" class="button secondary icon" onClick={playPreview} disabled={!voice} aria-label={voice ? `Hear a sample of ${voice.name}` : 'Hear a sample of the voice'} title="Hear a sample (free)">
+              <button
+                type="button"
+                class="button secondary icon"
+                onClick={playPreview}
+                disabled={!voice}
+                aria-label={voice ? `Hear a sample of ${voice.name}` : 'Hear a sample of the voice'}
+                title="Hear a sample (free)"
+              >
                 <svg viewBox="0 0 16 16" width="14" height="14" aria-hidden="true" focusable="false">
                   <path d="M4 2.5v11l9-5.5z" fill="currentColor" />
                 </svg>
@@ -216,7 +234,15 @@ export function TtsPanel({ mode, plan }: { mode: KeyMode; plan: string }) {
             <label for="tts-speed">
               Speed <output for="tts-speed">{speed.toFixed(2)}×</output>
             </label>
-            <input id="tts-speed" type="range" min={0.5} max={2} step={0.05} value={speed} onInput={(e) => setSpeed(Number(e.currentTarget.value))} />
+            <input
+              id="tts-speed"
+              type="range"
+              min={0.5}
+              max={2}
+              step={0.05}
+              value={speed}
+              onInput={(e) => setSpeed(Number(e.currentTarget.value))}
+            />
           </div>
           <div class="field">
             <label for="tts-pitch">
@@ -226,7 +252,15 @@ export function TtsPanel({ mode, plan }: { mode: KeyMode; plan: string }) {
                 {pitch} semitones
               </output>
             </label>
-            <input id="tts-pitch" type="range" min={-20} max={20} step={1} value={pitch} onInput={(e) => setPitch(Number(e.currentTarget.value))} />
+            <input
+              id="tts-pitch"
+              type="range"
+              min={-20}
+              max={20}
+              step={1}
+              value={pitch}
+              onInput={(e) => setPitch(Number(e.currentTarget.value))}
+            />
           </div>
           <div class="field">
             <label for="tts-format">Format</label>
@@ -264,7 +298,10 @@ export function TtsPanel({ mode, plan }: { mode: KeyMode; plan: string }) {
             <a class="button secondary" href={audioUrl} download={result.fileName}>
               Download {result.fileName.split('.').pop()?.toUpperCase()}
             </a>
-            <CreditsLine credits={result.credits} extra={result.processingMs !== null ? `${result.processingMs} ms to synthesize` : undefined} />
+            <CreditsLine
+              credits={result.credits}
+              extra={result.processingMs !== null ? `${result.processingMs} ms to synthesize` : undefined}
+            />
           </div>
         </div>
       )}
@@ -328,9 +365,19 @@ function SpokenWords({ words, player }: { words: SpokenWord[]; player: { current
     void audio.play().catch(() => undefined);
   };
   return (
-    <p class="spoken-words" data-testid="spoken-words" aria-label="Words, highlighted as they are spoken">
+    <p class="spoken-words" data-testid="spoken-words" role="group" aria-label="Words, highlighted as they are spoken">
       {words.map((w, i) => (
-        <span key={i} class={i === current ? 'spoken-word speaking' : 'spoken-word'} aria-current={i === current ? 'true' : undefined} data-start={w.start} data-end={w.end} title={`${w.start.toFixed(2)}-${w.end.toFixed(2)} s`} onClick={() => playFrom(w)}>
+        // biome-ignore lint/a11y/useKeyWithClickEvents: a click on a word is a mouse shortcut; the audio element's controls are the keyboard path.
+        // biome-ignore lint/a11y/noStaticElementInteractions: as above, the word is text first and a seek shortcut second.
+        <span
+          key={i}
+          class={i === current ? 'spoken-word speaking' : 'spoken-word'}
+          aria-current={i === current ? 'true' : undefined}
+          data-start={w.start}
+          data-end={w.end}
+          title={`${w.start.toFixed(2)}-${w.end.toFixed(2)} s`}
+          onClick={() => playFrom(w)}
+        >
           {w.word}
         </span>
       ))}

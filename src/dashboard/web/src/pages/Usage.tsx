@@ -97,7 +97,13 @@ export function UsagePage() {
               <h2 id="chart-title">Daily activity</h2>
               <div class="segmented compact" role="group" aria-label="Chart shows">
                 {(['credits', 'requests'] as const).map((m) => (
-                  <button key={m} type="button" class={metric === m ? 'selected' : ''} aria-pressed={metric === m} onClick={() => setMetric(m)}>
+                  <button
+                    key={m}
+                    type="button"
+                    class={metric === m ? 'selected' : ''}
+                    aria-pressed={metric === m}
+                    onClick={() => setMetric(m)}
+                  >
                     {m === 'credits' ? 'Credits' : 'Requests'}
                   </button>
                 ))}

@@ -1,0 +1,156 @@
+// The premium tier is never worse (issue 29 item 5): every English Aura voice on aura-max beside
+// the same voice on aura-prime, the same sentences, each rendering sent through the service's own
+// recognizer (POST /tts/generate as WAV, then POST /stt/transcribe, cipher-fast, formatting off),
+// word error rate per voice and the difference in points (goal: aura-max at most 1 point worse).
+// Then a few voices at request pitches (the issue's Aria at +2 and +4 semitones), both models.
+// A rendering identical to one already transcribed is not sent again (the recognizer is
+// deterministic). Word error rates do not depend on the machine's load; the time does.
+// Run: node --import tsx bench/premium-tier.ts
+//   SENTENCES (the first n of bench/sentences.ts, default all 20), VOICES (comma list of names),
+//   PITCH_VOICES (default Aria), PITCHES (request semitones, default -4,-2,2,4; empty: none),
+//   CONCURRENCY (renderings in flight, default 2)
+import { createHash } from 'node:crypto';
+import { cpus, loadavg } from 'node:os';
+import http from 'node:http';
+import { postFresh, startBenchServer, table } from './lib.js';
+import { multipart } from '../test/helpers/multipart.js';
+import { words, wordErrorRate } from '../test/helpers/speech.js';
+import { SENTENCES as ALL_SENTENCES } from './sentences.js';
+
+const SENTENCES = ALL_SENTENCES.slice(0, Number(process.env.SENTENCES ?? ALL_SENTENCES.length));
+const ONLY = process.env.VOICES ? new Set(process.env.VOICES.split(',').map((v) => v.trim().toLowerCase())) : null;
+const PITCH_VOICES = (process.env.PITCH_VOICES ?? 'Aria').split(',').map((v) => v.trim().toLowerCase());
+const PITCHES = (process.env.PITCHES ?? '-4,-2,2,4')
+  .split(',')
+  .filter((p) => p.trim() !== '')
+  .map(Number);
+const CONCURRENCY = Number(process.env.CONCURRENCY ?? 2);
+const MODELS = ['aura-prime', 'aura-max'] as const;
+
+const server = await startBenchServer({ PARLA_STT_DECODERS: String(CONCURRENCY) });
+const headers = { 'x-api-key': server.apiKey };
+
+function synthesize(voice: string, model: string, pitch: number, text: string): Promise<Uint8Array> {
+  const body = Buffer.from(JSON.stringify({ text, voice, model, language: 'en-US', format: 'wav', ...(pitch ? { pitch } : {}) }));
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      `${server.url}/api/v1/tts/generate`,
+      { method: 'POST', agent: false, headers: { ...headers, 'content-type': 'application/json', 'content-length': String(body.length) } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const all = Buffer.concat(chunks);
+          if (res.statusCode !== 200) reject(new Error(`generate ${model} ${voice} ${pitch}: ${res.statusCode} ${all.toString()}`));
+          else resolve(new Uint8Array(all.buffer, all.byteOffset, all.byteLength));
+        });
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+const heardBy = new Map<string, Promise<string>>();
+function transcribe(wav: Uint8Array): Promise<string> {
+  const key = createHash('sha1').update(wav).digest('hex');
+  let t = heardBy.get(key);
+  if (!t) {
+    t = multipart(wav, { model: 'cipher-fast', smart_format: 'false', punctuate: 'false' }, 'speech.wav').then(
+      async ({ body, contentType }) => {
+        const res = await postFresh(`${server.url}/api/v1/stt/transcribe`, { ...headers, 'content-type': contentType }, body);
+        if (res.status !== 200) throw new Error(`transcribe: ${res.status} ${res.body}`);
+        return (JSON.parse(res.body) as { text: string }).text;
+      },
+    );
+    heardBy.set(key, t);
+  }
+  return t;
+}
+
+interface Job {
+  voice: string;
+  model: string;
+  pitch: number;
+}
+
+/** Word errors and words of one voice, model and pitch over the sentences. */
+async function measure(j: Job): Promise<{ errors: number; words: number }> {
+  let errors = 0;
+  let total = 0;
+  for (const text of SENTENCES) {
+    const heard = await transcribe(await synthesize(j.voice, j.model, j.pitch, text));
+    const n = words(text).length;
+    errors += Math.round(wordErrorRate(text, heard) * n);
+    total += n;
+  }
+  return { errors, words: total };
+}
+
+try {
+  const res = await fetch(`${server.url}/api/v1/voices?model=aura-max&language=en-US`, { headers });
+  const listed = ((await res.json()) as { voices: Array<{ name: string; gender: string }> }).voices;
+  const voices = listed.filter((v) => !ONLY || ONLY.has(v.name.toLowerCase()));
+  const jobs: Job[] = [];
+  for (const v of voices) for (const model of MODELS) jobs.push({ voice: v.name, model, pitch: 0 });
+  for (const name of PITCH_VOICES) {
+    const v = listed.find((x) => x.name.toLowerCase() === name);
+    if (v) for (const pitch of PITCHES) for (const model of MODELS) jobs.push({ voice: v.name, model, pitch });
+  }
+  console.log(
+    `${jobs.length} voice-model-pitch cases, ${SENTENCES.length} sentences each, ${CONCURRENCY} in flight, ${cpus().length} cores`,
+  );
+  const started = performance.now();
+  const loads: number[] = [];
+  const results = new Map<string, { errors: number; words: number }>();
+  const id = (j: Job) => `${j.voice}|${j.model}|${j.pitch}`;
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < jobs.length) {
+        const j = jobs[next++]!;
+        loads.push(loadavg()[0]!);
+        const r = await measure(j);
+        results.set(id(j), r);
+        console.error(
+          `[${results.size}/${jobs.length}] ${j.model} ${j.voice} pitch ${j.pitch}: ${((100 * r.errors) / r.words).toFixed(1)}% (${((performance.now() - started) / 1000).toFixed(0)} s, load ${loadavg()[0]!.toFixed(1)})`,
+        );
+      }
+    }),
+  );
+  const pct = (j: Job) => {
+    const r = results.get(id(j))!;
+    return (100 * r.errors) / r.words;
+  };
+  const rows = [...new Map(jobs.map((j) => [`${j.voice}|${j.pitch}`, j])).values()].map((j) => {
+    const prime = pct({ ...j, model: 'aura-prime' });
+    const max = pct({ ...j, model: 'aura-max' });
+    const gender = listed.find((v) => v.name === j.voice)?.gender ?? '';
+    return {
+      voice: j.voice,
+      gender,
+      'request pitch': j.pitch ? `${j.pitch > 0 ? '+' : ''}${j.pitch} st` : '0',
+      'aura-prime WER (%)': prime.toFixed(1),
+      'aura-max WER (%)': max.toFixed(1),
+      'max - prime (points)': (max - prime).toFixed(1),
+      'within 1 point': max - prime <= 1 ? 'yes' : 'NO',
+    };
+  });
+  const sum = (model: string, pitchZero: boolean) => {
+    const rs = jobs.filter((j) => j.model === model && (j.pitch === 0) === pitchZero).map((j) => results.get(id(j))!);
+    const e = rs.reduce((a, r) => a + r.errors, 0);
+    const w = rs.reduce((a, r) => a + r.words, 0);
+    return w ? ((100 * e) / w).toFixed(1) : '-';
+  };
+  console.log(
+    `\nPremium tier, ${new Date().toISOString()}, ${SENTENCES.length} sentences, cipher-fast, ${((performance.now() - started) / 1000).toFixed(0)} s, load average ${Math.min(...loads).toFixed(1)}-${Math.max(...loads).toFixed(1)}\n`,
+  );
+  console.log(
+    `All words, voices at their own pitch: aura-prime ${sum('aura-prime', true)}%, aura-max ${sum('aura-max', true)}%; at request pitches: aura-prime ${sum('aura-prime', false)}%, aura-max ${sum('aura-max', false)}%`,
+  );
+  console.log(`Voices more than 1 point worse on aura-max: ${rows.filter((r) => r['within 1 point'] === 'NO').length} of ${rows.length}\n`);
+  console.log(table(rows));
+} finally {
+  await server.stop();
+}

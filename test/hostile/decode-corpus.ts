@@ -1,0 +1,60 @@
+// Mutated audio of every container the batch edges take (issue 30): test speech encoded by ffmpeg
+// as WAV, MP3, FLAC, Ogg Vorbis, Ogg Opus, WebM/Opus and M4A/AAC, then copies with about 1% of
+// their bytes flipped by a seeded generator, so the corpus is the same on every run and nothing
+// large is kept in the repository. About 2% of such M4A copies once took the whole process down
+// (the kept reproducer: test/fixtures/hostile/m4a-heap-crash.m4a).
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { mkdtempSync } from 'node:fs';
+import path from 'node:path';
+import { flite } from '../helpers/speech.js';
+
+export const CONTAINERS: Record<string, string[]> = {
+  wav: ['-c:a', 'pcm_s16le', '-f', 'wav'],
+  mp3: ['-c:a', 'libmp3lame', '-b:a', '32k', '-f', 'mp3'],
+  flac: ['-c:a', 'flac', '-f', 'flac'],
+  ogg: ['-c:a', 'libvorbis', '-q:a', '2', '-f', 'ogg'],
+  opus: ['-c:a', 'libopus', '-b:a', '24k', '-f', 'ogg'],
+  webm: ['-c:a', 'libopus', '-b:a', '24k', '-f', 'webm'],
+  m4a: ['-c:a', 'aac', '-b:a', '32k', '-f', 'ipod'],
+};
+
+export const HEAP_CRASH_M4A = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../fixtures/hostile/m4a-heap-crash.m4a');
+
+/** Mulberry32: a small seeded generator (the same copies on every run). */
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** A copy with about `fraction` of its bytes (after the first 8, so the container is still told apart) set to random values. */
+export function mutate(bytes: Buffer, seed: number, fraction = 0.01): Buffer {
+  const out = Buffer.from(bytes);
+  const r = rng(seed);
+  const flips = Math.max(1, Math.round(out.length * fraction));
+  for (let i = 0; i < flips; i++) out[8 + Math.floor(r() * (out.length - 8))] = Math.floor(r() * 256);
+  return out;
+}
+
+/** Every container's clean file (a few seconds of speech) and `perContainer` mutated copies of each. */
+export function buildCorpus(perContainer: number, seed = 30): Array<{ name: string; container: string; bytes: Buffer }> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'parla-decode-corpus-'));
+  const speech = flite('The quick brown fox jumps over the lazy dog near the river bank.');
+  const out: Array<{ name: string; container: string; bytes: Buffer }> = [];
+  for (const [container, args] of Object.entries(CONTAINERS)) {
+    const file = path.join(dir, `clean.${container}`);
+    execFileSync('ffmpeg', ['-nostdin', '-v', 'error', '-y', '-i', speech, '-ac', '1', ...args, file]);
+    const clean = readFileSync(file);
+    out.push({ name: `${container} clean`, container, bytes: clean });
+    for (let i = 0; i < perContainer; i++)
+      out.push({ name: `${container} mutated #${i}`, container, bytes: mutate(clean, seed * 1000 + i * 7 + container.length) });
+  }
+  return out;
+}
