@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream, existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
+import { rm } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import { upstreamModel, type UpstreamModel } from './upstream.js';
 import { checkModelInChild, type CheckFigures } from './check.js';
@@ -196,22 +197,31 @@ async function installArchive(
     saveRecord(modelsDir, record);
     return record;
   } finally {
-    removeStaging(staging);
+    await removeStaging(staging);
   }
 }
 
 /**
- * Removes this pull's staging folder on every path out. Retried:
- * a removal racing an unpacker's last writes fails with ENOTEMPTY; what cannot be removed is
- * said plainly rather than as a raw system error.
+ * Removes this pull's staging folder on every path out. An unpacker stopped half-way may still have
+ * file operations in flight that create entries after a removal has listed the folder (then rmdir
+ * fails with ENOTEMPTY); rmSync's own retries only repeat the rmdir, and block the event loop those
+ * operations finish on. So the whole removal is retried here, waiting between tries, for a few
+ * seconds; what still cannot be removed is said plainly rather than as a raw system error.
  */
-function removeStaging(staging: string): void {
-  try {
-    rmSync(staging, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
-  } catch (err) {
-    process.stderr.write(
-      `could not remove the staging folder ${staging} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); delete it by hand\n`,
-    );
+async function removeStaging(staging: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await rm(staging, { recursive: true, force: true });
+      return;
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (attempt < 30 && (code === 'ENOTEMPTY' || code === 'EBUSY')) {
+        await new Promise((r) => setTimeout(r, 100));
+        continue;
+      }
+      process.stderr.write(`could not remove the staging folder ${staging} (${code ?? (err as Error).message}); delete it by hand\n`);
+      return;
+    }
   }
 }
 

@@ -165,6 +165,11 @@ export class WorkerPool<M extends TaskShapes<M> = TaskMap> {
     };
   }
 
+  /** The ids of the worker threads now: a thread terminated and replaced shows up as a new id. */
+  threadIds(): number[] {
+    return this.piscina.threads.map((t) => t.threadId).sort((a, b) => a - b);
+  }
+
   private idleThreads(): number {
     // piscina does not expose idle workers directly; utilization is the closest proxy.
     return Math.max(0, Math.round(this.piscina.threads.length * (1 - this.piscina.utilization)));

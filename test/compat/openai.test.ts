@@ -5,8 +5,8 @@
 // endpoints' for the same work.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
-import { createReadStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { createReadStream, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import http from 'node:http';
@@ -162,10 +162,28 @@ function ffprobe(file: Buffer): { container: string; codec: string; seconds: num
 
 /** ffmpeg processes of this test process (started by the app's spawner helper, a child of this process). */
 function ffmpegChildren(): string[] {
-  const lines = (r: { stdout: string }) => r.stdout.split('\n').filter(Boolean);
-  const helpers = lines(spawnSync('pgrep', ['-P', String(process.pid)], { encoding: 'utf8' }));
-  if (helpers.length === 0) return [];
-  return lines(spawnSync('pgrep', ['-P', helpers.join(','), '-x', 'ffmpeg'], { encoding: 'utf8' }));
+  // Read from /proc rather than with pgrep: a program run synchronously would stall this process,
+  // which is also the server, for as long as the busy machine takes to start it.
+  const helpers = childPids(String(process.pid));
+  return helpers.flatMap(childPids).filter((pid) => readProc(`${pid}/comm`).trim() === 'ffmpeg');
+}
+
+function childPids(pid: string): string[] {
+  let tasks: string[];
+  try {
+    tasks = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return [];
+  }
+  return tasks.flatMap((tid) => readProc(`${pid}/task/${tid}/children`).split(' ').filter(Boolean));
+}
+
+function readProc(rel: string): string {
+  try {
+    return readFileSync(`/proc/${rel}`, 'utf8');
+  } catch {
+    return '';
+  }
 }
 
 /** The events of a text/event-stream body. */
@@ -256,7 +274,9 @@ describe('speech', () => {
   });
 
   test('a client that goes away mid-stream: its ffmpeg encoder is killed, and only what was sent is billed', async () => {
-    const long = Array.from({ length: 30 }, (_, i) => `This is sentence number ${i + 1}, spoken slowly here.`).join(' ');
+    // Near OpenAI's 4,096-character limit: minutes of speech, far more than is made before the
+    // client's abort arrives, even on a busy machine.
+    const long = Array.from({ length: 75 }, (_, i) => `This is sentence number ${i + 1}, spoken slowly here.`).join(' ');
     const acct = await createTestAccount(t.services, { plan: 'pro', credits: 100_000 });
     const before = await t.services.store.getBalance(acct.accountId, 'live');
     const ctl = new AbortController();
