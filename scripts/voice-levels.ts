@@ -8,7 +8,9 @@
 // times (default 4) or until every voice is within 0.2 LU. It measures on the test's sentence
 // (test/helpers/voice-sweep.ts, sweepText); `--text preview` measures on the voice previews'.
 // The table is data the service reads (src/tts/levels.ts).
-// Run: node --import tsx scripts/voice-levels.ts [--calibrate] [--passes 4] [--models aura-lite,aura-max] [--languages en-US,de] [--engines festival] [--text preview] [--json out.json]
+// --check fails (exit 1) when any rendering clips, peaks over -1 dBTP or is more than 1 LU off the
+// target: the test suite's bounds over the whole catalogue (the suite renders a cover, decision #96).
+// Run: node --import tsx scripts/voice-levels.ts [--check] [--calibrate] [--passes 4] [--models aura-lite,aura-max] [--languages en-US,de] [--engines festival] [--text preview] [--json out.json]
 import { writeFileSync } from 'node:fs';
 import { createServices } from '../src/services.js';
 import { testConfig, tempDir } from '../test/helpers/env.js';
@@ -16,6 +18,7 @@ import { createTestAccount } from '../test/helpers/app.js';
 import type { AuthContext } from '../src/accounts/auth-context.js';
 import { runSweep, sweepCases, type Measured, type SweepCase } from '../test/helpers/voice-sweep.js';
 import { sampleText } from '../src/tts/voice-previews.js';
+import { TARGET_LUFS } from '../src/tts/levels.js';
 
 const args = process.argv.slice(2);
 const flag = (name: string) => {
@@ -95,6 +98,21 @@ try {
     });
     console.error(`swept in ${Math.round((Date.now() - started) / 1000)} s`);
     report(cases, results);
+    if (args.includes('--check')) {
+      // The test suite's bounds (test/tts/voice-levels.test.ts) over every rendering of the sweep.
+      const bad = cases.flatMap((c) => {
+        const m = results.get(c.key)!;
+        const faults = [
+          ...(m.clipped > 0 ? [`${m.clipped} clipped samples`] : []),
+          ...(m.truePeakDb > -1 ? [`true peak ${m.truePeakDb.toFixed(2)} dBTP`] : []),
+          ...(Math.abs(m.lufs - TARGET_LUFS) <= 1 ? [] : [`${m.lufs.toFixed(2)} LUFS`]),
+        ];
+        return faults.length ? [`${c.labels[0]}: ${faults.join(', ')}`] : [];
+      });
+      for (const line of bad) console.log(`out of bounds: ${line}`);
+      console.log(`${cases.length - bad.length} passed, ${bad.length} failed`);
+      if (bad.length) process.exitCode = 1;
+    }
     if (!levels) break;
     const worst = Math.max(...cases.map((c) => Math.abs(results.get(c.key)!.lufs - levels.TARGET_LUFS)).filter(Number.isFinite));
     console.error(`pass ${pass}: largest deviation ${worst.toFixed(2)} LU`);

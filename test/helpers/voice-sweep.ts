@@ -19,6 +19,8 @@ export interface SweepCase {
   /** Every (model voice language) this rendering stands for. */
   labels: string[];
   models: string[];
+  /** The catalogue ids of the voices it stands for (an Aura voice's name differs by language). */
+  voiceIds: string[];
   job: TtsJob;
   text: string;
   /**
@@ -53,20 +55,33 @@ export function sweepCases(
     speed?: number;
     pitch?: number;
     text?: (name: string, language: string) => string;
+    /**
+     * Only `cover` voices per language, turning through the voice list from one language to the
+     * next, so that every language and every voice is rendered, in far fewer renderings than the
+     * whole catalogue (the test suite's sample, decision #96). Flash voices each have one language:
+     * all of them are kept.
+     */
+    cover?: number;
   } = {},
 ): SweepCase[] {
   const { catalog, registry, config } = services;
   const byKey = new Map<string, SweepCase>();
   for (const model of opts.models ?? TTS_MODELS) {
-    const requests: Array<{ voice: string; language: string | undefined }> = [];
+    const requests: Array<{ voice: string; language: string | undefined; id: string }> = [];
     if (isFlashModel(model)) {
       for (const v of catalog.data.flashVoices)
         if (catalog.languagesFor(model).some((l) => l.code === v.language) && (!opts.languages || opts.languages.includes(v.language)))
-          requests.push({ voice: v.name, language: undefined });
+          requests.push({ voice: v.name, language: undefined, id: v.name });
     } else {
-      for (const l of catalog.languagesFor(model))
+      const voices = catalog.data.auraVoices;
+      const n = voices.length;
+      const inCover = (li: number, vi: number) => opts.cover === undefined || (((vi - li * opts.cover) % n) + n) % n < opts.cover;
+      catalog.languagesFor(model).forEach((l, li) => {
         if (!opts.languages || opts.languages.includes(l.code))
-          for (const v of catalog.data.auraVoices) requests.push({ voice: catalog.auraName(v, l.code), language: l.code });
+          voices.forEach((v, vi) => {
+            if (inCover(li, vi)) requests.push({ voice: catalog.auraName(v, l.code), language: l.code, id: v.id });
+          });
+      });
     }
     for (const r of requests) {
       const prepare = (text: string) =>
@@ -88,7 +103,8 @@ export function sweepCases(
       if (had) {
         had.labels.push(label);
         if (!had.models.includes(model)) had.models.push(model);
-      } else byKey.set(key, { key, labels: [label], models: [model], job, text });
+        if (!had.voiceIds.includes(r.id)) had.voiceIds.push(r.id);
+      } else byKey.set(key, { key, labels: [label], models: [model], voiceIds: [r.id], job, text });
     }
   }
   const cases = [...byKey.values()];
