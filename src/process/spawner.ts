@@ -72,7 +72,18 @@ export class ProcessSpawner {
         io.once('connect', () => resolve({ io: io!, exit }));
         io.once('error', reject);
       });
-      signal?.addEventListener('abort', () => io?.destroy(), { once: true });
+      // The socket is the program's own stdout: closed before the kill lands, it would end the
+      // program by a broken pipe (exit 141) instead. So it closes once the program is gone (or after
+      // a second, should the helper not answer).
+      signal?.addEventListener(
+        'abort',
+        () => {
+          const close = () => io?.destroy();
+          const late = setTimeout(close, 1000);
+          exit.finally(() => clearTimeout(late)).then(close, close);
+        },
+        { once: true },
+      );
       // Before the socket is up a failed start is this promise's failure; after, exit's.
       exit.catch((err: unknown) => {
         io?.destroy();
@@ -100,10 +111,12 @@ export class ProcessSpawner {
       const read = (async () => {
         try {
           for await (const c of io as AsyncIterable<Buffer>) {
+            // Past the bound the rest is read and dropped until the kill lands (see pipe).
+            if (stop.signal.aborted) continue;
             size += c.length;
             if (opts.maxBytes !== undefined && size > opts.maxBytes) {
               stop.abort(new Error('output over its bound'));
-              break;
+              continue;
             }
             chunks.push(c);
           }
