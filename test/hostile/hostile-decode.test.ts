@@ -5,7 +5,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { readFileSync, mkdtempSync } from 'node:fs';
+import { readFileSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startHostileService, type HostileService } from './harness.js';
@@ -59,6 +59,27 @@ async function send(edge: Edge, bytes: Buffer, key: string, filename = 'audio.bi
   return { status: res.status, body, ms: performance.now() - t };
 }
 
+/** A mono 8-bit unsigned PCM WAV of `samples` samples at `rate` Hz: a square wave of `hz` Hz. */
+function squareWav8(rate: number, samples: number, hz: number): Buffer {
+  const out = Buffer.alloc(44 + samples);
+  out.write('RIFF', 0);
+  out.writeUInt32LE(36 + samples, 4);
+  out.write('WAVEfmt ', 8);
+  out.writeUInt32LE(16, 16);
+  out.writeUInt16LE(1, 20); // PCM
+  out.writeUInt16LE(1, 22); // mono
+  out.writeUInt32LE(rate, 24);
+  out.writeUInt32LE(rate, 28); // bytes per second
+  out.writeUInt16LE(1, 32); // block align
+  out.writeUInt16LE(8, 34);
+  out.write('data', 36);
+  out.writeUInt32LE(samples, 40);
+  const period = Math.round(rate / hz);
+  out.fill(64, 44);
+  for (let i = 0; i < samples; i += period) out.fill(192, 44 + i, 44 + Math.min(samples, i + period / 2));
+  return out;
+}
+
 /** The error code in any dialect's body. */
 function code(body: any): string | undefined {
   return body?.error?.code ?? body?.parla_code ?? body?.err_code ?? body?.error?.type;
@@ -108,12 +129,28 @@ describe('mutated files of every container', () => {
 
 describe('paying before decoding', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'parla-declared-'));
-  // 24 MB of 8-bit WAV at 1 kHz: 6.7 hours.
+  // 24 MB of 8-bit WAV at 1 kHz: 6.7 hours of a 100 Hz square wave, written here (sox's synth
+  // took 50 CPU s for it).
   const longWav = path.join(dir, 'long.wav');
-  execFileSync('sox', ['-n', '-r', '1000', '-c', '1', '-b', '8', '-e', 'unsigned-integer', longWav, 'synth', '24000', 'sine', '100']);
-  // An hour of FLAC silence: a few KB.
+  writeFileSync(longWav, squareWav8(1000, 24_000_000, 100));
+  // An hour of FLAC silence: ~650 KB.
   const hourFlac = path.join(dir, 'hour.flac');
-  execFileSync('sox', ['-n', '-r', '16000', '-c', '1', '-b', '16', hourFlac, 'trim', '0', '3600']);
+  execFileSync('ffmpeg', [
+    '-nostdin',
+    '-v',
+    'error',
+    '-f',
+    'lavfi',
+    '-i',
+    'anullsrc=r=16000:cl=mono',
+    '-t',
+    '3600',
+    '-c:a',
+    'flac',
+    '-sample_fmt',
+    's16',
+    hourFlac,
+  ]);
   // 20 minutes of MP3 silence (its length is ffprobe's reading of the frames).
   const longMp3 = path.join(dir, 'long.mp3');
   execFileSync('ffmpeg', [
