@@ -43,9 +43,10 @@ export interface LiveStream {
   stream: SttStream | null;
   /**
    * Takes a recognizer again (the session gives its own back while no audio flows, or to boost
-   * other keywords: decision #76), within the same wait bound; the stream's keywords when none given.
+   * other keywords: decision #76), within the same wait bound unless `waitMs` says otherwise (a
+   * keyterm switch: decision #97); the stream's keywords when none given.
    */
-  reopen(keywords?: readonly string[]): Promise<SttStream>;
+  reopen(keywords?: readonly string[], waitMs?: number): Promise<SttStream>;
   language: string;
   /** Id of the engine serving the stream (e.g. "pocketsphinx", "sherpa:zipformer-en"). */
   engine: string;
@@ -93,9 +94,9 @@ export async function openLiveStream(
       characters: 0,
     });
     // The account's turn in the recognizers' line (decision #58).
-    const open = (keywords: readonly string[] = req.keywords) =>
+    const open = (keywords: readonly string[] = req.keywords, waitMs = req.recognizerWaitMs) =>
       asTenant(auth.account.id, () =>
-        openWithin(binding.engine.openStream({ language, profile: binding.profile, keywords: [...keywords] }), req.recognizerWaitMs),
+        openWithin(binding.engine.openStream({ language, profile: binding.profile, keywords: [...keywords] }), waitMs),
       );
     const stream = req.attachOnAudio ? null : await open();
     const credits = new LiveCredits(work, { heldSeconds, creditsPerSecond: rate, blockSeconds: req.holdBlockSeconds });

@@ -10,6 +10,12 @@ import type { RecognizedUtterance, SttStream } from '../../engines/engine.js';
 
 /** Audio (seconds) between two keyword changes on one stream (decision #76). */
 export const REKEY_EVERY_SECONDS = 1;
+/**
+ * How long a keyterm switch may wait for its boosted recognizer (decision #97): usually one is made
+ * for it (a decoder loaded and its words pronounced: seconds on a busy node), which the plain wait
+ * bound, meant for recognizers busy with other streams, refused while the audio waited.
+ */
+export const KEYTERM_SWITCH_WAIT_MS = 30_000;
 
 export class LiveRecognizer {
   private stream: SttStream | null;
@@ -21,7 +27,7 @@ export class LiveRecognizer {
     /** The stream opened at the upgrade (attached from the start), or null. */
     first: SttStream | null,
     /** Opens another engine stream boosting `keywords`; rejects (503 SERVICE_OVERLOADED) when none frees up within its bound. */
-    private readonly reopen: ((keywords: readonly string[]) => Promise<SttStream>) | null,
+    private readonly reopen: ((keywords: readonly string[], waitMs?: number) => Promise<SttStream>) | null,
     /** The words the stream's recognizer boosts; a Configure may change them (session.setKeywords). */
     public keywords: readonly string[] = [],
   ) {
@@ -32,6 +38,8 @@ export class LiveRecognizer {
   private wanted: readonly string[] | null = null;
   /** Where on the session's timeline the keywords last changed. */
   private rekeyedAt = -Infinity;
+  /** The keywords changed since the last recognizer was taken: the next one is a switch. */
+  private switching = false;
 
   /** Asks for keywords; true when none were asked for since the last rekey(). */
   want(keywords: readonly string[]): boolean {
@@ -53,6 +61,7 @@ export class LiveRecognizer {
     if (k.length === this.keywords.length && k.every((w, i) => w === this.keywords[i])) return false;
     this.keywords = k;
     this.rekeyedAt = now;
+    this.switching = true;
     return true;
   }
 
@@ -70,7 +79,8 @@ export class LiveRecognizer {
     if (this.closed) throw new Error('recognizer closed');
     if (!this.stream) {
       if (!this.reopen) throw new Error('recognizer released and cannot be taken again');
-      this.stream = await this.reopen(this.keywords);
+      this.stream = await this.reopen(this.keywords, this.switching ? KEYTERM_SWITCH_WAIT_MS : undefined);
+      this.switching = false;
       // Started at its first write (the engine's timeline runs from the audio fed since opening).
       this.offset = at;
     }

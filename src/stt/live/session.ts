@@ -34,7 +34,7 @@ export interface SessionOptions {
    * Takes another recognizer when audio resumes after the first was given back (within the
    * upgrade's wait bound, else 503 SERVICE_OVERLOADED). Without it the stream keeps its first one.
    */
-  reopen?: (keywords: readonly string[]) => Promise<SttStream>;
+  reopen?: (keywords: readonly string[], waitMs?: number) => Promise<SttStream>;
   /** No audio for this long gives the recognizer back (KeepAlive does not count); default 2 s. */
   recognizerIdleMs?: number;
   /** The stream's credits (SttService.openLive): grown while audio arrives, settled once at the end. */
@@ -339,6 +339,9 @@ export class RealtimeSession {
   }
 
   private fail(err: unknown): void {
+    // No recognizer: the audio still queued is dropped (unbilled) rather than each piece of it
+    // waiting out the bound again, also while the stream ends (it took 25 x 3 s to close).
+    if (isOverload(err)) this.discard = true;
     if (this.ended) return;
     if (isOverload(err)) {
       // Audio resumed after the recognizer was given back and none freed up within the bound.
