@@ -8,12 +8,11 @@
 // COPIES=8 mutated copies per container; CONCURRENCY=4; MAX_AUDIO=1800 sets PARLA_STT_MAX_AUDIO_SECONDS, so
 // the hour of FLAC is refused by a build that has the cap instead of being recognized for minutes
 // past the measurement)
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startBenchServer, table } from './lib.js';
-import { buildCorpus, HEAP_CRASH_M4A } from '../test/hostile/decode-corpus.js';
+import { buildCorpus, declaredLongFiles, HEAP_CRASH_M4A } from '../test/hostile/decode-corpus.js';
 
 const ROOT = process.env.ROOT ?? process.cwd();
 const COPIES = Number(process.env.COPIES ?? 8);
@@ -52,10 +51,7 @@ function treeMb(pid: number): number {
 }
 
 const dir = mkdtempSync(path.join(tmpdir(), 'bench-hostile-decode-'));
-const longWav = path.join(dir, 'long.wav');
-execFileSync('sox', ['-n', '-r', '1000', '-c', '1', '-b', '8', '-e', 'unsigned-integer', longWav, 'synth', '24000', 'sine', '100']);
-const hourFlac = path.join(dir, 'hour.flac');
-execFileSync('sox', ['-n', '-r', '16000', '-c', '1', '-b', '16', hourFlac, 'trim', '0', '3600']);
+const { longWav, hourFlac } = declaredLongFiles(dir);
 const inputs: Array<{ name: string; bytes: Buffer }> = [
   ...buildCorpus(COPIES).map((f) => ({ name: f.name, bytes: f.bytes })),
   { name: 'wav 6.7 h at 1 kHz 8-bit', bytes: readFileSync(longWav) },

@@ -4,7 +4,7 @@
 // large is kept in the repository. About 2% of such M4A copies once took the whole process down
 // (the kept reproducer: test/fixtures/hostile/m4a-heap-crash.m4a).
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { mkdtempSync } from 'node:fs';
 import path from 'node:path';
@@ -56,5 +56,55 @@ export function buildCorpus(perContainer: number, seed = 30): Array<{ name: stri
     for (let i = 0; i < perContainer; i++)
       out.push({ name: `${container} mutated #${i}`, container, bytes: mutate(clean, seed * 1000 + i * 7 + container.length) });
   }
+  return out;
+}
+
+/**
+ * Two files whose headers declare hours of audio, cheap to make: 24 MB of 8-bit WAV at 1 kHz
+ * (6.7 hours of a 100 Hz square wave, written here: sox's synth took 50 CPU s for it) and an hour
+ * of FLAC silence by ffmpeg (~650 KB).
+ */
+export function declaredLongFiles(dir: string): { longWav: string; hourFlac: string } {
+  const longWav = path.join(dir, 'long.wav');
+  writeFileSync(longWav, squareWav8(1000, 24_000_000, 100));
+  const hourFlac = path.join(dir, 'hour.flac');
+  execFileSync('ffmpeg', [
+    '-nostdin',
+    '-v',
+    'error',
+    '-y',
+    '-f',
+    'lavfi',
+    '-i',
+    'anullsrc=r=16000:cl=mono',
+    '-t',
+    '3600',
+    '-c:a',
+    'flac',
+    '-sample_fmt',
+    's16',
+    hourFlac,
+  ]);
+  return { longWav, hourFlac };
+}
+
+/** A mono 8-bit unsigned PCM WAV of `samples` samples at `rate` Hz: a square wave of `hz` Hz. */
+function squareWav8(rate: number, samples: number, hz: number): Buffer {
+  const out = Buffer.alloc(44 + samples);
+  out.write('RIFF', 0);
+  out.writeUInt32LE(36 + samples, 4);
+  out.write('WAVEfmt ', 8);
+  out.writeUInt32LE(16, 16);
+  out.writeUInt16LE(1, 20); // PCM
+  out.writeUInt16LE(1, 22); // mono
+  out.writeUInt32LE(rate, 24);
+  out.writeUInt32LE(rate, 28); // bytes per second
+  out.writeUInt16LE(1, 32); // block align
+  out.writeUInt16LE(8, 34);
+  out.write('data', 36);
+  out.writeUInt32LE(samples, 40);
+  const period = Math.round(rate / hz);
+  out.fill(64, 44);
+  for (let i = 0; i < samples; i += period) out.fill(192, 44 + i, 44 + Math.min(samples, i + period / 2));
   return out;
 }

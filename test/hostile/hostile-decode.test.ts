@@ -5,13 +5,13 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { readFileSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { readFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startHostileService, type HostileService } from './harness.js';
 import { createTestAccount } from '../helpers/app.js';
 import { multipart } from '../helpers/multipart.js';
-import { buildCorpus, HEAP_CRASH_M4A } from './decode-corpus.js';
+import { buildCorpus, declaredLongFiles, HEAP_CRASH_M4A } from './decode-corpus.js';
 
 let svc: HostileService;
 let base: string;
@@ -57,27 +57,6 @@ async function send(edge: Edge, bytes: Buffer, key: string, filename = 'audio.bi
     // text answers (a Deepgram or OpenAI text format) stay text
   }
   return { status: res.status, body, ms: performance.now() - t };
-}
-
-/** A mono 8-bit unsigned PCM WAV of `samples` samples at `rate` Hz: a square wave of `hz` Hz. */
-function squareWav8(rate: number, samples: number, hz: number): Buffer {
-  const out = Buffer.alloc(44 + samples);
-  out.write('RIFF', 0);
-  out.writeUInt32LE(36 + samples, 4);
-  out.write('WAVEfmt ', 8);
-  out.writeUInt32LE(16, 16);
-  out.writeUInt16LE(1, 20); // PCM
-  out.writeUInt16LE(1, 22); // mono
-  out.writeUInt32LE(rate, 24);
-  out.writeUInt32LE(rate, 28); // bytes per second
-  out.writeUInt16LE(1, 32); // block align
-  out.writeUInt16LE(8, 34);
-  out.write('data', 36);
-  out.writeUInt32LE(samples, 40);
-  const period = Math.round(rate / hz);
-  out.fill(64, 44);
-  for (let i = 0; i < samples; i += period) out.fill(192, 44 + i, 44 + Math.min(samples, i + period / 2));
-  return out;
 }
 
 /** The error code in any dialect's body. */
@@ -129,28 +108,7 @@ describe('mutated files of every container', () => {
 
 describe('paying before decoding', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'parla-declared-'));
-  // 24 MB of 8-bit WAV at 1 kHz: 6.7 hours of a 100 Hz square wave, written here (sox's synth
-  // took 50 CPU s for it).
-  const longWav = path.join(dir, 'long.wav');
-  writeFileSync(longWav, squareWav8(1000, 24_000_000, 100));
-  // An hour of FLAC silence: ~650 KB.
-  const hourFlac = path.join(dir, 'hour.flac');
-  execFileSync('ffmpeg', [
-    '-nostdin',
-    '-v',
-    'error',
-    '-f',
-    'lavfi',
-    '-i',
-    'anullsrc=r=16000:cl=mono',
-    '-t',
-    '3600',
-    '-c:a',
-    'flac',
-    '-sample_fmt',
-    's16',
-    hourFlac,
-  ]);
+  const { longWav, hourFlac } = declaredLongFiles(dir);
   // 20 minutes of MP3 silence (its length is ffprobe's reading of the frames).
   const longMp3 = path.join(dir, 'long.mp3');
   execFileSync('ffmpeg', [
