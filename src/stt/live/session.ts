@@ -30,10 +30,7 @@ export interface SessionOptions {
   engine: string;
   /** The recognizer taken at the upgrade, or null: one is taken (reopen) when the first audio arrives. */
   stream: SttStream | null;
-  /**
-   * Takes another recognizer when audio resumes after the first was given back (within the
-   * upgrade's wait bound, else 503 SERVICE_OVERLOADED). Without it the stream keeps its first one.
-   */
+  /** Takes another recognizer when audio resumes after the first was given back (LiveStream.reopen); without it the stream keeps its first. */
   reopen?: (keywords: readonly string[], waitMs?: number) => Promise<SttStream>;
   /** No audio for this long gives the recognizer back (KeepAlive does not count); default 2 s. */
   recognizerIdleMs?: number;
@@ -339,13 +336,12 @@ export class RealtimeSession {
   }
 
   private fail(err: unknown): void {
-    // No recognizer: the audio still queued is dropped (unbilled) rather than each piece of it
-    // waiting out the bound again, also while the stream ends (it took 25 x 3 s to close).
-    if (isOverload(err)) this.discard = true;
+    // No recognizer within the bound (audio resumed after the recognizer was given back, or a
+    // keyterm switch): the queued audio is dropped unbilled at once, also while ending (decision #97).
+    const overloaded = isOverload(err);
+    if (overloaded) this.discard = true;
     if (this.ended) return;
-    if (isOverload(err)) {
-      // Audio resumed after the recognizer was given back and none freed up within the bound.
-      this.discard = true;
+    if (overloaded) {
       this.t.error('SERVICE_OVERLOADED', 'Every speech recognizer is busy with other streams; the stream closes. Reconnect shortly.');
       void this.end('overloaded');
       return;
