@@ -59,6 +59,14 @@ export function buildCorpus(perContainer: number, seed = 30): Array<{ name: stri
   return out;
 }
 
+/** An hour of FLAC silence by ffmpeg (~650 KB; sox took 4 s and wrote 10 MB). */
+export function hourOfFlac(dir: string): string {
+  const file = path.join(dir, 'hour.flac');
+  const args = ['-nostdin', '-v', 'error', '-y', '-f', 'lavfi', '-i', 'anullsrc=r=16000:cl=mono', '-t', '3600'];
+  execFileSync('ffmpeg', [...args, '-c:a', 'flac', '-sample_fmt', 's16', file]);
+  return file;
+}
+
 /**
  * Two files whose headers declare hours of audio, cheap to make: 24 MB of 8-bit WAV at 1 kHz
  * (6.7 hours of a 100 Hz square wave, written here: sox's synth took 50 CPU s for it) and an hour
@@ -67,24 +75,7 @@ export function buildCorpus(perContainer: number, seed = 30): Array<{ name: stri
 export function declaredLongFiles(dir: string): { longWav: string; hourFlac: string } {
   const longWav = path.join(dir, 'long.wav');
   writeFileSync(longWav, squareWav8(1000, 24_000_000, 100));
-  const hourFlac = path.join(dir, 'hour.flac');
-  execFileSync('ffmpeg', [
-    '-nostdin',
-    '-v',
-    'error',
-    '-y',
-    '-f',
-    'lavfi',
-    '-i',
-    'anullsrc=r=16000:cl=mono',
-    '-t',
-    '3600',
-    '-c:a',
-    'flac',
-    '-sample_fmt',
-    's16',
-    hourFlac,
-  ]);
+  const hourFlac = hourOfFlac(dir);
   return { longWav, hourFlac };
 }
 

@@ -5,7 +5,6 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { readdir } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
@@ -15,6 +14,7 @@ import Database from 'better-sqlite3';
 import { createTestAccount, createTestApp, type TestApp } from '../helpers/app.js';
 import { multipart } from '../helpers/multipart.js';
 import { flite, librivox, soxConcat, wordErrorRate } from '../helpers/speech.js';
+import { hourOfFlac } from '../hostile/decode-corpus.js';
 import { startJobWork, type JobWork } from '../../src/background-jobs.js';
 import { fetchPolicy, jobsDir } from '../../src/jobs/settings.js';
 import { JobRunner } from '../../src/jobs/runner.js';
@@ -620,21 +620,7 @@ export function jobsApiSuite(env: () => Promise<{ env: Record<string, string>; c
 
     test('an upload whose header declares more than the balance pays, or than any job may carry: refused at creation (decision #42)', async () => {
       const dir = mkdtempSync(path.join(tmpdir(), 'parla-job-declared-'));
-      const hour = path.join(dir, 'hour.flac');
-      execFileSync('ffmpeg', [
-        '-nostdin',
-        '-v',
-        'error',
-        '-f',
-        'lavfi',
-        '-i',
-        'anullsrc=r=16000:cl=mono',
-        '-t',
-        '3600',
-        '-c:a',
-        'flac',
-        hour,
-      ]);
+      const hour = hourOfFlac(dir);
       const { apiKey: poor } = await createTestAccount(t.services, { credits: 20, plan: 'enterprise' });
       const flac = await multipart(readFileSync(hour), {}, 'hour.flac');
       const paid = await t.app.inject({
