@@ -78,6 +78,19 @@ function assertLabels(speakers: number[], what: string): void {
   }
 }
 
+/** The dialogue through OpenAI's transcriptions endpoint as diarized_json, with `fields` added. */
+async function openaiDiarized(t: TestApp, key: string, fields: Record<string, string> = {}) {
+  const { body, contentType } = await multipart(dialogue, { model: 'gpt-4o-transcribe', response_format: 'diarized_json', ...fields });
+  const res = await t.app.inject({
+    method: 'POST',
+    url: '/v1/audio/transcriptions',
+    headers: { authorization: `Bearer ${key}`, 'content-type': contentType },
+    payload: body,
+  });
+  assert.equal(res.statusCode, 200, res.body);
+  return res.json();
+}
+
 async function native(t: TestApp, key: string, fields: Record<string, string> = {}) {
   const { body, contentType } = await multipart(dialogue, { model: 'lucid-multi', diarize: 'true', ...fields });
   const res = await t.app.inject({
@@ -149,15 +162,7 @@ describe('diarization through sherpa-onnx on every door', () => {
       );
       for (const u of dg.json().results.utterances) assert.ok(u.words.every((w: { speaker: number }) => w.speaker === u.speaker));
 
-      const { body: form, contentType } = await multipart(dialogue, { model: 'gpt-4o-transcribe', response_format: 'diarized_json' });
-      const oa = await t.app.inject({
-        method: 'POST',
-        url: '/v1/audio/transcriptions',
-        headers: { authorization: `Bearer ${key}`, 'content-type': contentType },
-        payload: form,
-      });
-      assert.equal(oa.statusCode, 200, oa.body);
-      const segs = oa.json().segments as Array<{ speaker: string }>;
+      const segs = (await openaiDiarized(t, key)).segments as Array<{ speaker: string }>;
       assert.equal(segs[0]!.speaker, 'A');
       assertLabels(
         segs.map((s) => s.speaker.charCodeAt(0) - 65),
@@ -184,20 +189,11 @@ describe('diarization through sherpa-onnx on every door', () => {
       );
       // Known speakers pass through the neural path too: each segment carries a name or a letter.
       const sample = readFileSync(flite('Good morning, this is my voice for the sample.', 'slt'));
-      const { body: form, contentType } = await multipart(dialogue, {
-        model: 'gpt-4o-transcribe',
-        response_format: 'diarized_json',
+      const known = await openaiDiarized(t, key, {
         'known_speaker_names[]': 'agent',
         'known_speaker_references[]': `data:audio/wav;base64,${sample.toString('base64')}`,
       });
-      const oa = await t.app.inject({
-        method: 'POST',
-        url: '/v1/audio/transcriptions',
-        headers: { authorization: `Bearer ${key}`, 'content-type': contentType },
-        payload: form,
-      });
-      assert.equal(oa.statusCode, 200, oa.body);
-      for (const s of oa.json().segments) assert.match(s.speaker, /^(agent|[A-Z])$/);
+      for (const s of known.segments) assert.match(s.speaker, /^(agent|[A-Z])$/);
       assert.deepEqual(await diarizedCount(t), { 'sherpa-onnx/segmentation': 2 });
     } finally {
       await t.close();
