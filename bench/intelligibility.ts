@@ -14,11 +14,10 @@
 //   STT_MODEL (default cipher-fast: the whole run takes about 10 minutes on 2 cores), CONCURRENCY
 //   (voices in flight, default 2), MODELS (comma list), VOICES (comma list of names, to iterate
 //   on a subset), SENTENCES (the first n sentences)
-import { createHash } from 'node:crypto';
 import { cpus, loadavg } from 'node:os';
 import http from 'node:http';
-import { median, postFresh, startBenchServer, table } from './lib.js';
-import { multipart } from '../test/helpers/multipart.js';
+import { median, startBenchServer, table } from './lib.js';
+import { cachedTranscriber } from './transcriber.js';
 import { words, wordErrorRate } from '../test/helpers/speech.js';
 
 import { SENTENCES as ALL_SENTENCES } from './sentences.js';
@@ -86,25 +85,8 @@ async function synthesize(v: Voice, text: string): Promise<Uint8Array> {
   });
 }
 
-const transcripts = new Map<string, Promise<string>>();
-let sent = 0;
-
-function transcribe(wav: Uint8Array): Promise<string> {
-  const key = createHash('sha1').update(wav).digest('hex');
-  let t = transcripts.get(key);
-  if (!t) {
-    sent++;
-    t = multipart(wav, { model: STT_MODEL, smart_format: 'false', punctuate: 'false' }, 'speech.wav').then(
-      async ({ body, contentType }) => {
-        const res = await postFresh(`${server.url}/api/v1/stt/transcribe`, { ...headers, 'content-type': contentType }, body);
-        if (res.status !== 200) throw new Error(`transcribe: ${res.status} ${res.body}`);
-        return (JSON.parse(res.body) as { text: string }).text;
-      },
-    );
-    transcripts.set(key, t);
-  }
-  return t;
-}
+const listener = cachedTranscriber(server.url, headers, STT_MODEL);
+const transcribe = (wav: Uint8Array) => listener.transcribe(wav);
 
 interface VoiceResult {
   voice: Voice;
@@ -158,7 +140,7 @@ try {
         results.push(r);
         const s = ((performance.now() - started) / 1000).toFixed(0);
         console.log(
-          `[${results.length}/${voices.length}] ${v.model} ${v.name} (${v.id}, ${v.language}, ${v.gender}): WER ${((100 * r.errors) / r.words).toFixed(1)}%, native ${baseline[v.gender].wer.toFixed(1)}%  (${s} s, ${sent} recordings transcribed, load ${loadavg()[0]!.toFixed(2)})`,
+          `[${results.length}/${voices.length}] ${v.model} ${v.name} (${v.id}, ${v.language}, ${v.gender}): WER ${((100 * r.errors) / r.words).toFixed(1)}%, native ${baseline[v.gender].wer.toFixed(1)}%  (${s} s, ${listener.sent} recordings transcribed, load ${loadavg()[0]!.toFixed(2)})`,
         );
       }
     }),
@@ -170,7 +152,7 @@ try {
   const allowed = (r: VoiceResult) => (r.voice.model === 'aura-lite' ? 15 : 10);
   console.log(
     `\nTTS intelligibility, ${new Date().toISOString()}, ${voices.length} voices x ${SENTENCES.length} sentences, ${STT_MODEL}, ` +
-      `${sent} distinct recordings transcribed, ${((performance.now() - started) / 1000).toFixed(0)} s, load average ${Math.min(...loads).toFixed(2)}-${Math.max(...loads).toFixed(2)} on ${cpus().length} cores\n`,
+      `${listener.sent} distinct recordings transcribed, ${((performance.now() - started) / 1000).toFixed(0)} s, load average ${Math.min(...loads).toFixed(2)}-${Math.max(...loads).toFixed(2)} on ${cpus().length} cores\n`,
   );
   console.log(
     table(

@@ -9,11 +9,10 @@
 //   SENTENCES (the first n of bench/sentences.ts, default all 20), VOICES (comma list of names),
 //   PITCH_VOICES (default Aria), PITCHES (request semitones, default -4,-2,2,4; empty: none),
 //   CONCURRENCY (renderings in flight, default 2)
-import { createHash } from 'node:crypto';
 import { cpus, loadavg } from 'node:os';
 import http from 'node:http';
-import { postFresh, startBenchServer, table } from './lib.js';
-import { multipart } from '../test/helpers/multipart.js';
+import { startBenchServer, table } from './lib.js';
+import { cachedTranscriber } from './transcriber.js';
 import { words, wordErrorRate } from '../test/helpers/speech.js';
 import { SENTENCES as ALL_SENTENCES } from './sentences.js';
 
@@ -52,22 +51,8 @@ function synthesize(voice: string, model: string, pitch: number, text: string): 
   });
 }
 
-const heardBy = new Map<string, Promise<string>>();
-function transcribe(wav: Uint8Array): Promise<string> {
-  const key = createHash('sha1').update(wav).digest('hex');
-  let t = heardBy.get(key);
-  if (!t) {
-    t = multipart(wav, { model: 'cipher-fast', smart_format: 'false', punctuate: 'false' }, 'speech.wav').then(
-      async ({ body, contentType }) => {
-        const res = await postFresh(`${server.url}/api/v1/stt/transcribe`, { ...headers, 'content-type': contentType }, body);
-        if (res.status !== 200) throw new Error(`transcribe: ${res.status} ${res.body}`);
-        return (JSON.parse(res.body) as { text: string }).text;
-      },
-    );
-    heardBy.set(key, t);
-  }
-  return t;
-}
+const listener = cachedTranscriber(server.url, headers, 'cipher-fast');
+const transcribe = (wav: Uint8Array) => listener.transcribe(wav);
 
 interface Job {
   voice: string;
