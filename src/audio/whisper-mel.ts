@@ -34,73 +34,112 @@ function melFilters(): Float32Array[] {
   });
 }
 
-let tables: { filters: Float32Array[]; spans: [number, number][]; window: Float64Array; cos: Float64Array; sin: Float64Array } | null =
-  null;
+/** 400 = 5 * 5 * 2 * 2 * 2 * 2: a mixed-radix FFT, about twenty times fewer operations than the plain DFT. */
+const RADICES = [5, 5, 2, 2, 2, 2];
+
+/** One pass of the FFT: its radix p, sub-length n, stride s and twiddles [q * p + j] = e^(-2 pi i j q / n). */
+interface Stage {
+  p: number;
+  n: number;
+  s: number;
+  twRe: Float64Array;
+  twIm: Float64Array;
+}
+
+let tables: {
+  filters: Float32Array[];
+  spans: [number, number][];
+  window: Float64Array;
+  stages: Stage[];
+  /** e^(-2 pi i j k / 5), [j * 5 + k]: the radix-5 butterfly. */
+  r5Re: Float64Array;
+  r5Im: Float64Array;
+} | null = null;
 
 function setup(): NonNullable<typeof tables> {
   if (tables) return tables;
   const window = Float64Array.from({ length: N_FFT }, (_, n) => 0.5 - 0.5 * Math.cos((2 * Math.PI * n) / N_FFT));
-  const cos = Float64Array.from({ length: N_FFT }, (_, n) => Math.cos((2 * Math.PI * n) / N_FFT));
-  const sin = Float64Array.from({ length: N_FFT }, (_, n) => Math.sin((2 * Math.PI * n) / N_FFT));
+  const stages: Stage[] = [];
+  let n = N_FFT;
+  let s = 1;
+  for (const p of RADICES) {
+    const m = n / p;
+    const twRe = new Float64Array(m * p);
+    const twIm = new Float64Array(m * p);
+    for (let q = 0; q < m; q++) {
+      for (let j = 0; j < p; j++) {
+        const angle = (2 * Math.PI * ((j * q) % n)) / n;
+        twRe[q * p + j] = Math.cos(angle);
+        twIm[q * p + j] = -Math.sin(angle);
+      }
+    }
+    stages.push({ p, n, s, twRe, twIm });
+    n = m;
+    s *= p;
+  }
+  const r5Re = Float64Array.from({ length: 25 }, (_, i) => Math.cos((2 * Math.PI * ((Math.floor(i / 5) * (i % 5)) % 5)) / 5));
+  const r5Im = Float64Array.from({ length: 25 }, (_, i) => -Math.sin((2 * Math.PI * ((Math.floor(i / 5) * (i % 5)) % 5)) / 5));
   const filters = melFilters();
   // Each filter is non-zero over a few bins only.
   const spans = filters.map((f): [number, number] => [f.findIndex((v) => v > 0), f.findLastIndex((v) => v > 0) + 1]);
-  return (tables = { filters, spans, window, cos, sin });
+  return (tables = { filters, spans, window, stages, r5Re, r5Im });
 }
 
-/** 400 = 2 * 2 * 2 * 2 * 5 * 5: a mixed-radix FFT, about twenty times fewer operations than the plain DFT. */
-const RADICES = [5, 5, 2, 2, 2, 2];
-const SCRATCH_RE = RADICES.map((p) => new Float64Array(p));
-const SCRATCH_IM = RADICES.map((p) => new Float64Array(p));
-
 /**
- * Decimation-in-time FFT of `n` points of (re, im) read at `at`, `at + step`, ...; `level` picks the
- * radix. Twiddles come from the N_FFT-point tables (`tw` = N_FFT / n).
+ * In-order FFT of N_FFT points (Stockham autosort, decimation in frequency: no bit reversal, no
+ * recursion). The result ends in (re, im) or (wr, wi), whichever the last pass wrote: returned.
  */
-function fft(
-  re: Float64Array,
-  im: Float64Array,
-  at: number,
-  step: number,
-  n: number,
-  level: number,
-  outRe: Float64Array,
-  outIm: Float64Array,
-  o: number,
-): void {
-  if (n === 1) {
-    outRe[o] = re[at]!;
-    outIm[o] = im[at]!;
-    return;
-  }
-  const { cos, sin } = tables!;
-  const p = RADICES[level]!;
-  const m = n / p;
-  // Sub-transforms of the p interleaved sequences, side by side in the output.
-  for (let j = 0; j < p; j++) fft(re, im, at + j * step, step * p, m, level + 1, outRe, outIm, o + j * m);
-  const tw = N_FFT / n;
-  const sr = SCRATCH_RE[level]!;
-  const si = SCRATCH_IM[level]!;
-  for (let k = 0; k < m; k++) {
-    for (let j = 0; j < p; j++) {
-      sr[j] = outRe[o + j * m + k]!;
-      si[j] = outIm[o + j * m + k]!;
-    }
-    for (let q = 0; q < p; q++) {
-      const kk = k + q * m;
-      let accR = 0;
-      let accI = 0;
-      for (let j = 0; j < p; j++) {
-        const idx = ((j * kk) % n) * tw;
-        const c = cos[idx]!;
-        const s = -sin[idx]!;
-        accR += sr[j]! * c - si[j]! * s;
-        accI += sr[j]! * s + si[j]! * c;
+function fft(re: Float64Array, im: Float64Array, wr: Float64Array, wi: Float64Array): [Float64Array, Float64Array] {
+  const { stages, r5Re, r5Im } = tables!;
+  let xr = re;
+  let xi = im;
+  let yr = wr;
+  let yi = wi;
+  const ar = [0, 0, 0, 0, 0];
+  const ai = [0, 0, 0, 0, 0];
+  for (const { p, n, s, twRe, twIm } of stages) {
+    const m = n / p;
+    for (let q = 0; q < m; q++) {
+      for (let s0 = 0; s0 < s; s0++) {
+        if (p === 2) {
+          const x0 = s0 + s * q;
+          const x1 = x0 + s * m;
+          const br = xr[x0]! - xr[x1]!;
+          const bi = xi[x0]! - xi[x1]!;
+          const y0 = s0 + s * 2 * q;
+          yr[y0] = xr[x0]! + xr[x1]!;
+          yi[y0] = xi[x0]! + xi[x1]!;
+          const c = twRe[q * 2 + 1]!;
+          const d = twIm[q * 2 + 1]!;
+          yr[y0 + s] = br * c - bi * d;
+          yi[y0 + s] = br * d + bi * c;
+          continue;
+        }
+        for (let k = 0; k < 5; k++) {
+          ar[k] = xr[s0 + s * (q + m * k)]!;
+          ai[k] = xi[s0 + s * (q + m * k)]!;
+        }
+        for (let j = 0; j < 5; j++) {
+          let sr = 0;
+          let si = 0;
+          for (let k = 0; k < 5; k++) {
+            const c = r5Re[j * 5 + k]!;
+            const d = r5Im[j * 5 + k]!;
+            sr += ar[k]! * c - ai[k]! * d;
+            si += ar[k]! * d + ai[k]! * c;
+          }
+          const c = twRe[q * 5 + j]!;
+          const d = twIm[q * 5 + j]!;
+          const y = s0 + s * (5 * q + j);
+          yr[y] = sr * c - si * d;
+          yi[y] = sr * d + si * c;
+        }
       }
-      outRe[o + kk] = accR;
-      outIm[o + kk] = accI;
     }
+    [xr, yr] = [yr, xr];
+    [xi, yi] = [yi, xi];
   }
+  return [xr, xi];
 }
 
 /** The model's input window: the last 8 s of `audio`, zero-padded at the start, normalised. */
@@ -132,17 +171,14 @@ export function whisperLogMel(window: Float64Array): Float32Array {
     padded[half + n - 1 + i] = window[n - 1 - i]!;
   }
   const out = new Float32Array(MEL_BINS * MEL_FRAMES);
-  const frame = new Float64Array(N_FFT);
-  const zeros = new Float64Array(N_FFT);
-  const specRe = new Float64Array(N_FFT);
-  const specIm = new Float64Array(N_FFT);
-  const power = new Float64Array(BINS);
+  const a = new Float64Array(N_FFT);
+  const b = new Float64Array(N_FFT);
+  const workRe = new Float64Array(N_FFT);
+  const workIm = new Float64Array(N_FFT);
+  const powerA = new Float64Array(BINS);
+  const powerB = new Float64Array(BINS);
   let max = -Infinity;
-  for (let t = 0; t < MEL_FRAMES; t++) {
-    const at = t * HOP;
-    for (let i = 0; i < N_FFT; i++) frame[i] = padded[at + i]! * hann[i]!;
-    fft(frame, zeros, 0, 1, N_FFT, 0, specRe, specIm, 0);
-    for (let k = 0; k < BINS; k++) power[k] = specRe[k]! ** 2 + specIm[k]! ** 2;
+  const melFrame = (power: Float64Array, t: number) => {
     for (let m = 0; m < MEL_BINS; m++) {
       const f = filters[m]!;
       const [from, to] = spans[m]!;
@@ -152,6 +188,27 @@ export function whisperLogMel(window: Float64Array): Float32Array {
       out[m * MEL_FRAMES + t] = v;
       if (v > max) max = v;
     }
+  };
+  // Two real frames per complex transform (frame t as the real part, t + 1 as the imaginary): their
+  // spectra are Z's conjugate-symmetric and antisymmetric halves, for half the FFTs.
+  for (let t = 0; t < MEL_FRAMES; t += 2) {
+    const at = t * HOP;
+    for (let i = 0; i < N_FFT; i++) {
+      a[i] = padded[at + i]! * hann[i]!;
+      b[i] = padded[at + HOP + i]! * hann[i]!;
+    }
+    const [specRe, specIm] = fft(a, b, workRe, workIm);
+    for (let k = 0; k < BINS; k++) {
+      const r = specRe[k]!;
+      const i = specIm[k]!;
+      const rc = specRe[(N_FFT - k) % N_FFT]!;
+      const ic = specIm[(N_FFT - k) % N_FFT]!;
+      // A = (Z[k] + conj Z[N-k]) / 2, B = (Z[k] - conj Z[N-k]) / 2i.
+      powerA[k] = ((r + rc) ** 2 + (i - ic) ** 2) / 4;
+      powerB[k] = ((i + ic) ** 2 + (r - rc) ** 2) / 4;
+    }
+    melFrame(powerA, t);
+    melFrame(powerB, t + 1);
   }
   for (let i = 0; i < out.length; i++) out[i] = (Math.max(out[i]!, max - 8) + 4) / 4;
   return out;

@@ -16,6 +16,7 @@ import { flite, padded, soxConcat } from '../helpers/speech.js';
 import { decodeWav } from '../../src/audio/wav.js';
 import { float32ToInt16 } from '../../src/audio/pcm.js';
 import { pullModel } from '../../src/models/pull.js';
+import { activeTurnModel } from '../../src/engines/smart-turn/turn-model.js';
 
 const tmp = tempDir('parla-turn-model-rt-');
 after(() => tmp.cleanup());
@@ -39,6 +40,9 @@ async function endsOfTurn(env: Record<string, string>): Promise<any[]> {
     const port = await rt.listen(0, '127.0.0.1');
     const { apiKey } = await createTestAccount(t.services);
     await t.services.registry.whenReady();
+    // A server that has been up a while: its turn model loaded (seconds on a busy machine), as it
+    // is long before a first pause in use.
+    await activeTurnModel()?.completion(new Float32Array(16000));
     const ws = new WebSocket(`wss://127.0.0.1:${port}/api/v1/stt/realtime/stream?api_key=${apiKey}&turns=true&interim_results=false`, {
       ca: rt.cert,
     });

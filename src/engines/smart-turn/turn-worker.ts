@@ -8,7 +8,12 @@ import { loadSmartTurn } from '../../models/smart-turn.js';
 export type TurnRequest = { seq: number; audio: Float32Array };
 export type TurnReply = { seq: number; probability: number } | { seq: number; error: string };
 
-const model = loadSmartTurn((workerData as { model: string }).model);
+// Loaded, then asked once about silence: the first answer JIT-compiles the features and the model's
+// kernels (several times a warm answer), which the first real pause should not wait for.
+const model = loadSmartTurn((workerData as { model: string }).model).then(async (m) => {
+  await m.predict(new Float32Array(16000));
+  return m;
+});
 // A model that does not load answers every question with why (the turn layer then decides
 // without it), rather than ending the thread at once.
 model.catch(() => undefined);
