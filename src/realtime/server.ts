@@ -17,9 +17,9 @@ import { newRequestId } from '../edge/request-id.js';
 import { toApiError } from '../faults/translate.js';
 import { handshakeProblem } from '../edge/ws-handshake.js';
 import { parseRealtimeParams, parseTurnQuery } from './params.js';
-import type { RealtimeSession } from '../stt/live/session.js';
 import { NativeOutput } from './native-output.js';
 import { acceptLiveStream, closeSockets, readFrames, transportOf } from '../edge/live-upgrade.js';
+import { LiveSessions } from '../edge/live-sessions.js';
 import { loadTls } from './tls.js';
 import { opusSupported } from '../stt/live/opus-decoder.js';
 
@@ -41,7 +41,7 @@ export interface RealtimeServerOptions {
 export class RealtimeServer {
   private readonly https: https.Server;
   private readonly wss = new WebSocketServer({ noServer: true, maxPayload: 1 << 20 });
-  private readonly sessions = new Set<RealtimeSession>();
+  private readonly sessions = new LiveSessions();
   readonly selfSigned: boolean;
   readonly cert: string;
 
@@ -128,8 +128,8 @@ export class RealtimeServer {
         output: (ws) => new NativeOutput(transportOf(ws), idleTimeoutMs),
         wire: (ws, session) =>
           readFrames(ws, session, (data, isBinary) => (isBinary ? session.onAudio(data) : session.onText(data.toString()))),
-        track: (session) => this.sessions.add(session),
-        ended: (session) => this.sessions.delete(session),
+        track: this.sessions.track,
+        ended: this.sessions.ended,
       });
     } catch (err) {
       refuse(socket, toApiError(err), requestId);
@@ -141,7 +141,7 @@ export class RealtimeServer {
    * The dialects' streams on this port end too (an upgraded socket would hold the port open).
    */
   async close(): Promise<void> {
-    await Promise.all([...[...this.sessions].map((s) => s.end('shutdown')), this.services.wsRoutes.shutdown()]);
+    await Promise.all([this.sessions.shutdown(), this.services.wsRoutes.shutdown()]);
     await closeSockets(this.wss.clients);
     await new Promise<void>((resolve) => this.https.close(() => resolve()));
     this.https.closeAllConnections?.();

@@ -8,13 +8,14 @@
 
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { WebSocketServer, type WebSocket } from 'ws';
+import { WebSocketServer } from 'ws';
 import type { Services } from '../../services.js';
 import type { UpgradeContext } from '../../edge/ws-routes.js';
 import { ApiError } from '../../errors.js';
 import { toApiError } from '../../faults/translate.js';
 import { handshakeProblem } from '../../edge/ws-handshake.js';
-import { acceptLiveStream, closeSockets, transportOf } from '../../edge/live-upgrade.js';
+import { acceptLiveStream, readFrames, transportOf } from '../../edge/live-upgrade.js';
+import { LiveSessions } from '../../edge/live-sessions.js';
 import type { RealtimeSession } from '../../stt/live/session.js';
 import { opusSupported } from '../../stt/live/opus-decoder.js';
 import { parseTurnSettings, type TurnSettings } from '../../stt/live/turns.js';
@@ -52,7 +53,7 @@ function configureFlux(
 export function fluxLive(services: Services, opts: { recognizerWaitMs?: number } = {}) {
   const selected = new WeakMap<IncomingMessage, string>();
   const wss = new WebSocketServer({ noServer: true, maxPayload: 1 << 20, handleProtocols: (_offered, req) => selected.get(req) ?? false });
-  const sessions = new Map<RealtimeSession, WebSocket>();
+  const sessions = new LiveSessions();
 
   async function handler(req: IncomingMessage, socket: Duplex, head: Buffer, ctx: UpgradeContext): Promise<void> {
     const { requestId } = ctx;
@@ -88,13 +89,12 @@ export function fluxLive(services: Services, opts: { recognizerWaitMs?: number }
         maxSessionSeconds: services.config.realtimeMaxSessionSeconds,
         output: (ws) => (output = new FluxOutput(transportOf(ws))),
         wire: (ws, session) =>
-          ws.on('message', (data, isBinary) => {
+          readFrames(ws, session, (bytes, isBinary) => {
             if (isBinary) {
-              const bytes = Buffer.isBuffer(data) ? data : Buffer.from(data as ArrayBuffer);
               if (bytes.length > 0) session.onAudio(p.expand ? expandG711(bytes, p.expand) : bytes);
               return;
             }
-            const text = data.toString();
+            const text = bytes.toString();
             const msg = controlMessage(text);
             const type = msg?.type;
             if (type === 'Configure') return configureFlux(msg!, p, session, output!);
@@ -103,21 +103,15 @@ export function fluxLive(services: Services, opts: { recognizerWaitMs?: number }
             if (type === 'CloseStream' || type === 'KeepAlive') return session.onText(text);
             output?.error('INVALID_REQUEST', 'Messages are JSON objects: Configure, ForceEndTurn or CloseStream (or binary audio).');
           }),
-        track: (session, ws) => sessions.set(session, ws),
-        ended: (session) => sessions.delete(session),
+        track: sessions.track,
+        ended: sessions.ended,
       });
     } catch (err) {
       refuseDeepgramUpgrade(socket, toApiError(err), requestId);
     }
   }
 
-  async function shutdown(): Promise<void> {
-    const open = [...sessions];
-    await Promise.all(open.map(([s]) => s.end('shutdown')));
-    await closeSockets(open.map(([, ws]) => ws));
-  }
-
-  return { handler, shutdown };
+  return { handler, shutdown: () => sessions.shutdown() };
 }
 
 /** Serves WS /v2/listen on both ports (src/edge/ws-routes.ts). */

@@ -8,14 +8,14 @@
 
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { WebSocketServer, type WebSocket } from 'ws';
+import { WebSocketServer } from 'ws';
 import type { Services } from '../../services.js';
 import type { UpgradeContext, UpgradeHandler } from '../../edge/ws-routes.js';
 import { ApiError } from '../../errors.js';
 import { toApiError } from '../../faults/translate.js';
 import { handshakeProblem } from '../../edge/ws-handshake.js';
-import { acceptLiveStream, closeSockets, readFrames, transportOf } from '../../edge/live-upgrade.js';
-import type { RealtimeSession } from '../../stt/live/session.js';
+import { acceptLiveStream, readFrames, transportOf } from '../../edge/live-upgrade.js';
+import { LiveSessions } from '../../edge/live-sessions.js';
 import { opusSupported } from '../../stt/live/opus-decoder.js';
 import { handshakeKey } from './ws-auth.js';
 import { refuseDeepgramUpgrade } from './errors.js';
@@ -43,7 +43,7 @@ export function listenLive(services: Services, opts: ListenLiveOptions = {}): { 
     maxPayload: 1 << 20,
     handleProtocols: (_offered, req) => selected.get(req) ?? false,
   });
-  const sessions = new Map<RealtimeSession, WebSocket>();
+  const sessions = new LiveSessions();
 
   async function handler(req: IncomingMessage, socket: Duplex, head: Buffer, ctx: UpgradeContext): Promise<void> {
     const { requestId } = ctx;
@@ -100,21 +100,15 @@ export function listenLive(services: Services, opts: ListenLiveOptions = {}): { 
             output?.audioReceived(bytes);
             session.onAudio(p.expand ? expandG711(bytes, p.expand) : bytes);
           }),
-        track: (session, ws) => sessions.set(session, ws),
-        ended: (session) => sessions.delete(session),
+        track: sessions.track,
+        ended: sessions.ended,
       });
     } catch (err) {
       refuseDeepgramUpgrade(socket, toApiError(err), requestId);
     }
   }
 
-  async function shutdown(): Promise<void> {
-    const open = [...sessions];
-    await Promise.all(open.map(([s]) => s.end('shutdown')));
-    await closeSockets(open.map(([, ws]) => ws));
-  }
-
-  return { handler, shutdown };
+  return { handler, shutdown: () => sessions.shutdown() };
 }
 
 /** Serves WS /v1/listen on both ports (src/edge/ws-routes.ts). */
