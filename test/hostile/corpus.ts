@@ -1035,7 +1035,26 @@ function dialectCases(): HostileCase[] {
   });
   // Deepgram's callback (issue 28): a URL the safe fetcher refuses, a name that resolves inside, a
   // bad callback_method, no credits: refused at once in Deepgram's shape, nothing queued.
-  const cbListen = (q: string) => `/v1/listen?model=nova-3&${q}`;
+  const HOOK = 'callback=http://93.184.216.34/hook';
+  const WAV: [string, string] = ['Content-Type', 'audio/wav'];
+  /** One POST /v1/listen with a callback: audio (a short WAV) or a {url} body. */
+  const callbackCase = (name: string, who: Who, query: string, body: 'wav' | 'url' | 'none' | Buffer, status: number) =>
+    add({
+      name: `POST /v1/listen ${name}`,
+      who,
+      method: 'POST',
+      path: `/v1/listen?model=nova-3&${query}`,
+      headers: [Buffer.isBuffer(body) ? ['Content-Type', 'application/octet-stream'] : body === 'url' ? JSON_CT : WAV],
+      body:
+        body === 'wav'
+          ? silenceWav(0.3)
+          : body === 'url'
+            ? jsonBody({ url: 'http://93.184.216.34/a.wav' })
+            : body === 'none'
+              ? undefined
+              : body,
+      expect: status === 200 ? { status: [200] } : { status: [status], check: NO_SOURCE },
+    });
   for (const bad of [
     'file:///etc/passwd',
     'ftp://example.com/',
@@ -1052,99 +1071,28 @@ function dialectCases(): HostileCase[] {
     'http://%ZZ@example.com/',
     `https://example.com/${'a'.repeat(2500)}`,
   ]) {
-    add({
-      name: `POST /v1/listen callback=${JSON.stringify(bad.slice(0, 40))}`,
-      who: 'rich',
-      method: 'POST',
-      path: cbListen(`callback=${encodeURIComponent(bad)}`),
-      headers: [['Content-Type', 'audio/wav']],
-      body: silenceWav(0.3),
-      expect: { status: [400], check: NO_SOURCE },
-    });
-    add({
-      name: `POST /v1/listen {url} callback=${JSON.stringify(bad.slice(0, 40))}`,
-      who: 'rich',
-      method: 'POST',
-      path: cbListen(`callback=${encodeURIComponent(bad)}`),
-      headers: [JSON_CT],
-      body: jsonBody({ url: 'http://93.184.216.34/a.wav' }),
-      expect: { status: [400], check: NO_SOURCE },
-    });
+    const query = `callback=${encodeURIComponent(bad)}`;
+    callbackCase(`callback=${JSON.stringify(bad.slice(0, 40))}`, 'rich', query, 'wav', 400);
+    callbackCase(`{url} callback=${JSON.stringify(bad.slice(0, 40))}`, 'rich', query, 'url', 400);
   }
-  for (const m of ['get', 'DELETE', 'p%00st', 'post&callback_method=put', 'x'.repeat(3000)]) {
-    add({
-      name: `POST /v1/listen callback_method=${m.slice(0, 20)}`,
-      who: 'rich',
-      method: 'POST',
-      path: cbListen(`callback=http://93.184.216.34/hook&callback_method=${m}`),
-      headers: [['Content-Type', 'audio/wav']],
-      body: silenceWav(0.3),
-      expect: { status: [400], check: NO_SOURCE },
-    });
-  }
-  add({
-    name: 'POST /v1/listen callback twice, two URLs',
-    who: 'rich',
-    method: 'POST',
-    path: cbListen('callback=http://93.184.216.34/a&callback=http://93.184.216.34/b'),
-    headers: [['Content-Type', 'audio/wav']],
-    body: silenceWav(0.3),
-    expect: { status: [400], check: NO_SOURCE },
-  });
-  add({
-    name: 'POST /v1/listen callback, no credits',
-    who: 'broke',
-    method: 'POST',
-    path: cbListen('callback=http://93.184.216.34/hook'),
-    headers: [['Content-Type', 'audio/wav']],
-    body: silenceWav(0.3),
-    expect: { status: [402], check: NO_SOURCE },
-  });
-  add({
-    name: 'POST /v1/listen {url} callback, no credits',
-    who: 'broke',
-    method: 'POST',
-    path: cbListen('callback=http://93.184.216.34/hook'),
-    headers: [JSON_CT],
-    body: jsonBody({ url: 'http://93.184.216.34/a.wav' }),
-    expect: { status: [402], check: NO_SOURCE },
-  });
-  add({
-    name: 'POST /v1/listen callback, no audio',
-    who: 'rich',
-    method: 'POST',
-    path: cbListen('callback=http://93.184.216.34/hook'),
-    headers: [['Content-Type', 'audio/wav']],
-    expect: { status: [400], check: NO_SOURCE },
-  });
+  for (const m of ['get', 'DELETE', 'p%00st', 'post&callback_method=put', 'x'.repeat(3000)])
+    callbackCase(`callback_method=${m.slice(0, 20)}`, 'rich', `${HOOK}&callback_method=${m}`, 'wav', 400);
+  callbackCase('callback twice, two URLs', 'rich', 'callback=http://93.184.216.34/a&callback=http://93.184.216.34/b', 'wav', 400);
+  callbackCase('callback, no credits', 'broke', HOOK, 'wav', 402);
+  callbackCase('{url} callback, no credits', 'broke', HOOK, 'url', 402);
+  callbackCase('callback, no audio', 'rich', HOOK, 'none', 400);
   add({
     name: 'POST /v1/listen callback, {url} not a URL',
     who: 'rich',
     method: 'POST',
-    path: cbListen('callback=http://93.184.216.34/hook'),
+    path: `/v1/listen?model=nova-3&${HOOK}`,
     headers: [JSON_CT],
     body: jsonBody({ url: 'http://10.0.0.1/a.wav' }),
     expect: { status: [400], check: NO_SOURCE },
   });
-  add({
-    name: 'POST /v1/listen callback, linear16 without sample_rate',
-    who: 'rich',
-    method: 'POST',
-    path: cbListen('callback=http://93.184.216.34/hook&encoding=linear16'),
-    headers: [['Content-Type', 'application/octet-stream']],
-    body: Buffer.alloc(3200),
-    expect: { status: [400], check: NO_SOURCE },
-  });
+  callbackCase('callback, linear16 without sample_rate', 'rich', `${HOOK}&encoding=linear16`, Buffer.alloc(3200), 400);
   // Accepted (answered {request_id}; the job waits, no runner here): a public address, PUT.
-  add({
-    name: 'POST /v1/listen callback accepted',
-    who: 'rich',
-    method: 'POST',
-    path: cbListen('callback=http://93.184.216.34/hook&callback_method=put'),
-    headers: [['Content-Type', 'audio/wav']],
-    body: silenceWav(0.3),
-    expect: { status: [200] },
-  });
+  callbackCase('callback accepted', 'rich', `${HOOK}&callback_method=put`, 'wav', 200);
   // Plain text on the compatible doors (issue 28, item 1): spoken, never refused.
   for (const text of [
     'Compare a<b and c>d.',
