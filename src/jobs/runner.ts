@@ -293,6 +293,9 @@ export class JobRunner {
       await stopBeating();
       if (!(await queue.complete(lease, { result, creditsUsed: t.credits })))
         log.info({ job: job.id }, 'job finished after it was canceled or taken over; its result is dropped');
+      // The audio goes the moment the job is complete (docs/jobs.md, Retention), not after the
+      // slot's release below: a client that reads `completed` finds it gone.
+      else if (job.source.type === 'upload') await rm(job.source.path, { force: true });
     } catch (err) {
       await stopBeating();
       if (abort.signal.aborted) {
@@ -302,6 +305,14 @@ export class JobRunner {
         // A node shutting down hands its jobs back at once, uncounted: another node (or this one
         // restarted) runs them without waiting for the lease to run out.
         if (abort.signal.reason === STOPPING) await queue.release(lease, 0).catch(() => false);
+      } else if (serviceErrorToApiError(err)?.code === 'SERVICE_OVERLOADED') {
+        // Every recognizer (or the pool) is busy: the node is full, the job is not at fault. It
+        // waits queued and uncounted, as at its account's concurrency limit, and is claimed again
+        // after the Retry-After (decision #99): a busy spell never uses up a job's runs.
+        log.info({ job: job.id }, 'the node is busy; the job waits queued');
+        await billing.releaseHold(holdId).catch(() => undefined);
+        const retryAfter = (err as { retryAfter?: number }).retryAfter ?? 1;
+        await queue.release(lease, Math.min(10_000, Math.max(1000, retryAfter * 1000))).catch(() => false);
       } else {
         const { error, retry } = jobError(err);
         if (error.code === 'INTERNAL_ERROR') log.error({ err, job: job.id }, 'job failed');
