@@ -108,18 +108,20 @@ export async function startServer(
 }
 
 /**
- * eSpeak in every worker before the first request; a failure only costs the first requests time.
- * Not when no TTS chain names eSpeak: an operator who binds it out (docs/licensing.md) never loads it.
+ * eSpeak in PARLA_ESPEAK_WARM_WORKERS workers (none by default, decision #98) before the first
+ * request; a failure only costs the first requests time. Not when no TTS chain names eSpeak: an
+ * operator who binds it out (docs/licensing.md) never loads it.
  */
 async function warmUpTts(services: Services, log: FastifyBaseLogger): Promise<void> {
   const espeak = services.registry.ttsEngine('espeak');
   if (!(espeak instanceof EspeakEngine) || !espeak.status().available) return;
   const bound = Object.values(services.config.product.ttsBindings).flat();
   if (!bound.includes('espeak') && !bound.includes('studio-espeak')) return;
+  if (services.config.espeakWarmWorkers === 0) return;
   const started = performance.now();
   try {
-    await warmUpEspeak(espeak, services.config.workerThreads);
-    log.debug({ ms: Math.round(performance.now() - started) }, 'eSpeak ready in every worker');
+    await warmUpEspeak(espeak, services.config.espeakWarmWorkers);
+    log.debug({ ms: Math.round(performance.now() - started), workers: services.config.espeakWarmWorkers }, 'eSpeak ready');
   } catch (err) {
     log.warn({ err }, 'eSpeak warm-up failed');
   }

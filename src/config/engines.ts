@@ -19,6 +19,8 @@ export interface ModelLifecycleConfig {
 export interface EngineSettings {
   /** Engine worker threads (default: number of cores). */
   workerThreads: number;
+  /** Workers in which `parla serve` starts eSpeak before it listens (PARLA_ESPEAK_WARM_WORKERS). */
+  espeakWarmWorkers: number;
   /** Engine tasks allowed to wait for a worker before requests get 503 SERVICE_OVERLOADED. */
   engineQueueMax: number;
   /** Directory for optional neural model files (sherpa-onnx). */
@@ -79,6 +81,9 @@ export function engineSettings(env: Env, cores: number, dataDir: string): Engine
     turnModel: str(env, 'PARLA_TURN_MODEL'),
     diarization: diarizationConfig(env),
     fliteNative: bool(env, 'PARLA_FLITE_NATIVE', true),
+    // None by default (decision #98): a warm eSpeak holds ~120-150 MB in its worker, and it speaks
+    // only the languages Flite has no voice for; a cold worker's first eSpeak text takes ~0.5 s more.
+    espeakWarmWorkers: Math.min(workerThreads, int(env, 'PARLA_ESPEAK_WARM_WORKERS', 0, 0, 256)),
     heapTrimSeconds: int(env, 'PARLA_HEAP_TRIM_SECONDS', 10, 0, 86400),
   };
 }

@@ -496,7 +496,7 @@ export function jobsApiSuite(env: () => Promise<{ env: Record<string, string>; c
       work = startJobWork(t.services, { webhookScheduleMs: [300, 300], pollMs: 200 });
       const done = await until(job.id, ended, 120_000);
       assert.equal(done.status, 'completed');
-      assert.equal(done.attempts, 1);
+      assert.equal(done.attempts, 1, JSON.stringify(done).slice(0, 1500));
       assert.equal(await balance(), before - done.credits_used);
     });
 

@@ -34,10 +34,13 @@ test('the override names every TTS model of config/parla.json, and eSpeak in non
   for (const [model, chain] of Object.entries(over.ttsBindings)) assert.ok(!chain.some((id) => id.includes('espeak')), model);
 });
 
-test('by default the server warms eSpeak up in its workers (the spy sees it)', async () => {
-  server = await startServer(testConfig(), { warmUpEngines: true });
-  assert.ok(calls >= 1, `eSpeak synthesized ${calls} times while warming up`);
+test('by default eSpeak starts with its first text (decision #98); PARLA_ESPEAK_WARM_WORKERS=2 warms two workers', async () => {
+  server = await startServer(testConfig({ PARLA_WORKERS: '2' }), { warmUpEngines: true });
+  assert.equal(calls, 0, 'eSpeak was not called while starting');
   assert.ok(server.services.registry.ttsLanguages('aura-prime').has('de-DE'));
+  await server.stop();
+  server = await startServer(testConfig({ PARLA_WORKERS: '2', PARLA_ESPEAK_WARM_WORKERS: '2' }), { warmUpEngines: true });
+  assert.equal(calls, 2, `eSpeak synthesized ${calls} times while warming up`);
 });
 
 test('without eSpeak: no warm-up, English spoken by Flite, German refused', async () => {
