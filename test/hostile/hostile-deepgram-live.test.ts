@@ -14,7 +14,7 @@ import { opusSupported } from '../../src/stt/live/opus-decoder.js';
 import { SETTINGS, startHostileService, Tally, type HostileService } from './harness.js';
 import { junk, deepArray } from './corpus.js';
 import { parseResponse, sendRaw, type Outcome } from './wire.js';
-import { loopGuard, rawUpgrade, slotsInUse, WS_HEADERS } from './live-socket.js';
+import { frameLevelCases, loopGuard, rawUpgrade, slotsInUse, WS_HEADERS, type LiveSession } from './live-socket.js';
 
 let svc: HostileService;
 const tally = new Tally();
@@ -165,11 +165,7 @@ function rawPost(path: string, headers: Array<[string, string]>): Promise<Outcom
   });
 }
 
-interface Session {
-  ws: WebSocket;
-  messages: Array<Record<string, unknown>>;
-  closed: Promise<{ code: number; reason: string }>;
-}
+type Session = LiveSession;
 
 function open(params: Record<string, string> = {}): Promise<Session> {
   const ws = new WebSocket(`ws://127.0.0.1:${svc.port}${q({ model: 'base', ...params })}`, {
@@ -456,45 +452,7 @@ describe('hostile messages on an open stream', () => {
     await assert.rejects(open({ sample_rate: '4000' }), /refused with 400/);
   });
 
-  for (const [name, frame] of [
-    ['text', 'x'.repeat(2 * 1024 * 1024)],
-    ['binary', Buffer.alloc(2 * 1024 * 1024)],
-  ] as const) {
-    test(`a ${name} frame over the 1 MiB frame limit closes with 1009`, async () => {
-      await measured(`huge ${name} frame`, async () => {
-        const s = await open();
-        s.ws.send(frame);
-        assertProtocol(s, await s.closed, [1009]);
-      });
-    });
-  }
-
-  test('a text frame that is not UTF-8 closes with 1007', async () => {
-    await measured('invalid UTF-8', async () => {
-      const s = await open();
-      s.ws.send(Buffer.from([0x7b, 0xff, 0xfe, 0x7d]), { binary: false });
-      assertProtocol(s, await s.closed, [1007]);
-    });
-  });
-
-  const rawFrames: Array<[string, Buffer]> = [
-    ['unmasked client frame', Buffer.from([0x81, 0x02, 0x68, 0x69])],
-    ['reserved opcode 0x3', Buffer.from([0x83, 0x80, 1, 2, 3, 4])],
-    ['64-bit length of 2^63', Buffer.from([0x82, 0xff, 0x80, 0, 0, 0, 0, 0, 0, 0, 1, 2, 3, 4])],
-    ['close frame with code 999', Buffer.from([0x88, 0x82, 0, 0, 0, 0, 0x03, 0xe7])],
-  ];
-  for (const [name, bytes] of rawFrames) {
-    test(`malformed frame: ${name} closes the stream cleanly`, async () => {
-      await measured(name, async () => {
-        const s = await open();
-        (s.ws as unknown as { _socket: net.Socket })._socket.write(bytes);
-        const close = await Promise.race([s.closed, sleep(10_000).then(() => null)]);
-        if (!close) s.ws.terminate();
-        assert.ok(close, 'the server kept the stream open after a malformed frame');
-        assertProtocol(s, close, [1002, 1006, 1007, 1009]);
-      });
-    });
-  }
+  frameLevelCases({ open: () => open(), measured, check: assertProtocol });
 
   test('binary before and after CloseStream: what came before is counted, what came after is ignored', async () => {
     await measured('after close', async () => {

@@ -14,7 +14,7 @@ import { startHostileService, Tally, type HostileService } from './harness.js';
 import { answerProblems } from './check.js';
 import { junk, deepArray } from './corpus.js';
 import { sendRaw } from './wire.js';
-import { loopGuard, rawUpgrade, slotsInUse, WS_HEADERS } from './live-socket.js';
+import { frameLevelCases, loopGuard, rawUpgrade, slotsInUse, WS_HEADERS, type LiveSession } from './live-socket.js';
 
 let svc: HostileService;
 let rt: RealtimeServer;
@@ -108,11 +108,7 @@ describe('hostile upgrades are refused with the error body', () => {
   });
 });
 
-interface Session {
-  ws: WebSocket;
-  messages: Array<Record<string, unknown>>;
-  closed: Promise<{ code: number; reason: string }>;
-}
+type Session = LiveSession;
 
 function open(params: Record<string, string> = {}): Promise<Session> {
   const ws = new WebSocket(`wss://127.0.0.1:${port}${q({ api_key: svc.creds.rich, ...params })}`, {
@@ -215,54 +211,12 @@ describe('hostile messages on an open stream', () => {
     });
   });
 
-  test('a text frame over the 1 MiB frame limit closes with 1009', async () => {
-    await measured('huge text frame', async () => {
-      const s = await open();
-      s.ws.send('x'.repeat(2 * 1024 * 1024));
-      assertProtocol(s, await s.closed, [1009]);
-    });
+  frameLevelCases({
+    open: () => open(),
+    measured,
+    check: assertProtocol,
+    ready: (s) => until(() => s.messages.some((m) => m.type === 'Metadata')),
   });
-
-  test('a binary frame over the 1 MiB frame limit closes with 1009', async () => {
-    await measured('huge binary frame', async () => {
-      const s = await open();
-      s.ws.send(Buffer.alloc(2 * 1024 * 1024));
-      assertProtocol(s, await s.closed, [1009]);
-    });
-  });
-
-  test('a text frame that is not UTF-8 closes with 1007', async () => {
-    await measured('invalid UTF-8', async () => {
-      const s = await open();
-      s.ws.send(Buffer.from([0x7b, 0xff, 0xfe, 0x7d]), { binary: false });
-      assertProtocol(s, await s.closed, [1007]);
-    });
-  });
-
-  const rawFrames: Array<[string, Buffer]> = [
-    ['unmasked client frame', Buffer.from([0x81, 0x02, 0x68, 0x69])],
-    ['reserved opcode 0x3', Buffer.from([0x83, 0x80, 1, 2, 3, 4])],
-    ['RSV1 without an extension', Buffer.from([0xc1, 0x80, 1, 2, 3, 4])],
-    ['ping of 126 bytes', Buffer.concat([Buffer.from([0x89, 0xfe, 0x00, 0x7e, 1, 2, 3, 4]), Buffer.alloc(126)])],
-    ['fragmented ping', Buffer.from([0x09, 0x80, 1, 2, 3, 4])],
-    ['continuation without a start', Buffer.from([0x80, 0x80, 1, 2, 3, 4])],
-    ['64-bit length of 2^63', Buffer.from([0x82, 0xff, 0x80, 0, 0, 0, 0, 0, 0, 0, 1, 2, 3, 4])],
-    ['close frame with a 1-byte payload', Buffer.from([0x88, 0x81, 1, 2, 3, 4, 0x41])],
-    ['close frame with code 999', Buffer.from([0x88, 0x82, 0, 0, 0, 0, 0x03, 0xe7])],
-  ];
-  for (const [name, bytes] of rawFrames) {
-    test(`malformed frame: ${name} closes the stream cleanly`, async () => {
-      await measured(name, async () => {
-        const s = await open();
-        await until(() => s.messages.some((m) => m.type === 'Metadata'));
-        (s.ws as unknown as { _socket: tls.TLSSocket })._socket.write(bytes);
-        const close = await Promise.race([s.closed, sleep(10_000).then(() => null)]);
-        if (!close) s.ws.terminate();
-        assert.ok(close, 'the server kept the stream open after a malformed frame');
-        assertProtocol(s, close, [1002, 1006, 1007, 1009]);
-      });
-    });
-  }
 
   test('sending after CloseStream and after close is ignored', async () => {
     await measured('after close', async () => {
