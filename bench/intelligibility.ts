@@ -15,8 +15,7 @@
 //   (voices in flight, default 2), MODELS (comma list), VOICES (comma list of names, to iterate
 //   on a subset), SENTENCES (the first n sentences)
 import { cpus, loadavg } from 'node:os';
-import http from 'node:http';
-import { median, startBenchServer, table } from './lib.js';
+import { median, postFreshBytes, startBenchServer, table } from './lib.js';
 import { cachedTranscriber } from './transcriber.js';
 import { words, wordErrorRate } from '../test/helpers/speech.js';
 
@@ -64,25 +63,9 @@ async function englishVoices(model: string): Promise<Voice[]> {
 
 async function synthesize(v: Voice, text: string): Promise<Uint8Array> {
   const body = Buffer.from(JSON.stringify({ text, voice: v.name, model: v.model, language: v.language, format: 'wav' }));
-  return new Promise((resolve, reject) => {
-    // A connection of its own, like postFresh (the answer is binary).
-    const req = http.request(
-      `${server.url}/api/v1/tts/generate`,
-      { method: 'POST', agent: false, headers: { ...headers, 'content-type': 'application/json', 'content-length': String(body.length) } },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          const all = Buffer.concat(chunks);
-          if (res.statusCode !== 200) reject(new Error(`generate ${v.model} ${v.name}: ${res.statusCode} ${all.toString()}`));
-          else resolve(new Uint8Array(all.buffer, all.byteOffset, all.byteLength));
-        });
-        res.on('error', reject);
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
+  const res = await postFreshBytes(`${server.url}/api/v1/tts/generate`, { ...headers, 'content-type': 'application/json' }, body);
+  if (res.status !== 200) throw new Error(`generate ${v.model} ${v.name}: ${res.status} ${res.bytes.toString()}`);
+  return new Uint8Array(res.bytes.buffer, res.bytes.byteOffset, res.bytes.byteLength);
 }
 
 const listener = cachedTranscriber(server.url, headers, STT_MODEL);

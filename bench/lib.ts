@@ -158,7 +158,13 @@ export function table(rows: Array<Record<string, string | number>>): string {
  * connection closed under them now and then ("other side closed") on the loaded test machine;
  * a fresh connection costs well under a millisecond against seconds of recognition.
  */
-export function postFresh(url: string, headers: Record<string, string>, body: Uint8Array): Promise<{ status: number; body: string }> {
+export async function postFresh(url: string, headers: Record<string, string>, body: Uint8Array): Promise<{ status: number; body: string }> {
+  const res = await postFreshBytes(url, headers, body);
+  return { status: res.status, body: res.bytes.toString('utf8') };
+}
+
+/** postFresh, answering the body's bytes (audio). */
+export function postFreshBytes(url: string, headers: Record<string, string>, body: Uint8Array): Promise<{ status: number; bytes: Buffer }> {
   return new Promise((resolve, reject) => {
     const req = http.request(
       url,
@@ -166,7 +172,7 @@ export function postFresh(url: string, headers: Record<string, string>, body: Ui
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, bytes: Buffer.concat(chunks) }));
         res.on('error', reject);
       },
     );

@@ -10,8 +10,7 @@
 //   PITCH_VOICES (default Aria), PITCHES (request semitones, default -4,-2,2,4; empty: none),
 //   CONCURRENCY (renderings in flight, default 2)
 import { cpus, loadavg } from 'node:os';
-import http from 'node:http';
-import { startBenchServer, table } from './lib.js';
+import { postFreshBytes, startBenchServer, table } from './lib.js';
 import { cachedTranscriber } from './transcriber.js';
 import { words, wordErrorRate } from '../test/helpers/speech.js';
 import { SENTENCES as ALL_SENTENCES } from './sentences.js';
@@ -29,26 +28,11 @@ const MODELS = ['aura-prime', 'aura-max'] as const;
 const server = await startBenchServer({ PARLA_STT_DECODERS: String(CONCURRENCY) });
 const headers = { 'x-api-key': server.apiKey };
 
-function synthesize(voice: string, model: string, pitch: number, text: string): Promise<Uint8Array> {
+async function synthesize(voice: string, model: string, pitch: number, text: string): Promise<Uint8Array> {
   const body = Buffer.from(JSON.stringify({ text, voice, model, language: 'en-US', format: 'wav', ...(pitch ? { pitch } : {}) }));
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      `${server.url}/api/v1/tts/generate`,
-      { method: 'POST', agent: false, headers: { ...headers, 'content-type': 'application/json', 'content-length': String(body.length) } },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          const all = Buffer.concat(chunks);
-          if (res.statusCode !== 200) reject(new Error(`generate ${model} ${voice} ${pitch}: ${res.statusCode} ${all.toString()}`));
-          else resolve(new Uint8Array(all.buffer, all.byteOffset, all.byteLength));
-        });
-        res.on('error', reject);
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
+  const res = await postFreshBytes(`${server.url}/api/v1/tts/generate`, { ...headers, 'content-type': 'application/json' }, body);
+  if (res.status !== 200) throw new Error(`generate ${model} ${voice} ${pitch}: ${res.status} ${res.bytes.toString()}`);
+  return new Uint8Array(res.bytes.buffer, res.bytes.byteOffset, res.bytes.byteLength);
 }
 
 const listener = cachedTranscriber(server.url, headers, 'cipher-fast');

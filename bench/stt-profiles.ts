@@ -4,14 +4,11 @@
 // the profiles in src/engines/pocketsphinx/profiles.ts. With 71 words, one word is 1.4 points:
 // treat differences of a word or two as noise.
 // Run: node --import tsx bench/stt-profiles.ts [name ...]   (RUNS=3; default: every candidate)
-import { readFileSync } from 'node:fs';
-import { decodeWav } from '../src/audio/wav.js';
-import { float32ToInt16 } from '../src/audio/pcm.js';
 import { PocketSphinxEngine } from '../src/engines/pocketsphinx/pocketsphinx-engine.js';
 import { PROFILES } from '../src/engines/pocketsphinx/profiles.js';
 import { warmupUtterance } from '../src/engines/pocketsphinx/warmup.js';
-import { librivox, wordErrorRate } from '../test/helpers/speech.js';
-import { median, table, timeIt } from './lib.js';
+import { table } from './lib.js';
+import { engineRuns, librivoxPcm } from './measure/stt.js';
 
 const RUNS = Number(process.env.RUNS ?? 3);
 const CANDIDATES: Record<string, Record<string, string>> = {
@@ -47,38 +44,20 @@ for (const n of names) {
   PROFILES[n] = CANDIDATES[n]!;
 }
 
-const files = librivox().map((f) => ({ ...f, pcm: float32ToInt16(decodeWav(readFileSync(f.file)).channels[0]!) }));
-const audioSeconds = files.reduce((s, f) => s + f.pcm.length / 16000, 0);
-const words = files.reduce((s, f) => s + f.reference.split(/\s+/).length, 0);
+const { files, audioSeconds, words } = librivoxPcm();
 const engine = new PocketSphinxEngine({ decodersPerProfile: 1, profiles: names, warmup: warmupUtterance() });
 await engine.whenReady();
 const rows: Array<Record<string, string | number>> = [];
 for (const profile of names) {
-  const times: number[] = [];
-  let errors = 0;
-  for (let i = 0; i < RUNS; i++) {
-    let e = 0;
-    times.push(
-      (
-        await timeIt(async () => {
-          for (const f of files) {
-            const r = await engine.recognize(f.pcm, { language: 'en', profile });
-            e +=
-              wordErrorRate(f.reference, r.utterances.flatMap((u) => u.words.map((w) => w.word)).join(' ')) *
-              f.reference.split(/\s+/).length;
-          }
-        })
-      ).ms,
-    );
-    errors = Math.round(e);
-  }
+  const run = await engineRuns(engine, files, profile, RUNS);
+  const errors = Math.round(run.errors);
   const row = {
     profile,
     settings: JSON.stringify(CANDIDATES[profile]),
     'WER (%)': (100 * errors) / words,
     errors: `${errors}/${words}`,
-    'time (ms)': median(times),
-    RTF: median(times) / 1000 / audioSeconds,
+    'time (ms)': run.ms,
+    RTF: run.ms / 1000 / audioSeconds,
   };
   console.log(JSON.stringify(row));
   rows.push(row);

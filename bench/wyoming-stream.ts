@@ -8,51 +8,22 @@
 //    path did after audio-stop);
 //  - word error rate of the Wyoming transcript and of the batch one against the reference.
 // Run: node --import tsx bench/wyoming-stream.ts   (RUNS, default 3; MODEL, default cipher-fast)
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { pino } from 'pino';
-import { buildApp } from '../src/app.js';
-import { createServices } from '../src/services.js';
-import { createAccountWithKey } from '../src/accounts/admin.js';
-import { loadConfig } from '../src/config.js';
-import { WyomingServer } from '../src/wyoming/server.js';
 import { decodeWav } from '../src/audio/wav.js';
 import { float32ToInt16 } from '../src/audio/pcm.js';
 import { librivox, wordErrorRate } from '../test/helpers/speech.js';
 import { multipart } from '../test/helpers/multipart.js';
 import { WyomingTestClient } from '../test/helpers/wyoming-client.js';
 import { median, table } from './lib.js';
+import { startWyomingBenchNode } from './measure/wyoming-node.js';
 
 const RUNS = Number(process.env.RUNS ?? 3);
 const MODEL = process.env.MODEL ?? 'cipher-fast';
 const CHUNK = 1024;
 
-const dir = mkdtempSync(path.join(tmpdir(), 'parla-bench-wys-'));
-const config = loadConfig({
-  ...process.env,
-  PARLA_DATA_DIR: dir,
-  LOG_LEVEL: 'warn',
-  PARLA_SEED_DEMO: 'false',
-  PORT: '0',
-  PARLA_STT_PRELOAD: 'true',
-});
-const services = await createServices(config, pino({ level: 'warn' }) as never);
-const app = await buildApp(services, { logger: false });
-await app.listen({ port: 0, host: '127.0.0.1' });
-const addr = app.server.address();
-const base = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`;
-const { rawKey } = await createAccountWithKey(services.store, config, {
-  name: 'bench',
-  plan: 'enterprise',
-  keyName: 'bench',
-  credits: 1_000_000_000,
-  testCredits: 0,
-  mode: 'live',
-});
-const wy = new WyomingServer(services, { apiKey: rawKey });
-const port = await wy.listen(0, '127.0.0.1');
-await services.registry.whenReady();
+const node = await startWyomingBenchNode();
+const { base, port, apiKey: rawKey } = node;
 
 const recordings = librivox().map((r) => {
   const wav = readFileSync(r.file);
@@ -145,7 +116,4 @@ console.log(
   `first chunk at ${(median(all.first) * 100).toFixed(0)}% of the recording (median); stop -> transcript ${median(all.stop).toFixed(0)} ms vs batch ${median(all.batch).toFixed(0)} ms (medians); mean WER wyoming ${mean(all.werW).toFixed(3)}, batch ${mean(all.werB).toFixed(3)}`,
 );
 
-await wy.close();
-await app.close();
-await services.close();
-rmSync(dir, { recursive: true, force: true });
+await node.close();

@@ -6,49 +6,19 @@
 //    with the same audio as a WAV upload.
 // Run: node --import tsx bench/wyoming.ts   (RUNS, default 7; PARLA_WORKERS as for the server)
 import { readFileSync } from 'node:fs';
-import { pino } from 'pino';
-import { buildApp } from '../src/app.js';
-import { createServices } from '../src/services.js';
-import { createAccountWithKey } from '../src/accounts/admin.js';
-import { loadConfig } from '../src/config.js';
-import { WyomingServer } from '../src/wyoming/server.js';
 import { decodeWav } from '../src/audio/wav.js';
 import { float32ToInt16 } from '../src/audio/pcm.js';
 import { flite } from '../test/helpers/speech.js';
 import { multipart } from '../test/helpers/multipart.js';
 import { sendAudio, WyomingTestClient } from '../test/helpers/wyoming-client.js';
 import { median, table } from './lib.js';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+import { startWyomingBenchNode } from './measure/wyoming-node.js';
 
 const RUNS = Number(process.env.RUNS ?? 7);
 const TEXT = 'Good morning. The weather today is sunny with a light breeze, and the meeting starts at nine.';
 
-const dir = mkdtempSync(path.join(tmpdir(), 'parla-bench-wy-'));
-const config = loadConfig({
-  ...process.env,
-  PARLA_DATA_DIR: dir,
-  LOG_LEVEL: 'warn',
-  PARLA_SEED_DEMO: 'false',
-  PORT: '0',
-  PARLA_STT_PRELOAD: 'true',
-});
-const services = await createServices(config, pino({ level: 'warn' }) as never);
-const app = await buildApp(services, { logger: false });
-await app.listen({ port: 0, host: '127.0.0.1' });
-const addr = app.server.address();
-const base = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`;
-const { rawKey } = await createAccountWithKey(services.store, config, {
-  name: 'bench',
-  plan: 'enterprise',
-  keyName: 'bench',
-  credits: 1_000_000_000,
-  testCredits: 0,
-  mode: 'live',
-});
-const wy = new WyomingServer(services, { apiKey: rawKey });
-const port = await wy.listen(0, '127.0.0.1');
+const node = await startWyomingBenchNode();
+const { base, port, apiKey: rawKey } = node;
 
 const wav = readFileSync(flite('The quick brown fox jumps over the lazy dog. Please bring the quarterly report to the meeting.'));
 const pcm = float32ToInt16(decodeWav(wav).channels[0]!);
@@ -132,7 +102,7 @@ for (let i = 0; i < RUNS; i++) {
 }
 
 const pct = (a: number, b: number) => `${(((a - b) / b) * 100).toFixed(1)}%`;
-console.log(`RUNS=${RUNS}, PARLA_WORKERS=${config.workerThreads}, medians in ms`);
+console.log(`RUNS=${RUNS}, PARLA_WORKERS=${node.services.config.workerThreads}, medians in ms`);
 console.log(
   table([
     {
@@ -156,7 +126,4 @@ console.log(
   ]),
 );
 
-await wy.close();
-await app.close();
-await services.close();
-rmSync(dir, { recursive: true, force: true });
+await node.close();

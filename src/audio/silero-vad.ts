@@ -79,8 +79,11 @@ export class SileroVad {
         provider: 'cpu',
         debug: false,
       },
-      // Seconds of audio sherpa keeps for its speech segments (drained after every window).
-      4,
+      // Seconds of audio sherpa keeps for the speech in progress (completed segments are drained
+      // after every window): room for the longest (maxSpeechDuration) from the start, ~2 MB. A
+      // smaller buffer grows by copying in the middle of long speech, and sherpa prints an
+      // "Overflow! ... Increase capacity" line to stderr each time it does.
+      32,
     );
     return new SileroVad(vad);
   }
