@@ -142,8 +142,20 @@ export async function runFairness(
     const jobCredits = (await settleJobs(nodes[0]!, keys, stats.jobIds, 30_000)).credits;
     await sleep(1500);
     const rows = await ledger();
-    const balance = async (a: Account) =>
-      ((await (await fetch(`${nodes[0]!.url}/api/v1/user/credits`, { headers: { 'x-api-key': a.key } })).json()) as any).credits as number;
+    // Read as a client would: an attacker's key may be at its rate limit after the attack (on a
+    // quiet machine it makes more requests), so a 429 is waited out as its Retry-After says.
+    const balance = async (a: Account): Promise<number> => {
+      for (let attempt = 0; ; attempt++) {
+        const res = await fetch(`${nodes[0]!.url}/api/v1/user/credits`, { headers: { 'x-api-key': a.key } });
+        const body = (await res.json()) as any;
+        if (res.status === 429 && attempt < 5) {
+          await sleep(Math.min(61, Math.max(1, Number(res.headers.get('retry-after')) || 1)) * 1000);
+          continue;
+        }
+        if (res.status !== 200) throw new Error(`GET /api/v1/user/credits answered ${res.status}: ${JSON.stringify(body)}`);
+        return body.credits as number;
+      }
+    };
     const victimReported = [warm, ...idle, ...loaded].reduce((s, r) => s + KINDS.reduce((t, k) => t + (r.credits[k] ?? 0), 0), 0);
     const ledgerCheck = [
       {
