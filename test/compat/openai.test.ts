@@ -168,6 +168,21 @@ function ffmpegChildren(): string[] {
   return helpers.flatMap(childPids).filter((pid) => readProc(`${pid}/comm`).trim() === 'ffmpeg');
 }
 
+/**
+ * What one aborted stream of `accountId` cost once its hold is gone: its ledger row (the hold
+ * settled) or the balance back at `before` (the hold released, nothing sent). Reading the balance
+ * sooner counts the hold as spent.
+ */
+async function settledStream(accountId: string, before: number): Promise<{ spent: number; ledger: number }> {
+  for (let i = 0; i < 200; i++) {
+    const rows = (await t.services.store.listUsage(accountId, 'live', 10)).filter((r) => r.kind === 'tts_stream');
+    const spent = before - (await t.services.store.getBalance(accountId, 'live'));
+    if (rows.length > 0 || spent === 0) return { spent, ledger: rows.reduce((sum, r) => sum + r.credits, 0) };
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error('the stream was neither settled nor released within 10 s');
+}
+
 function childPids(pid: string): string[] {
   let tasks: string[];
   try {
@@ -273,13 +288,7 @@ describe('speech', () => {
     }
   });
 
-  test('a client that goes away mid-stream: its ffmpeg encoder is killed, and only what was sent is billed', {
-    // Failed once in five whole runs on 2026-11-29 (a quiet machine): the whole text billed (3,590 of
-    // 3,590 characters) 0.66 s after the client left, where synthesis alone would take seconds. A
-    // billing question for the ffmpeg formats (issue 30, item 5's kind), not understood yet: reported
-    // on every run, not failing it, until it is.
-    todo: 'issue 30: intermittently bills the whole text after the client left (opus through ffmpeg); under investigation',
-  }, async () => {
+  test('a client that goes away mid-stream: its ffmpeg encoder is killed, and only what was sent is billed', async () => {
     // Near OpenAI's 4,096-character limit: minutes of speech, far more than is made before the
     // client's abort arrives, even on a busy machine.
     const long = Array.from({ length: 75 }, (_, i) => `This is sentence number ${i + 1}, spoken slowly here.`).join(' ');
@@ -298,14 +307,11 @@ describe('speech', () => {
     await reader.cancel().catch(() => undefined);
     for (let i = 0; i < 100 && ffmpegChildren().length > 0; i++) await new Promise((r) => setTimeout(r, 50));
     assert.deepEqual(ffmpegChildren(), []);
-    // Settled with the sentences sent before the client left: less than the whole text.
-    let spent = 0;
-    for (let i = 0; i < 100; i++) {
-      spent = before - (await t.services.store.getBalance(acct.accountId, 'live'));
-      if (spent > 0) break;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    assert.ok(spent < [...long].length, `billed ${spent} of ${[...long].length}`);
+    // While the stream runs its hold (the whole text's price) is off the balance: what was charged
+    // is known once the hold is settled into a ledger row, or released when nothing was sent.
+    const settled = await settledStream(acct.accountId, before);
+    assert.ok(settled.spent < [...long].length, `billed ${settled.spent} of ${[...long].length}`);
+    assert.equal(settled.spent, settled.ledger, 'the balance and the ledger agree');
   });
 
   test('voices: every OpenAI voice maps to a Parla voice of the table; Parla names work; unknown is BadRequestError', async () => {
