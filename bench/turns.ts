@@ -23,7 +23,7 @@ import { createTestAccount, createTestApp } from '../test/helpers/app.js';
 import { librivox } from '../test/helpers/speech.js';
 import { NOISE_KINDS, noise } from '../test/helpers/noise.js';
 import { decodeWav } from '../src/audio/wav.js';
-import { float32ToInt16 } from '../src/audio/pcm.js';
+import { concatInt16, float32ToInt16 } from '../src/audio/pcm.js';
 import { resampleInt16 } from '../src/audio/resample.js';
 import { RealtimeSession } from '../src/stt/live/session.js';
 import { LiveCredits } from '../src/stt/live-credits.js';
@@ -203,15 +203,7 @@ async function measure(): Promise<Figures> {
     return 0;
   }
   const silence = (seconds: number) => new Int16Array(Math.round(seconds * 16000));
-  const join = (parts: Int16Array[]) => {
-    const out = new Int16Array(parts.reduce((n, p) => n + p.length, 0));
-    let at = 0;
-    for (const p of parts) {
-      out.set(p, at);
-      at += p.length;
-    }
-    return out;
-  };
+  const join = concatInt16;
 
   async function run(pcm: Int16Array, turns: TurnSettings): Promise<TurnEvent[]> {
     const events: TurnEvent[] = [];

@@ -29,6 +29,7 @@ export const resultArrays: TaskTable<TaskMap>['resultArrays'] = {
 export const taskHandlers: TaskTable<TaskMap>['taskHandlers'] = {
   'pool.echo': async (p) => ({ value: p.value }),
   'tts.espeak': async (p) => (await import('../engines/espeak/espeak-worker.js')).synthesizeEspeak(p),
+  'tts.flite-live': async (p) => (await import('../engines/flite/flite-live.js')).synthesizeFliteLive(p),
   'tts.sherpa': async (p) => (await import('../engines/sherpa/sherpa-tts-worker.js')).synthesizeSherpa(p),
   'tts.finish': async (p) => (await import('../tts/finish-task.js')).finishInWorker(p),
   'tts.encode': async (p) => (await import('../tts/encode-task.js')).encodeInWorker(p),

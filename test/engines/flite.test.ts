@@ -12,6 +12,8 @@ import { FliteEngine, FLITE_LANGUAGES, FLITE_VOICES } from '../../src/engines/fl
 import { loadFliteNative } from '../../src/engines/flite/flite-native.js';
 import { EngineError, type SynthesisRequest } from '../../src/engines/engine.js';
 import { rms, speechSpan } from '../../src/audio/analysis.js';
+import { resampleInt16 } from '../../src/audio/resample.js';
+import { concatInt16 } from '../../src/audio/pcm.js';
 import { runTtsEngineContract } from './tts-engine-contract.js';
 
 /** Flite processes this test started: children of its spawner helper (spawner.ts), or its own. */
@@ -192,6 +194,104 @@ describe('FliteEngine: the addon speaks as the program does', () => {
     await assert.rejects(run, /cancelled/);
     // The same call without the flag speaks.
     assert.ok((await n!.synthesize('slt', SAID, [], new Int32Array(1))).samples.length > 16000);
+  });
+
+  test('live (streams): the pieces are synthesize() resampled, sample for sample, handed over while the vocoder still runs', async () => {
+    const nat = new FliteEngine(pool, { maxProcesses: 2, native: true });
+    const prog = new FliteEngine(pool, { maxProcesses: 2, native: false });
+    for (const c of cases) {
+      const r: SynthesisRequest = {
+        text: SAID,
+        engineVoice: 'slt',
+        language: 'en-US',
+        speed: 1,
+        pitch: 0,
+        style: 'normal',
+        gainDb: 2,
+        ...c,
+      };
+      const label = `${c.engineVoice} speed ${r.speed} pitch ${r.pitch}`;
+      const whole = await nat.synthesize(r);
+      for (const rate of [24000, 16000]) {
+        const expected = resampleInt16(whole.samples, whole.sampleRate, rate);
+        for (const engine of [nat, prog]) {
+          const pieces: Int16Array[] = [];
+          let whileRunning = 0;
+          await engine.synthesizeLive(r, rate, (pcm) => {
+            pieces.push(pcm);
+            if (engine.processesRunning > 0) whileRunning++;
+          });
+          const got = concatInt16(pieces);
+          assert.equal(got.length, expected.length, `${label} at ${rate} (${engine.runs})`);
+          assert.deepEqual(got, expected, `${label} at ${rate} (${engine.runs}): not synthesize()'s samples`);
+          assert.equal(engine.processesRunning, 0);
+          // The addon's pieces leave as the vocoder makes them (rms with a pitch shift waits for the
+          // whole: the shift needs it); the program's sentence leaves whole.
+          if (engine === nat && !(c.engineVoice === 'rms' && r.pitch !== 0)) {
+            assert.ok(pieces.length > 30, `${label}: ${pieces.length} pieces`);
+            assert.ok(whileRunning > 0, `${label}: no piece arrived while the synthesis ran`);
+          }
+          if (engine === prog) assert.equal(pieces.length, 1, label);
+        }
+      }
+    }
+    nat.close();
+    prog.close();
+  });
+
+  test('live: an abort stops the vocoder, frees the slot, and keeps the pool workers; a failing voice fails the call', async () => {
+    const nat = new FliteEngine(pool, { maxProcesses: 1, native: true });
+    const threads = pool.threadIds();
+    const ac = new AbortController();
+    const pieces: Int16Array[] = [];
+    const run = nat.synthesizeLive(
+      { text: SAID.repeat(8), engineVoice: 'slt', language: 'en-US', speed: 1, pitch: 0, style: 'normal' },
+      24000,
+      (p) => {
+        pieces.push(p);
+        if (pieces.length === 3) ac.abort(new Error('client went away'));
+      },
+      ac.signal,
+    );
+    await assert.rejects(run, /client went away/);
+    assert.equal(pieces.length, 3, 'nothing is handed over after the abort');
+    assert.equal(nat.processesRunning, 0);
+    assert.deepEqual(pool.threadIds(), threads, 'the same worker threads');
+    await assert.rejects(
+      nat.synthesizeLive(
+        { text: 'Hi.', engineVoice: 'nobody', language: 'en-US', speed: 1, pitch: 0, style: 'normal' },
+        24000,
+        () => undefined,
+      ),
+      (e: unknown) => e instanceof EngineError && !e.retryable,
+    );
+    // The slot is free again: a whole sentence streams.
+    const after: Int16Array[] = [];
+    await nat.synthesizeLive(
+      { text: 'Still here.', engineVoice: 'slt', language: 'en-US', speed: 1, pitch: 0, style: 'normal' },
+      24000,
+      (p) => after.push(p),
+    );
+    assert.ok(concatInt16(after).length > 12000);
+    nat.close();
+  });
+
+  test('the addon hands pieces that add up to the whole; a throwing or malformed callback is refused or survived', async () => {
+    const n = 'native' in addon ? addon.native : null;
+    const whole = await n!.synthesize('awb', SAID, []);
+    const pieces: Int16Array[] = [];
+    const rates = new Set<number>();
+    const rest = await n!.synthesize('awb', SAID, [], undefined, (p, rate) => {
+      pieces.push(p);
+      rates.add(rate);
+    });
+    assert.deepEqual(concatInt16([...pieces, rest.samples]), whole.samples);
+    assert.deepEqual([...rates], [whole.sampleRate]);
+    const thrown = await n!.synthesize('awb', SAID, [], undefined, () => {
+      throw new Error('a bad callback');
+    });
+    assert.equal(thrown.sampleRate, whole.sampleRate, 'the synthesis ends normally');
+    assert.throws(() => n!.synthesize('slt', 'hi', [], undefined, 5 as unknown as () => void), TypeError);
   });
 
   test('an unknown voice is refused by the addon', async () => {

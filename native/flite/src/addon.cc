@@ -3,7 +3,9 @@
 //
 // Why: the `flite` program registers its voices again for every run (~35 ms of CPU per process,
 // about 1 s per 3,000 characters in ~300-character pieces). Here each voice is registered once and
-// kept; a synthesis runs as an AsyncWorker on libuv's pool, off the event loop.
+// kept; a synthesis runs as an AsyncWorker on libuv's pool, off the event loop. The audio can be
+// taken as the vocoder finishes it (onChunk): a stream's first sound is out after about a third of
+// its first sentence's synthesis (decision #100).
 //
 // The audio must be the program's, sample for sample (docs/engines.md, "Flite"):
 //  - Per-request settings (`--setf name=value` in the program) go on the utterance, not on the
@@ -113,33 +115,50 @@ struct Feature {
   float value;
 };
 
-// Synthesis state shared with the vocoder's streaming callback (cancellation).
+using Progress = Napi::AsyncProgressQueueWorker<int16_t>::ExecutionProgress;
+
+// Synthesis state shared with the vocoder's streaming callback: cancellation, and where the
+// samples it has finished go when the caller takes them as they come.
 struct StreamState {
   const int32_t* cancel;
+  const Progress* progress;  // null: the caller takes the whole wave at the end
+  size_t sent;               // samples already handed over through `progress`
+  std::atomic<int>* rate;    // the wave's sample rate, set before its first piece is sent
 };
 
-int onStream(const cst_wave*, int, int, int, cst_audio_streaming_info* asi) {
+// Called by the vocoder (slt, awb, rms: MLSA; kal16: LPC) each time it has finished about
+// min_buffsize samples, which it does not change afterwards: w->samples[start, start + size) go out.
+int onStream(const cst_wave* w, int start, int size, int, cst_audio_streaming_info* asi) {
   auto* s = static_cast<StreamState*>(asi->userdata);
-  return s->cancel && __atomic_load_n(s->cancel, __ATOMIC_RELAXED) != 0 ? CST_AUDIO_STREAM_STOP : CST_AUDIO_STREAM_CONT;
+  if (s->cancel && __atomic_load_n(s->cancel, __ATOMIC_RELAXED) != 0) return CST_AUDIO_STREAM_STOP;
+  // Only a run that continues what went out: the whole remainder is sent at the end otherwise.
+  if (s->progress && size > 0 && (size_t)start == s->sent) {
+    s->rate->store(w->sample_rate, std::memory_order_release);
+    s->progress->Send(w->samples + start, (size_t)size);
+    s->sent += (size_t)size;
+  }
+  return CST_AUDIO_STREAM_CONT;
 }
 
-class SynthWorker : public Napi::AsyncWorker {
+class SynthWorker : public Napi::AsyncProgressQueueWorker<int16_t> {
  public:
-  SynthWorker(Napi::Env env, std::string voice, std::string text, std::vector<Feature> feats, Napi::Int32Array cancel)
-      : Napi::AsyncWorker(env), deferred_(Napi::Promise::Deferred::New(env)), voice_(std::move(voice)),
+  SynthWorker(Napi::Env env, std::string voice, std::string text, std::vector<Feature> feats, Napi::Int32Array cancel,
+              Napi::Function onChunk)
+      : Napi::AsyncProgressQueueWorker<int16_t>(env), deferred_(Napi::Promise::Deferred::New(env)), voice_(std::move(voice)),
         text_(std::move(text)), feats_(std::move(feats)) {
     if (!cancel.IsEmpty()) {
       cancelRef_ = Napi::Persistent(cancel);
       cancel_ = cancel.Data();
     }
+    if (!onChunk.IsEmpty()) onChunk_ = Napi::Persistent(onChunk);
   }
   Napi::Promise Promise() { return deferred_.Promise(); }
 
-  void Execute() override {
+  void Execute(const ExecutionProgress& progress) override {
     cst_voice* v = voiceFor(voice_);
     if (!v) return SetError("unknown voice " + voice_);
     restartRand();
-    StreamState state{cancel_};
+    StreamState state{cancel_, onChunk_.IsEmpty() ? nullptr : &progress, 0, &chunkRate_};
     cst_audio_streaming_info* asi = new_audio_streaming_info();
     asi->asc = onStream;
     asi->userdata = &state;
@@ -164,7 +183,9 @@ class SynthWorker : public Napi::AsyncWorker {
     cancelled_ = cancel_ && __atomic_load_n(cancel_, __ATOMIC_RELAXED) != 0;
     if (w && !cancelled_) {
       rate_ = w->sample_rate;
-      samples_.assign(w->samples, w->samples + w->num_samples);
+      // What the stream has not handed over yet (all of it without onChunk).
+      size_t from = state.sent < (size_t)w->num_samples ? state.sent : (size_t)w->num_samples;
+      samples_.assign(w->samples + from, w->samples + w->num_samples);
     }
     // Frees the streaming info too (the utterance owns its features' values).
     delete_utterance(done);
@@ -190,12 +211,26 @@ class SynthWorker : public Napi::AsyncWorker {
 
   void OnError(const Napi::Error& e) override { deferred_.Reject(e.Value()); }
 
+  // On the calling thread, in order, before the promise settles.
+  void OnProgress(const int16_t* data, size_t count) override {
+    if (onChunk_.IsEmpty() || count == 0) return;
+    Napi::Env env = Env();
+    Napi::HandleScope scope(env);
+    Napi::Int16Array chunk = Napi::Int16Array::New(env, count);
+    memcpy(chunk.Data(), data, count * sizeof(int16_t));
+    // A throwing callback is the caller's fault; it must not stop the synthesis half-way.
+    onChunk_.Value().Call({chunk, Napi::Number::New(env, chunkRate_.load(std::memory_order_acquire))});
+    if (env.IsExceptionPending()) env.GetAndClearPendingException();
+  }
+
  private:
   Napi::Promise::Deferred deferred_;
   std::string voice_;
   std::string text_;
   std::vector<Feature> feats_;
   Napi::Reference<Napi::Int32Array> cancelRef_;
+  Napi::FunctionReference onChunk_;
+  std::atomic<int> chunkRate_{0};
   const int32_t* cancel_ = nullptr;
   std::vector<int16_t> samples_;
   int rate_ = 0;
@@ -204,13 +239,17 @@ class SynthWorker : public Napi::AsyncWorker {
 };
 
 // synthesize(voice: string, text: string, features: string[] ("name=value", floats, as the
-// program's --setf), cancel?: Int32Array (non-zero in [0] stops the vocoder)):
-//   Promise<{ samples: Int16Array, sampleRate: number }>
+// program's --setf), cancel?: Int32Array (non-zero in [0] stops the vocoder),
+// onChunk?: (samples: Int16Array, sampleRate: number) => void (the audio as the vocoder finishes it)):
+//   Promise<{ samples: Int16Array, sampleRate: number }>: with onChunk, only what it was not given
 Napi::Value Synthesize(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   if (info.Length() < 3 || !info[0].IsString() || !info[1].IsString() || !info[2].IsArray() ||
-      (info.Length() > 3 && !info[3].IsUndefined() && !info[3].IsTypedArray())) {
-    Napi::TypeError::New(env, "synthesize(voice: string, text: string, features: string[], cancel?: Int32Array)")
+      (info.Length() > 3 && !info[3].IsUndefined() && !info[3].IsTypedArray()) ||
+      (info.Length() > 4 && !info[4].IsUndefined() && !info[4].IsFunction())) {
+    Napi::TypeError::New(env,
+                         "synthesize(voice: string, text: string, features: string[], cancel?: Int32Array, onChunk?: "
+                         "(samples: Int16Array, sampleRate: number) => void)")
         .ThrowAsJavaScriptException();
     return env.Undefined();
   }
@@ -240,7 +279,9 @@ Napi::Value Synthesize(const Napi::CallbackInfo& info) {
     Napi::TypeError::New(env, "text must not contain NUL").ThrowAsJavaScriptException();
     return env.Undefined();
   }
-  auto* w = new SynthWorker(env, info[0].As<Napi::String>().Utf8Value(), std::move(text), std::move(feats), cancel);
+  Napi::Function onChunk;
+  if (info.Length() > 4 && info[4].IsFunction()) onChunk = info[4].As<Napi::Function>();
+  auto* w = new SynthWorker(env, info[0].As<Napi::String>().Utf8Value(), std::move(text), std::move(feats), cancel, onChunk);
   Napi::Promise p = w->Promise();
   w->Queue();
   return p;

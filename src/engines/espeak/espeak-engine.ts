@@ -7,9 +7,9 @@
 import { readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { MessageChannel } from 'node:worker_threads';
 import { PROJECT_ROOT } from '../../config.js';
-import type { EspeakLiveMessage, EspeakTask } from './espeak-worker.js';
+import type { EspeakTask } from './espeak-worker.js';
+import { liveChannel } from '../../audio/live-sender.js';
 import { programPackageFiles } from './espeak-program.js';
 import type { WorkerPool } from '../../workers/pool.js';
 import { EngineError, type SpeechStyle, type SynthesisRequest, type SynthesisResult, type TtsEngine } from '../engine.js';
@@ -116,21 +116,13 @@ export class EspeakEngine implements TtsEngine {
   async synthesizeLive(req: SynthesisRequest, outputRate: number, onAudio: (pcm: Int16Array) => void, signal?: AbortSignal): Promise<void> {
     const task = this.task(req);
     signal?.throwIfAborted();
-    const { port1, port2 } = new MessageChannel();
-    let ended: () => void = () => undefined;
-    const end = new Promise<void>((resolve) => (ended = resolve));
-    port1.on('message', (m: EspeakLiveMessage) => {
-      if ('pcm' in m) {
-        if (!signal?.aborted) onAudio(m.pcm);
-      } else ended();
-    });
+    const channel = liveChannel(onAudio, signal);
     try {
       // As in synthesize, an abort does not stop the running task; audio after it is dropped.
-      await this.pool.run('tts.espeak', { ...task, live: { port: port2, outputRate } }, { ports: [port2] });
-      // The port's last messages may arrive after the task's own result (separate channels).
-      await end;
+      await this.pool.run('tts.espeak', { ...task, live: { port: channel.port, outputRate } }, { ports: [channel.port] });
+      await channel.ended;
     } finally {
-      port1.close();
+      channel.close();
     }
     signal?.throwIfAborted();
   }

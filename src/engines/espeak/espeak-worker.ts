@@ -6,12 +6,10 @@
 // reused. The library build's input is always SSML, so plain text is escaped, and the word events
 // (positions in that SSML) are mapped back to the caller's text.
 
-import type { MessagePort } from 'node:worker_threads';
 import EspeakInitializer from '@echogarden/espeak-ng-emscripten';
 import { voiceOutput } from '../../audio/dsp/voice-output.js';
 import { Leveler } from '../../audio/dsp/level.js';
-import { float32ToInt16, int16ToFloat32 } from '../../audio/pcm.js';
-import { StreamResampler } from '../../audio/resample.js';
+import { LiveSender, postWhole, type LiveDelivery } from '../../audio/live-sender.js';
 import type { WordTiming } from '../engine.js';
 import { programHasVoice, programStartedInThisThread, speakWithProgram } from './espeak-program.js';
 import { voiceFileFor } from './voice-files.js';
@@ -127,47 +125,7 @@ export interface EspeakTask {
    * takes it ~10-20 ms); the library build, with word timings, posts as it synthesizes unless a
    * pitch shift needs the whole utterance first (then it too posts the whole, in pieces).
    */
-  live?: { port: MessagePort; outputRate: number };
-}
-
-/** Messages of a live synthesis (EspeakTask.live). */
-export type EspeakLiveMessage = { pcm: Int16Array } | { end: true };
-
-/** Posts resampled audio on a live task's port as it comes. */
-class LiveSender {
-  private readonly resampler: StreamResampler | null;
-
-  constructor(
-    private readonly port: MessagePort,
-    inputRate: number,
-    outputRate: number,
-  ) {
-    this.resampler = inputRate === outputRate ? null : new StreamResampler(inputRate, outputRate);
-  }
-
-  push(samples: Int16Array): void {
-    this.post(this.resampler ? float32ToInt16(this.resampler.push(int16ToFloat32(samples))) : samples.slice());
-  }
-
-  end(): void {
-    if (this.resampler) this.post(float32ToInt16(this.resampler.flush()));
-    this.port.postMessage({ end: true } satisfies EspeakLiveMessage);
-  }
-
-  private post(pcm: Int16Array): void {
-    if (pcm.length > 0) this.port.postMessage({ pcm } satisfies EspeakLiveMessage, [pcm.buffer as ArrayBuffer]);
-  }
-}
-
-/**
- * Posts audio synthesized as a whole on a live task's port, resampled ~100 ms at a time: the first
- * piece is on its way while the rest is resampled (~5 ms per audio second).
- */
-function postWhole(live: NonNullable<EspeakTask['live']>, samples: Int16Array, sampleRate: number): void {
-  const sender = new LiveSender(live.port, sampleRate, live.outputRate);
-  const slice = Math.round(sampleRate / 10);
-  for (let at = 0; at < samples.length; at += slice) sender.push(samples.subarray(at, at + slice));
-  sender.end();
+  live?: LiveDelivery;
 }
 
 export interface EspeakOutput {

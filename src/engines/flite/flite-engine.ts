@@ -16,6 +16,8 @@ import { ProcessSpawner } from '../../process/spawner.js';
 import { EngineError, type SynthesisRequest, type SynthesisResult, type TtsEngine } from '../engine.js';
 import { decodePcm16MonoWav, decodeWav } from '../../audio/wav.js';
 import { float32ToInt16 } from '../../audio/pcm.js';
+import { liveChannel } from '../../audio/live-sender.js';
+import { PoolOverloadedError } from '../../domain/overload.js';
 
 export const FLITE_VOICES = ['kal16', 'slt', 'rms', 'awb'] as const;
 /** English variants Flite reads (its voices are American and Scottish English). */
@@ -142,7 +144,8 @@ export class FliteEngine implements TtsEngine {
     return this.problem ? [] : [...FLITE_LANGUAGES];
   }
 
-  async synthesize(req: SynthesisRequest, signal?: AbortSignal): Promise<SynthesisResult> {
+  /** The voice, the addon's (and program's) settings and the shift left for after synthesis. */
+  private plan(req: SynthesisRequest): { voice: string; settings: string[]; semitones: number } {
     if (this.problem) throw new EngineError(this.id, this.problem, false);
     const parsed = parseFliteVoice(req.engineVoice);
     if (!parsed || !this.voices.includes(parsed.voice)) throw new EngineError(this.id, `unknown voice ${req.engineVoice}`, false);
@@ -151,12 +154,17 @@ export class FliteEngine implements TtsEngine {
     const pitchArgs = nativePitchArgs(req.engineVoice, req.pitch);
     // The program's --setf values, in its order; the addon takes the same strings.
     const settings = [`duration_stretch=${(1 / req.speed).toFixed(4)}`, ...(pitchArgs ?? []).filter((_, i) => i % 2 === 1)];
+    return { voice: parsed.voice, settings, semitones: pitchArgs === null ? req.pitch : 0 };
+  }
+
+  async synthesize(req: SynthesisRequest, signal?: AbortSignal): Promise<SynthesisResult> {
+    const { voice, settings, semitones } = this.plan(req);
     const release = await this.slots.take(signal);
     let decoded: { samples: Int16Array; sampleRate: number };
     try {
       decoded = this.native
-        ? await this.runNative(this.native, parsed.voice, req.text, settings, signal)
-        : await this.runProgram(parsed.voice, req.text, settings, signal);
+        ? await this.runNative(this.native, voice, req.text, settings, signal)
+        : await this.runProgram(voice, req.text, settings, signal);
     } finally {
       release();
     }
@@ -164,7 +172,6 @@ export class FliteEngine implements TtsEngine {
     // stage (DC high-pass: rms comes out with a small offset, dc-block.ts; the voice's fixed gain;
     // the true-peak limiter). Not aborted in the pool: aborting a running task terminates its
     // worker (and the warm engines in it); the abort is honoured once it is done.
-    const semitones = pitchArgs === null ? req.pitch : 0;
     const samples = await this.pool.run(
       'audio.voice',
       { samples: decoded.samples, sampleRate: decoded.sampleRate, semitones, gainDb: req.gainDb ?? 0, dc: true },
@@ -172,6 +179,56 @@ export class FliteEngine implements TtsEngine {
     );
     signal?.throwIfAborted();
     return { samples, sampleRate: decoded.sampleRate };
+  }
+
+  /**
+   * For /tts/stream (decision #100): with the addon, the audio leaves in ~100 ms pieces as the
+   * vocoder makes them, through the output stage and resampler in a pool worker (flite-live.ts);
+   * the same samples as synthesize() then resampling. With the program, the whole sentence, then
+   * resampled on the pool.
+   */
+  async synthesizeLive(req: SynthesisRequest, outputRate: number, onAudio: (pcm: Int16Array) => void, signal?: AbortSignal): Promise<void> {
+    if (!this.native) {
+      const whole = await this.synthesize(req, signal);
+      const pcm =
+        whole.sampleRate === outputRate
+          ? whole.samples
+          : await this.pool.run(
+              'audio.resample',
+              { samples: whole.samples, inputRate: whole.sampleRate, outputRate },
+              { move: [whole.samples] },
+            );
+      signal?.throwIfAborted();
+      if (pcm.length > 0) onAudio(pcm);
+      return;
+    }
+    const { voice, settings, semitones } = this.plan(req);
+    const release = await this.slots.take(signal);
+    const timeout = AbortSignal.timeout(TIMEOUT_MS);
+    const stop = signal ? AbortSignal.any([signal, timeout]) : timeout;
+    // Shared with the worker, whose vocoder reads it between pieces.
+    const cancel = new Int32Array(new SharedArrayBuffer(4));
+    const onStop = () => Atomics.store(cancel, 0, 1);
+    stop.addEventListener('abort', onStop, { once: true });
+    const channel = liveChannel(onAudio, signal);
+    try {
+      await this.pool.run(
+        'tts.flite-live',
+        { voice, text: req.text, settings, cancel, semitones, gainDb: req.gainDb ?? 0, live: { port: channel.port, outputRate } },
+        { ports: [channel.port] },
+      );
+      await channel.ended;
+    } catch (e) {
+      signal?.throwIfAborted();
+      if (timeout.aborted) throw new EngineError(this.id, `flite took longer than ${TIMEOUT_MS} ms`, true, { cause: e });
+      if (e instanceof PoolOverloadedError || e instanceof EngineError) throw e;
+      throw new EngineError(this.id, (e as Error).message, false, { cause: e });
+    } finally {
+      stop.removeEventListener('abort', onStop);
+      channel.close();
+      release();
+    }
+    signal?.throwIfAborted();
   }
 
   /** libflite on libuv's pool; an abort or the timeout stops its vocoder at the next ~0.1 s. */

@@ -11,9 +11,17 @@ export interface FliteNative {
   /**
    * Synthesizes `text` with a Flite voice. `settings` are the program's `--setf name=value`
    * floats, set on this utterance only; a non-zero cancel[0] stops the vocoder (the promise then
-   * rejects). The samples are the program's, sample for sample.
+   * rejects). The samples are the program's, sample for sample. With `onChunk`, the audio is
+   * handed over as the vocoder finishes it (~100 ms pieces, in order, on this thread, before the
+   * promise settles) and the promise carries only what was not (usually nothing).
    */
-  synthesize(voice: string, text: string, settings: string[], cancel?: Int32Array): Promise<{ samples: Int16Array; sampleRate: number }>;
+  synthesize(
+    voice: string,
+    text: string,
+    settings: string[],
+    cancel?: Int32Array,
+    onChunk?: (samples: Int16Array, sampleRate: number) => void,
+  ): Promise<{ samples: Int16Array; sampleRate: number }>;
   /** The voices this build has. */
   voices(): string[];
 }
