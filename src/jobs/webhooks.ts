@@ -12,10 +12,12 @@
 // refused again. Delivery is at least once: a receiver deduplicates on X-Parla-Webhook-Id.
 //
 // One slow receiver delays only its own deliveries (issue 30, decision #36): deliveries are not
-// sent in batches awaited together but each on its own, with caps on those in flight per
-// destination (scheme, host and port), per account and in all. A due delivery whose destination or
-// account is at its cap is handed back unattempted (JobQueue.deferWebhook), due again a moment
-// later, so the claim reaches the deliveries behind it.
+// sent in batches awaited together but each on its own, with caps on those in flight per account
+// and destination (scheme, host and port), per destination, per account and in all. A due
+// delivery at a cap is handed back unattempted (JobQueue.deferWebhook), due again a moment later,
+// so the claim reaches the deliveries behind it. The tightest cap is one account's to one
+// destination: accounts often share a receiving host (a webhook platform), and one account's slow
+// endpoint there must not take the host's places from the others (decision #101).
 
 import { jobJson } from './job-json.js';
 import type { JobQueue, WebhookAttempt, WebhookDelivery } from './queue.js';
@@ -26,8 +28,8 @@ import { dialectOf, type CallbackRequest, type JobDialects } from './dialect.js'
 /** Waits after attempt 1, 2, ... (ms): 8 tries over about 61 minutes. */
 export const DEFAULT_SCHEDULE_MS: readonly number[] = [30_000, 60_000, 120_000, 240_000, 480_000, 960_000, 1_800_000];
 export const WEBHOOK_TIMEOUT_MS = 10_000;
-/** Deliveries in flight on one node: in all, to one destination, for one account. */
-export const WEBHOOK_CONCURRENCY = { total: 32, perDestination: 4, perAccount: 8 };
+/** Deliveries in flight on one node: in all, to one destination, for one account, for one account to one destination. */
+export const WEBHOOK_CONCURRENCY = { total: 32, perDestination: 16, perAccount: 8, perAccountDestination: 4 };
 /** A delivery passed over for a busy destination or account is due again after this. */
 const DEFER_MS = 1000;
 /** Deliveries claimed at once, and claims per poll (the rest wait for the next poll). */
@@ -127,6 +129,7 @@ export class WebhookDispatcher {
   private readonly inFlight = new Set<Promise<void>>();
   private readonly perDestination = new Map<string, number>();
   private readonly perAccount = new Map<string, number>();
+  private readonly perAccountDestination = new Map<string, number>();
 
   constructor(private readonly o: WebhookOptions) {
     this.schedule = o.scheduleMs ?? DEFAULT_SCHEDULE_MS;
@@ -153,21 +156,25 @@ export class WebhookDispatcher {
       for (const d of due) {
         const destination = webhookDestination(d.job.callbackUrl);
         const account = d.job.accountId;
+        const pair = `${account} ${destination}`;
         if (
           this.inFlight.size >= this.caps.total ||
           (this.perDestination.get(destination) ?? 0) >= this.caps.perDestination ||
-          (this.perAccount.get(account) ?? 0) >= this.caps.perAccount
+          (this.perAccount.get(account) ?? 0) >= this.caps.perAccount ||
+          (this.perAccountDestination.get(pair) ?? 0) >= this.caps.perAccountDestination
         ) {
           await this.o.queue.deferWebhook(d, new Date(Date.now() + DEFER_MS)).catch(() => undefined);
           continue;
         }
         bump(this.perDestination, destination, 1);
         bump(this.perAccount, account, 1);
+        bump(this.perAccountDestination, pair, 1);
         const sending: Promise<void> = this.deliver(d)
           .catch(() => undefined) // (the lease runs out and the delivery is due again)
           .finally(() => {
             bump(this.perDestination, destination, -1);
             bump(this.perAccount, account, -1);
+            bump(this.perAccountDestination, pair, -1);
             this.inFlight.delete(sending);
           });
         this.inFlight.add(sending);

@@ -303,6 +303,72 @@ for (const backend of backends) {
       }
     });
 
+    test("accounts sharing a receiving host: one account's slow endpoint there does not hold up another's", async () => {
+      const slowAccount = (await store.createAccount({ name: 'slow path', plan: 'pro' })).id;
+      const fastAccount = (await store.createAccount({ name: 'fast path', plan: 'pro' })).id;
+      let slowOpen = 0;
+      let mostSlowOpen = 0;
+      let fastAt = 0;
+      // One host, two paths: as two customers of one webhook platform.
+      const host = http.createServer((req, res) => {
+        req.resume();
+        if (req.url === '/slow') {
+          slowOpen++;
+          mostSlowOpen = Math.max(mostSlowOpen, slowOpen);
+          const timer = setTimeout(() => res.writeHead(200).end(), 2000);
+          res.on('close', () => {
+            clearTimeout(timer);
+            slowOpen--;
+          });
+          return;
+        }
+        req.on('end', () => {
+          fastAt ||= Date.now();
+          res.writeHead(200).end();
+        });
+      });
+      await new Promise<void>((r) => host.listen(0, '127.0.0.1', r));
+      const base = `http://127.0.0.1:${(host.address() as AddressInfo).port}`;
+      const finished = async (account: string, callbackUrl: string) => {
+        const { job } = await queue.enqueue(newJob(account, { callbackUrl }));
+        for (;;) {
+          const c = await queue.claim('w', 60_000);
+          assert.ok(c, 'the job is claimable');
+          await queue.complete(c.lease, { result: { text: 'x' }, creditsUsed: 1 });
+          if (c.job.id === job.id) return job.id;
+        }
+      };
+      for (let i = 0; i < 12; i++) await finished(slowAccount, `${base}/slow`);
+      const fastJob = await finished(fastAccount, `${base}/fast`);
+      const d = new WebhookDispatcher({
+        queue,
+        secretFor: (id) => store.getWebhookSecret(id, newWebhookSecret()),
+        policy: { allowPrivate: false, allowHosts: ['127.0.0.1:*'] },
+        scheduleMs: [60_000],
+        timeoutMs: 5000,
+      });
+      const started = Date.now();
+      d.start(100);
+      try {
+        while (!fastAt && Date.now() - started < 20_000) await new Promise((r) => setTimeout(r, 20));
+        const waited = fastAt - started;
+        // With a cap per destination alone, the slow account's 4 places were the host's 4: the
+        // other account's webhook waited for them (2 s and more).
+        assert.ok(fastAt > 0 && waited < 1500, `the other account's webhook after ${waited} ms`);
+        let fastDone = await queue.get(fastAccount, fastJob);
+        for (let i = 0; i < 100 && fastDone?.webhook.state === 'pending'; i++) {
+          await new Promise((r) => setTimeout(r, 20));
+          fastDone = await queue.get(fastAccount, fastJob);
+        }
+        assert.equal(fastDone?.webhook.state, 'delivered');
+        assert.ok(mostSlowOpen >= 1 && mostSlowOpen <= 4, `at most 4 at once for one account to one host (saw ${mostSlowOpen})`);
+      } finally {
+        await d.stop();
+        host.closeAllConnections();
+        host.close();
+      }
+    });
+
     test('a callback to a private address is refused once and not retried; rotating the secret signs with the new one', async () => {
       received.length = 0;
       const { job } = await queue.enqueue(newJob(accountId, { callbackUrl: 'http://169.254.169.254/latest/meta-data/' }));
