@@ -64,6 +64,11 @@ export class ModelLifecycle {
 
   constructor(private readonly opts: LifecycleOptions) {}
 
+  /** How long a model stays loaded unused (engines keeping memory of their own outside it follow it). */
+  get ttlMs(): number {
+    return this.opts.ttlMs;
+  }
+
   register<T>(spec: ModelSpec<T>): void {
     if (this.entries.has(spec.name)) throw new Error(`model ${spec.name} is registered twice`);
     this.entries.set(spec.name, {

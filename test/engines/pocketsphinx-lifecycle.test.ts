@@ -47,3 +47,31 @@ test('decoders per profile load on first use, unload after the idle TTL and load
   assert.equal(text(again), 'go forward ten meters');
   assert.equal(lc.loadCount('pocketsphinx:fast'), 2);
 });
+
+test('a keyword decoder idle for the TTL is freed, and the next keyword request makes a new one that boosts alike', async () => {
+  // A lifecycle of its own: a model name is registered once per lifecycle.
+  const own = new ModelLifecycle({ ttlMs: 300, memoryBudgetMB: 100_000, loadWaitMs: 30_000 });
+  after(() => own.close());
+  const engine = new PocketSphinxEngine({ decodersPerProfile: 1, boostDecodersPerProfile: 1, preload: false, lifecycle: own });
+  const pcm = readRaw(GOFORWARD);
+  const boosted = { language: 'en', profile: 'fast', keywords: ['forward', 'meters'] };
+  const first = await engine.recognize(pcm, boosted);
+  assert.equal(text(first), 'go forward ten meters');
+  assert.equal(engine.boostDecodersResident, 1, 'made on first need');
+  // Used again within the TTL: the same decoder (still one).
+  await engine.recognize(pcm, boosted);
+  assert.equal(engine.boostDecodersResident, 1);
+  const deadline = Date.now() + 5000;
+  while (engine.boostDecodersResident > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  assert.equal(engine.boostDecodersResident, 0, 'freed after the TTL');
+  const again = await engine.recognize(pcm, boosted);
+  assert.equal(text(again), text(first));
+  assert.equal(engine.boostDecodersResident, 1);
+  // A stream holding the decoder keeps it, however long it is quiet.
+  const stream = await engine.openStream({ ...boosted });
+  await new Promise((r) => setTimeout(r, 800));
+  assert.equal(engine.boostDecodersResident, 1, 'a decoder in use is never freed');
+  await stream.write(pcm);
+  assert.equal(text({ utterances: [(await stream.finalizeUtterance())!], duration: 0 }), 'go forward ten meters');
+  await stream.close();
+});

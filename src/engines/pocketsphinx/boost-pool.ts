@@ -6,6 +6,8 @@
 // created on first need (up to `max` per profile), and after each request or stream the decoder
 // is reloaded from the model files (ps_reinit) before anyone else gets it. A
 // boost therefore cannot leak into any later request, boosted or not.
+// With `idleMs` (the model lifecycle's TTL), a decoder that waited that long unused is freed
+// (~90 MB each): one keyword request no longer keeps its decoder for the life of the process.
 
 import type { NativeModule } from './binding.js';
 import { PsDecoder } from './decoder.js';
@@ -19,12 +21,22 @@ export class BoostDecoderPool {
   /** Decoders being created (and warmed) per profile: each will go to whoever is first in line. */
   private readonly preparing = new Map<string, number>();
   private readonly waiters = new Map<string, WaitQueue<PsDecoder>>();
+  /** The free-when-idle timer of each idle decoder (with idleMs). */
+  private readonly idleTimers = new Map<PsDecoder, NodeJS.Timeout>();
 
   constructor(
     private readonly mod: NativeModule,
     private readonly max: number,
     private readonly warm: WarmStart | null,
+    private readonly idleMs: number | null = null,
   ) {}
+
+  /** Boost decoders that exist now (idle, in use or being made), all profiles. */
+  get size(): number {
+    let n = 0;
+    for (const c of this.live.values()) n += c;
+    return n;
+  }
 
   /** A new decoder is initialised and warmed; a used one is reloaded (its saved warm cepstral mean survives). */
   private async prepare(d: PsDecoder, fresh: boolean): Promise<PsDecoder> {
@@ -68,7 +80,11 @@ export class BoostDecoderPool {
     decoderArgs(profile); // throws for an unknown profile before anything waits
     if (signal?.aborted) return Promise.reject(signal.reason ?? new Error('aborted'));
     const d = this.idle.get(profile)?.pop();
-    if (d) return Promise.resolve(d);
+    if (d) {
+      clearTimeout(this.idleTimers.get(d));
+      this.idleTimers.delete(d);
+      return Promise.resolve(d);
+    }
     const waiting = this.line(profile).wait(signal);
     this.grow(profile);
     return waiting;
@@ -87,7 +103,26 @@ export class BoostDecoderPool {
   }
 
   private hand(d: PsDecoder): void {
-    if (!this.line(d.profile).give(d)) this.idle.set(d.profile, [...(this.idle.get(d.profile) ?? []), d]);
+    if (this.line(d.profile).give(d)) return;
+    this.idle.set(d.profile, [...(this.idle.get(d.profile) ?? []), d]);
+    if (this.idleMs === null) return;
+    const timer = setTimeout(() => this.freeIdle(d), this.idleMs);
+    // An idle decoder must not keep the process alive.
+    timer.unref();
+    this.idleTimers.set(d, timer);
+  }
+
+  /** Frees a decoder that stayed idle for idleMs; the next boosted request makes a new one. */
+  private freeIdle(d: PsDecoder): void {
+    this.idleTimers.delete(d);
+    const list = this.idle.get(d.profile) ?? [];
+    if (!list.includes(d)) return;
+    this.idle.set(
+      d.profile,
+      list.filter((x) => x !== d),
+    );
+    this.live.set(d.profile, (this.live.get(d.profile) ?? 1) - 1);
+    void d.run((n) => n.free?.()).catch(() => undefined);
   }
 
   private line(profile: string): WaitQueue<PsDecoder> {

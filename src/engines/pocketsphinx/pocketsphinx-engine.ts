@@ -133,7 +133,15 @@ export class PocketSphinxEngine implements SttEngine {
     } else {
       this.pool = new DecoderPool(mod, profiles, opts.decodersPerProfile, warm, opts.preload ?? true);
     }
-    this.boostPool = new BoostDecoderPool(loaded.native, opts.boostDecodersPerProfile ?? opts.decodersPerProfile, warm);
+    // Boost decoders live outside the lifecycle (each is reloaded after every use) but follow its
+    // TTL: freed once idle that long, when the addon can free.
+    const boostIdleMs = opts.lifecycle && canFree ? opts.lifecycle.ttlMs : null;
+    this.boostPool = new BoostDecoderPool(loaded.native, opts.boostDecodersPerProfile ?? opts.decodersPerProfile, warm, boostIdleMs);
+  }
+
+  /** Keyword (boost) decoders that exist now: made on first need, freed when idle for the lifecycle's TTL. */
+  get boostDecodersResident(): number {
+    return this.boostPool?.size ?? 0;
   }
 
   status(): { available: boolean; reason?: string } {
