@@ -12,6 +12,11 @@ export function fairnessEnv(extra: Record<string, string>): Record<string, strin
     REALTIME_IDLE_TIMEOUT_SECONDS: '5',
     PARLA_QUEUE_MAX: '64',
     PARLA_FETCH_RATE_WINDOW_SECONDS: '4',
+    // The attacker's transcriptions (whisper-1 = cipher-max) load the accurate profile's decoders,
+    // which the victim (cipher-fast) never uses: ~90 MB each, resident until idle for the TTL (10
+    // minutes by default). Memory's return is measured 30 s after the attack, so they are given
+    // 15 s here: what is measured is that the node gives back what the attack made it take.
+    PARLA_MODEL_TTL: '15',
     ...extra,
   };
 }

@@ -130,10 +130,11 @@ export async function runFairness(
     }
     clearInterval(rssTimer);
 
-    // Memory back within 20% of before, within 30 s of the attack's end.
+    // Memory back within 20% of before, within 30 s of the attack's end (the test's bound): read
+    // until within 10% or 30 s, so the report shows how far it came back, not just the bound.
     const t0 = Date.now();
     let after = nodes.map((n) => rssMb(n.proc.pid!));
-    while (Date.now() - t0 < 30_000 && after.some((x, i) => !(x <= before[i]! * 1.2))) {
+    while (Date.now() - t0 < 30_000 && after.some((x, i) => !(x <= before[i]! * 1.1))) {
       await sleep(1000);
       after = nodes.map((n) => rssMb(n.proc.pid!));
     }
