@@ -44,7 +44,11 @@ export function startJobWork(services: Services, opts: { webhookScheduleMs?: rea
       policy,
       dialects,
       nodeId: `${os.hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`,
-      onFinished: (status, seconds) => metrics.observeJob(status, seconds),
+      onFinished: (status, seconds) => {
+        metrics.observeJob(status, seconds);
+        // Its webhook is due now: sent at once, not at the dispatcher's next poll.
+        dispatcher.wake();
+      },
     },
     {
       concurrency: config.jobs.concurrency,

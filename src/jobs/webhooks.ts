@@ -125,6 +125,8 @@ export class WebhookDispatcher {
   private readonly timeoutMs: number;
   private readonly caps: typeof WEBHOOK_CONCURRENCY;
   private timer: NodeJS.Timeout | null = null;
+  private tick: (() => void) | null = null;
+  private woken = false;
   private running: Promise<unknown> | null = null;
   private readonly inFlight = new Set<Promise<void>>();
   private readonly perDestination = new Map<string, number>();
@@ -225,10 +227,29 @@ export class WebhookDispatcher {
       this.running = this.startDue().catch(() => []);
       void this.running.finally(() => {
         this.running = null;
-        if (this.timer) this.timer = setTimeout(tick, intervalMs);
+        if (!this.timer) return;
+        // A wake during the claim: look again at once, for the delivery it announced.
+        const again = this.woken;
+        this.woken = false;
+        this.timer = setTimeout(tick, again ? 0 : intervalMs);
       });
     };
+    this.tick = tick;
     this.timer = setTimeout(tick, intervalMs);
+  }
+
+  /**
+   * A job on this node just finished: its delivery is due now, so look now rather than at the next
+   * poll (up to a second later). Deliveries of jobs finished on other nodes wait for the poll.
+   */
+  wake(): void {
+    if (!this.timer || !this.tick) return;
+    if (this.running) {
+      this.woken = true;
+      return;
+    }
+    clearTimeout(this.timer);
+    this.timer = setTimeout(this.tick, 0);
   }
 
   /** Stops polling and waits for the deliveries in flight (each ends within its timeout). */

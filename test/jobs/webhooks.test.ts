@@ -303,6 +303,56 @@ for (const backend of backends) {
       }
     });
 
+    test('a wake sends a due delivery at once, without waiting for the next poll', async () => {
+      const account = (await store.createAccount({ name: 'woken', plan: 'pro' })).id;
+      let arrived = 0;
+      const receiver = http.createServer((req, res) => {
+        req.resume();
+        req.on('end', () => {
+          arrived ||= Date.now();
+          res.writeHead(200).end();
+        });
+      });
+      await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+      const { job } = await queue.enqueue(
+        newJob(account, { callbackUrl: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook` }),
+      );
+      for (;;) {
+        const c = await queue.claim('w', 60_000);
+        assert.ok(c, 'the job is claimable');
+        await queue.complete(c.lease, { result: { text: 'x' }, creditsUsed: 1 });
+        if (c.job.id === job.id) break;
+      }
+      const d = new WebhookDispatcher({
+        queue,
+        secretFor: (id) => store.getWebhookSecret(id, newWebhookSecret()),
+        policy: { allowPrivate: false, allowHosts: ['127.0.0.1:*'] },
+        scheduleMs: [60_000],
+        timeoutMs: 5000,
+      });
+      // A poll a minute apart: only the wake can send it within the 10 s below.
+      d.start(60_000);
+      try {
+        d.wake();
+        const started = Date.now();
+        while (!arrived && Date.now() - started < 10_000) await new Promise((r) => setTimeout(r, 20));
+        assert.ok(arrived > 0, 'delivered after the wake');
+        // Woken again while nothing is due, and while a claim runs: no error, nothing sent twice.
+        d.wake();
+        d.wake();
+        await new Promise((r) => setTimeout(r, 300));
+        const done = await queue.get(account, job.id);
+        assert.deepEqual(
+          done?.webhook.attempts.map((a) => [a.attempt, a.ok]),
+          [[1, true]],
+        );
+      } finally {
+        await d.stop();
+        receiver.closeAllConnections();
+        receiver.close();
+      }
+    });
+
     test("accounts sharing a receiving host: one account's slow endpoint there does not hold up another's", async () => {
       const slowAccount = (await store.createAccount({ name: 'slow path', plan: 'pro' })).id;
       const fastAccount = (await store.createAccount({ name: 'fast path', plan: 'pro' })).id;
