@@ -59,8 +59,8 @@ export interface TtsStreaming {
   /** Id of the engine speaking it: the X-Engine header. */
   engine: string;
   /**
-   * What the ledger says was charged once the body has ended (only sentences whose audio began
-   * to go out are billed), or null when nothing was settled (a settlement that failed).
+   * What the ledger says was charged once the body has ended (only sentences whose audio was all
+   * sent are billed), or null when nothing was settled (a settlement that failed).
    */
   creditsUsed(): number | null;
 }

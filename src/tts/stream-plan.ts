@@ -1,5 +1,5 @@
 // Groups markup items into sentences for /tts/stream: each group is synthesized and sent as soon
-// as it is ready, and billed once its audio begins to go out (decision #30).
+// as it is ready, and billed only if its audio was sent (decisions #30).
 
 import { countCharacters, VOCALIZATION_CHARACTERS } from '../accounts/pricing.js';
 import type { MarkupItem } from './markup.js';

@@ -2,7 +2,7 @@
 // being sent, resampled to the requested rate and written as raw s16le PCM with backpressure. An
 // engine that can hands a sentence over resampled in its worker (eSpeak, ~10-20 ms a sentence), so
 // the first audio leaves after the first sentence, not the whole text. The client going away aborts
-// synthesis promptly; only sentences whose audio began to be written are billed (decision #30).
+// synthesis promptly; only sentences whose audio was all written are billed (decisions #30).
 
 import type { Writable } from 'node:stream';
 import { WorkerPool } from '../workers/pool.js';
@@ -110,20 +110,18 @@ export function streamAudio(pool: WorkerPool, job: TtsJob, sampleRate: number, o
         const upcoming =
           i + 1 < groups.length ? current.synthesized.then(() => (signal.aborted ? null : start(i + 1))) : Promise.resolve(null);
         upcoming.catch(() => undefined);
-        let started = false;
         for (let piece = await current.next(); piece; piece = await current.next()) {
           if (signal.aborted) throw signal.reason ?? new Error('aborted');
           budget.take(piece.length / sampleRate);
           // The response starts with the first audio; only then is anyone reading `out`.
           markFirst();
-          // A sentence is owed once its first audio is written (decision #30): its pieces leave
-          // as they are made (~0.1 s each), and a client is not given the start of a sentence free.
-          if (!started) sent += groups[i]!.characters;
-          started = true;
           await write(out, Buffer.from(piece.buffer, piece.byteOffset, piece.byteLength), signal);
         }
         if (signal.aborted) throw signal.reason ?? new Error('aborted');
         markFirst();
+        // Billed once all its audio is written (decision #30): a sentence leaves in ~0.1 s pieces
+        // (decision #100), and one the client left in the middle of was not sent.
+        sent += groups[i]!.characters;
         current = await upcoming;
       }
       markFirst();

@@ -130,7 +130,18 @@ test('a client that goes away stops synthesis and pays only for the sentences se
     r.end(JSON.stringify({ text, voice: 'Aria', sample_rate: 16000 }));
   });
   assert.equal(res.statusCode, 200);
-  await new Promise<void>((resolve) => res.once('data', () => resolve()));
+  // A sentence leaves in ~0.1 s pieces (decision #100) and is billed once all of it is written:
+  // read past the first two (about 4 s of audio each) before going away.
+  await new Promise<void>((resolve) => {
+    let bytes = 0;
+    const onData = (chunk: Buffer) => {
+      bytes += chunk.length;
+      if (bytes < 10 * 32000) return;
+      res.off('data', onData);
+      resolve();
+    };
+    res.on('data', onData);
+  });
   req.destroy();
   res.destroy();
   let used = 0;

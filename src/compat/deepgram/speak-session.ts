@@ -10,7 +10,7 @@
 // - Close ends the session at once, as Deepgram's ("Close will close the websocket connection
 //   immediately"): what is being spoken stops (billed for the sentences sent), then close 1000.
 // - Each utterance is one TtsService.stream: held, spoken, settled for the sentences whose audio
-//   began to go out (decisions #30, #100), so cleared text not yet begun is not billed. Audio goes out as binary frames,
+//   was all sent (decisions #30), so cleared text is not billed. Audio goes out as binary frames,
 //   raw (linear16, or G.711 companded: src/audio/g711.ts); the session stops reading synthesis
 //   while the client is behind (bufferedAmount), so audio never piles up unbounded here.
 // - Deepgram's limits: 2,000 characters per Speak, 20 Flush per 60 s; beyond them a Warning and

@@ -7,7 +7,7 @@
 //
 // The session (speak-session.ts) turns Speak / Flush / Clear / Close into utterances, each spoken
 // by TtsService.stream: the same per-character price, ledger, limits and metrics as
-// /api/v1/tts/stream, billed per utterance for the sentences whose audio began to go out.
+// /api/v1/tts/stream, billed per utterance for the sentences whose audio was sent.
 
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';

@@ -65,7 +65,7 @@ export const ttsRoutes: FastifyPluginAsyncTypebox<TtsRouteOptions> = async (app,
           'Chunked audio/pcm. Headers: X-Sample-Rate, X-Bits-Per-Sample, X-Channels, X-Audio-Format, X-Engine (the engine speaking) and ' +
           'X-Credits-Reserved (the price of the whole text, held while streaming). After the last byte, ' +
           'the HTTP trailer X-Credits-Used (declared in the Trailer header) gives the credits finally ' +
-          'charged: only sentences whose audio began to go out are billed, the rest of the hold is refunded. ' +
+          'charged: only sentences whose audio was all sent are billed, the rest of the hold is refunded. ' +
           'A stream cut short (client gone, synthesis failure) ends without the trailer; the usage ' +
           'records have the charged figure either way.',
         security: [{ apiKey: [] }],
