@@ -141,14 +141,35 @@ for (const backend of backends) {
       tmp.cleanup();
     });
 
-    const dispatcher = (scheduleMs: number[]) =>
+    const dispatcher = (scheduleMs: number[], timeoutMs = 300) =>
       new WebhookDispatcher({
         queue,
         secretFor: (id) => store.getWebhookSecret(id, newWebhookSecret()),
         policy: { allowPrivate: false, allowHosts: ['127.0.0.1:*'] },
         scheduleMs,
-        timeoutMs: 300,
+        timeoutMs,
       });
+
+    /** A finished job of `account` whose webhook goes to `callbackUrl` (due now); its id. */
+    async function finished(account: string, callbackUrl: string): Promise<string> {
+      const { job } = await queue.enqueue(newJob(account, { callbackUrl }));
+      for (;;) {
+        const c = await queue.claim('w', 60_000);
+        assert.ok(c, 'the job is claimable');
+        await queue.complete(c.lease, { result: { text: 'x' }, creditsUsed: 1 });
+        if (c.job.id === job.id) return job.id;
+      }
+    }
+
+    /** The job once its webhook is no longer pending (a running dispatcher delivers it), up to 2 s. */
+    async function settled(account: string, jobId: string) {
+      let job = await queue.get(account, jobId);
+      for (let i = 0; i < 100 && job?.webhook.state === 'pending'; i++) {
+        await new Promise((r) => setTimeout(r, 20));
+        job = await queue.get(account, jobId);
+      }
+      return job;
+    }
 
     /** Runs the dispatcher until the job's webhook is no longer pending. */
     async function drain(d: WebhookDispatcher, jobId: string) {
@@ -243,25 +264,10 @@ for (const backend of backends) {
       });
       for (const srv of [slow, fast]) await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
       const url = (srv: http.Server) => `http://127.0.0.1:${(srv.address() as AddressInfo).port}/hook`;
-      const finished = async (account: string, callbackUrl: string) => {
-        const { job } = await queue.enqueue(newJob(account, { callbackUrl }));
-        for (;;) {
-          const c = await queue.claim('w', 60_000);
-          assert.ok(c, 'the job is claimable');
-          await queue.complete(c.lease, { result: { text: 'x' }, creditsUsed: 1 });
-          if (c.job.id === job.id) return job.id;
-        }
-      };
       const slowJobs: string[] = [];
       for (let i = 0; i < 12; i++) slowJobs.push(await finished(slowAccount, url(slow)));
       const fastJob = await finished(fastAccount, url(fast));
-      const d = new WebhookDispatcher({
-        queue,
-        secretFor: (id) => store.getWebhookSecret(id, newWebhookSecret()),
-        policy: { allowPrivate: false, allowHosts: ['127.0.0.1:*'] },
-        scheduleMs: [60_000],
-        timeoutMs: 5000,
-      });
+      const d = dispatcher([60_000], 5000);
       const started = Date.now();
       d.start(100);
       try {
@@ -269,12 +275,7 @@ for (const backend of backends) {
         const waited = fastAt - started;
         // In batches of 10 awaited together it came after the first batch, 2 s later.
         assert.ok(fastAt > 0 && waited < 1500, `the fast receiver's webhook after ${waited} ms`);
-        let fastDone = await queue.get(fastAccount, fastJob);
-        for (let i = 0; i < 100 && fastDone?.webhook.state === 'pending'; i++) {
-          await new Promise((r) => setTimeout(r, 20));
-          fastDone = await queue.get(fastAccount, fastJob);
-        }
-        assert.equal(fastDone?.webhook.state, 'delivered');
+        assert.equal((await settled(fastAccount, fastJob))?.webhook.state, 'delivered');
         // The slow receiver gets its deliveries a few at a time, each in the end.
         const deadline = Date.now() + 60_000;
         let pending = slowJobs.length;
@@ -314,22 +315,8 @@ for (const backend of backends) {
         });
       });
       await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
-      const { job } = await queue.enqueue(
-        newJob(account, { callbackUrl: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook` }),
-      );
-      for (;;) {
-        const c = await queue.claim('w', 60_000);
-        assert.ok(c, 'the job is claimable');
-        await queue.complete(c.lease, { result: { text: 'x' }, creditsUsed: 1 });
-        if (c.job.id === job.id) break;
-      }
-      const d = new WebhookDispatcher({
-        queue,
-        secretFor: (id) => store.getWebhookSecret(id, newWebhookSecret()),
-        policy: { allowPrivate: false, allowHosts: ['127.0.0.1:*'] },
-        scheduleMs: [60_000],
-        timeoutMs: 5000,
-      });
+      const jobId = await finished(account, `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`);
+      const d = dispatcher([60_000], 5000);
       // A poll a minute apart: only the wake can send it within the 10 s below.
       d.start(60_000);
       try {
@@ -341,7 +328,7 @@ for (const backend of backends) {
         d.wake();
         d.wake();
         await new Promise((r) => setTimeout(r, 300));
-        const done = await queue.get(account, job.id);
+        const done = await queue.get(account, jobId);
         assert.deepEqual(
           done?.webhook.attempts.map((a) => [a.attempt, a.ok]),
           [[1, true]],
@@ -379,24 +366,9 @@ for (const backend of backends) {
       });
       await new Promise<void>((r) => host.listen(0, '127.0.0.1', r));
       const base = `http://127.0.0.1:${(host.address() as AddressInfo).port}`;
-      const finished = async (account: string, callbackUrl: string) => {
-        const { job } = await queue.enqueue(newJob(account, { callbackUrl }));
-        for (;;) {
-          const c = await queue.claim('w', 60_000);
-          assert.ok(c, 'the job is claimable');
-          await queue.complete(c.lease, { result: { text: 'x' }, creditsUsed: 1 });
-          if (c.job.id === job.id) return job.id;
-        }
-      };
       for (let i = 0; i < 12; i++) await finished(slowAccount, `${base}/slow`);
       const fastJob = await finished(fastAccount, `${base}/fast`);
-      const d = new WebhookDispatcher({
-        queue,
-        secretFor: (id) => store.getWebhookSecret(id, newWebhookSecret()),
-        policy: { allowPrivate: false, allowHosts: ['127.0.0.1:*'] },
-        scheduleMs: [60_000],
-        timeoutMs: 5000,
-      });
+      const d = dispatcher([60_000], 5000);
       const started = Date.now();
       d.start(100);
       try {
@@ -405,12 +377,7 @@ for (const backend of backends) {
         // With a cap per destination alone, the slow account's 4 places were the host's 4: the
         // other account's webhook waited for them (2 s and more).
         assert.ok(fastAt > 0 && waited < 1500, `the other account's webhook after ${waited} ms`);
-        let fastDone = await queue.get(fastAccount, fastJob);
-        for (let i = 0; i < 100 && fastDone?.webhook.state === 'pending'; i++) {
-          await new Promise((r) => setTimeout(r, 20));
-          fastDone = await queue.get(fastAccount, fastJob);
-        }
-        assert.equal(fastDone?.webhook.state, 'delivered');
+        assert.equal((await settled(fastAccount, fastJob))?.webhook.state, 'delivered');
         assert.ok(mostSlowOpen >= 1 && mostSlowOpen <= 4, `at most 4 at once for one account to one host (saw ${mostSlowOpen})`);
       } finally {
         await d.stop();

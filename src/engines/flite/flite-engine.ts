@@ -108,6 +108,7 @@ export class FliteEngine implements TtsEngine {
     this.native = addon && 'native' in addon ? addon.native : null;
     this.slots = opts.slots ?? new Slots(opts.maxProcesses ?? (this.native ? 2 : 4));
     if (this.native) {
+      this.synthesizeLive = (req, rate, onAudio, signal) => this.streamNative(req, rate, onAudio, signal);
       this.problem = null;
       this.spawner = null;
       this.ownSpawner = false;
@@ -182,26 +183,19 @@ export class FliteEngine implements TtsEngine {
   }
 
   /**
-   * For /tts/stream (decision #100): with the addon, the audio leaves in ~100 ms pieces as the
+   * For /tts/stream (decision #100), with the addon only: the audio leaves in ~0.1 s pieces as the
    * vocoder makes them, through the output stage and resampler in a pool worker (flite-live.ts);
-   * the same samples as synthesize() then resampling. With the program, the whole sentence, then
-   * resampled on the pool.
+   * the same samples as synthesize() then resampling. With the program it is not defined, and the
+   * stream renders each sentence whole (src/tts/speak-items.ts).
    */
-  async synthesizeLive(req: SynthesisRequest, outputRate: number, onAudio: (pcm: Int16Array) => void, signal?: AbortSignal): Promise<void> {
-    if (!this.native) {
-      const whole = await this.synthesize(req, signal);
-      const pcm =
-        whole.sampleRate === outputRate
-          ? whole.samples
-          : await this.pool.run(
-              'audio.resample',
-              { samples: whole.samples, inputRate: whole.sampleRate, outputRate },
-              { move: [whole.samples] },
-            );
-      signal?.throwIfAborted();
-      if (pcm.length > 0) onAudio(pcm);
-      return;
-    }
+  readonly synthesizeLive?: TtsEngine['synthesizeLive'];
+
+  private async streamNative(
+    req: SynthesisRequest,
+    outputRate: number,
+    onAudio: (pcm: Int16Array) => void,
+    signal?: AbortSignal,
+  ): Promise<void> {
     const { voice, settings, semitones } = this.plan(req);
     const release = await this.slots.take(signal);
     const timeout = AbortSignal.timeout(TIMEOUT_MS);
