@@ -12,8 +12,9 @@
 // start first and take no slot. --save-durations writes this run's timings
 // to scripts/test-durations.json.
 //
-// Each file runs as one `node --import tsx --test-reporter=spec <file>` process, the same process
-// `node --test` would start for it, minus the parent. Its output is printed whole when it ends, so
+// Each file runs as one `node --test-reporter=spec dist/<file>.js` process (its compiled copy, when
+// `npm run build:tests` made every one current; else `node --import tsx ... <file>`), the same
+// process `node --test` would start for it, minus the parent. Its output is printed whole when it ends, so
 // files never interleave. The closing summary keeps node's format (`ℹ tests N`, `ℹ pass N`,
 // `ℹ fail N`, ...), summed over the files, and the exit status is 1 when anything failed.
 import { spawn } from 'node:child_process';
@@ -100,6 +101,8 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
 
 function runFile(file, passThrough, usageDir, sharedDir, compiled) {
   const rel = path.relative(root, file);
+  // The compiled copy of the file when every test source is built (decision #102), else the source through tsx.
+  const entry = compiled.tests ? ['--enable-source-maps', compiledPath(rel)] : ['--import', 'tsx', rel];
   const usageFile = path.join(usageDir, `${rel.replace(/[\\/]/g, '_')}.json`);
   const started = performance.now();
   return new Promise((resolve) => {
@@ -107,12 +110,10 @@ function runFile(file, passThrough, usageDir, sharedDir, compiled) {
       process.execPath,
       [
         '--import',
-        'tsx',
-        '--import',
         pathToFileURL(path.join(root, 'scripts', 'lib', 'test-usage.mjs')).href,
         '--test-reporter=spec',
         ...passThrough,
-        rel,
+        ...entry,
       ],
       {
         cwd: root,
@@ -122,7 +123,7 @@ function runFile(file, passThrough, usageDir, sharedDir, compiled) {
           NODE_ENV: 'test',
           PARLA_TEST_USAGE_FILE: usageFile,
           PARLA_TEST_SHARED_DIR: sharedDir,
-          ...(compiled ? { PARLA_TEST_COMPILED: '1' } : {}),
+          ...(compiled.src ? { PARLA_TEST_COMPILED: '1' } : {}),
           ...(process.stdout.isTTY && !process.env.NO_COLOR ? { FORCE_COLOR: '1' } : {}),
         },
       },
@@ -178,26 +179,40 @@ function saveIdleDurations(results) {
   console.log(`wrote the timings of ${results.length} files to ${path.relative(root, DURATIONS_FILE)}`);
 }
 
-/**
- * Whether dist/ holds every source of src/ compiled after its last change: then the Parla processes
- * the tests start run the compiled CLI (test/helpers/parla-command.ts), else the first source
- * newer than its compiled file (or without one), as the reason they run through tsx.
- */
-function compiledIsFresh() {
-  const sources = walkAll(path.join(root, 'src')).filter(
-    (f) => f.endsWith('.ts') && !f.endsWith('.d.ts') && !f.includes(`${path.sep}dashboard${path.sep}web${path.sep}`),
-  );
+/** Where tsc (tsconfig.json, outDir dist/) writes the compiled copy of a source: test/a.test.ts -> dist/test/a.test.js. */
+const compiledPath = (rel) => path.join('dist', rel).replace(/\.ts$/, '.js');
+
+/** The first of `sources` with no compiled copy newer than itself, or null when all are built. */
+function firstStale(sources) {
   for (const f of sources) {
-    const out = path.join(root, 'dist', path.relative(root, f)).replace(/\.ts$/, '.js');
     let built = 0;
     try {
-      built = statSync(out).mtimeMs;
+      built = statSync(path.join(root, compiledPath(path.relative(root, f)))).mtimeMs;
     } catch {
       // not compiled
     }
-    if (built < statSync(f).mtimeMs) return { fresh: false, reason: path.relative(root, f) };
+    if (built < statSync(f).mtimeMs) return path.relative(root, f);
   }
-  return { fresh: true };
+  return null;
+}
+
+/**
+ * What of dist/ is current. `src`: every source of src/ compiled after its last change, so the
+ * Parla processes the tests start run the compiled CLI (test/helpers/parla-command.ts). `tests`:
+ * besides, every TypeScript file the tests load (test/, bench/, the client SDK's sources), so each
+ * test file runs as its compiled copy (decision #102: ~1 CPU s less per file than tsx hooking and
+ * compiling each module). `reason`: the first source newer than its compiled file, when not both.
+ * `npm test` compiles them all first (scripts/test.sh); a file edited since runs everything through tsx.
+ */
+function compiledState() {
+  const ts = (dir) =>
+    walkAll(path.join(root, dir)).filter(
+      (f) => f.endsWith('.ts') && !f.endsWith('.d.ts') && !f.includes(`${path.sep}dashboard${path.sep}web${path.sep}`),
+    );
+  const srcStale = firstStale(ts('src'));
+  if (srcStale) return { src: false, tests: false, reason: srcStale };
+  const testStale = firstStale([...ts('test'), ...ts('bench'), ...ts(path.join('packages', 'client', 'src'))]);
+  return { src: true, tests: !testStale, reason: testStale };
 }
 
 const fmt = (s) => s.toFixed(1).padStart(7);
@@ -229,15 +244,17 @@ async function main() {
   const sharedDir = mkdtempSync(path.join(tmpdir(), 'parla-test-shared-'));
   const load = loadavg()[0];
   const started = performance.now();
-  const compiled = compiledIsFresh();
+  const compiled = compiledState();
   console.log(`test: ${files.length} files, ${jobs} at a time (load average ${load.toFixed(2)})`);
   console.log(
-    compiled.fresh
-      ? 'test: the Parla processes the tests start run the compiled build (dist/ is newer than every source)\n'
-      : `test: the Parla processes the tests start run the sources through tsx (${compiled.reason} is newer than dist/; \`npm run build\` makes them cheaper)\n`,
+    compiled.tests
+      ? 'test: the test files and the Parla processes they start run compiled (dist/ is newer than every source)\n'
+      : compiled.src
+        ? `test: the test files run through tsx (${compiled.reason} is newer than dist/; \`npm run build:tests\` makes them cheaper), the Parla processes they start compiled\n`
+        : `test: the test files and the Parla processes they start run through tsx (${compiled.reason} is newer than dist/; \`npm run build:tests\` makes them cheaper)\n`,
   );
   const results = await schedule(files, { jobs, quietRate, quietBeside: QUIET_BESIDE }, async (file) => {
-    const r = await runFile(file, passThrough, usageDir, sharedDir, compiled.fresh);
+    const r = await runFile(file, passThrough, usageDir, sharedDir, compiled);
     process.stdout.write(`▶ ${r.rel} (${r.seconds.toFixed(1)} s)\n${r.output.trimEnd()}\n\n`);
     return r;
   });

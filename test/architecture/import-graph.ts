@@ -6,8 +6,9 @@
 import { readFileSync, readdirSync, statSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
+import { ROOT } from '../helpers/root.js';
 
-export const ROOT = path.resolve(import.meta.dirname, '../..');
+export { ROOT };
 const SRC = path.join(ROOT, 'src');
 const EXCLUDED = [path.join(SRC, 'dashboard', 'web')];
 

@@ -6,6 +6,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { ffmpegAvailable } from '../../src/audio/ffmpeg.js';
 import { opusSupported } from '../../src/stt/live/opus-decoder.js';
+import { ROOT } from '../helpers/root.js';
 
 test('ffmpeg is found here, and real-time Opus asks the same probe (one answer per process)', async () => {
   assert.equal(await ffmpegAvailable(), true);
@@ -18,7 +19,7 @@ test('without ffmpeg on the PATH both say no', async () => {
 const { opusSupported } = await import('./src/stt/live/opus-decoder.ts');
 console.log(JSON.stringify([await ffmpegAvailable(), await opusSupported()]));`;
   const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
-    cwd: new URL('../..', import.meta.url).pathname,
+    cwd: ROOT,
     env: { ...process.env, PATH: '/nonexistent' },
   });
   assert.deepEqual(JSON.parse(stdout.trim()), [false, false]);

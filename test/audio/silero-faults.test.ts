@@ -10,8 +10,9 @@ import path from 'node:path';
 import { tempDir } from '../helpers/env.js';
 import { sileroModelPath } from '../../src/audio/silero-vad.js';
 import { createFrameVad, vadKind } from '../../src/audio/live-vad.js';
+import { repoPath } from '../helpers/root.js';
 
-const child = new URL('./silero-exit-child.ts', import.meta.url).pathname;
+const child = repoPath('test', 'audio', 'silero-exit-child.ts');
 /** The child's error without the stack lines. */
 const said = (stderr: string) =>
   stderr

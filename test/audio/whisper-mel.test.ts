@@ -3,12 +3,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { MEL_BINS, MEL_FRAMES, turnWindow, whisperLogMel } from '../../src/audio/whisper-mel.js';
 import { testPython } from '../helpers/sherpa-models.js';
+import { repoPath } from '../helpers/root.js';
 
-const REFERENCE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'smart-turn', 'whisper_mel_reference.py');
+const REFERENCE = repoPath('test', 'fixtures', 'smart-turn', 'whisper_mel_reference.py');
 
 function reference(audio: Float32Array): Float32Array {
   const out = execFileSync(testPython(), [REFERENCE], {

@@ -11,9 +11,10 @@ import path from 'node:path';
 import { startServer, type RunningServer } from '../../src/server.js';
 import { createAccountWithKey } from '../../src/accounts/admin.js';
 import { tempDir, testConfig } from '../helpers/env.js';
+import { ROOT } from '../helpers/root.js';
 
 const run = promisify(execFile);
-const root = path.resolve(import.meta.dirname, '../..');
+const root = ROOT;
 const tmp = tempDir('parla-sdk-install-');
 let server: RunningServer;
 let apiKey: string;

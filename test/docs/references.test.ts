@@ -6,8 +6,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { ERRORS } from '../../src/errors.js';
-
-const ROOT = path.resolve(import.meta.dirname, '../..');
+import { ROOT } from '../helpers/root.js';
 
 function files(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {

@@ -21,6 +21,7 @@ import {
 import { fork } from 'node:child_process';
 import { loadavg } from 'node:os';
 import type { NodeProcess } from '../helpers/node-process.js';
+import { repoPath } from '../helpers/root.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -208,7 +209,7 @@ export async function runFairness(
 
 /** The attack in a process of its own (attack-process.ts): its inputs made once, then phases started and stopped. */
 class Attacker {
-  private readonly child = fork(new URL('./attack-process.ts', import.meta.url), { execArgv: ['--import', 'tsx'], stdio: 'inherit' });
+  private readonly child = fork(repoPath('test', 'fairness', 'attack-process.ts'), { execArgv: ['--import', 'tsx'], stdio: 'inherit' });
   private readonly waiters: Array<(m: any) => boolean> = [];
 
   constructor() {

@@ -5,9 +5,9 @@
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { repoPath } from './root.js';
 
-const GENERATORS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'sherpa-models');
+const GENERATORS = repoPath('test', 'fixtures', 'sherpa-models');
 const ESPEAK_DATA = ['/usr/lib/x86_64-linux-gnu/espeak-ng-data', '/usr/lib/aarch64-linux-gnu/espeak-ng-data', '/usr/share/espeak-ng-data'];
 
 export interface GeneratedModels {

@@ -5,10 +5,10 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { testPython } from './sherpa-models.js';
+import { repoPath } from './root.js';
 
-const GENERATOR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'smart-turn', 'gen_smart_turn.py');
+const GENERATOR = repoPath('test', 'fixtures', 'smart-turn', 'gen_smart_turn.py');
 
 export function generateSmartTurnModel(dir: string, variant: 'ok' | 'bad-input' | 'bad-output' = 'ok'): string {
   mkdirSync(dir, { recursive: true });

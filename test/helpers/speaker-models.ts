@@ -5,10 +5,10 @@
 
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { testPython } from './sherpa-models.js';
+import { repoPath } from './root.js';
 
-const GENERATORS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'sherpa-models');
+const GENERATORS = repoPath('test', 'fixtures', 'sherpa-models');
 
 export interface SpeakerModelFiles {
   segmentation: string;

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { mkdtempSync } from 'node:fs';
 import path from 'node:path';
 import { flite } from '../helpers/speech.js';
+import { repoPath } from '../helpers/root.js';
 
 export const CONTAINERS: Record<string, string[]> = {
   wav: ['-c:a', 'pcm_s16le', '-f', 'wav'],
@@ -20,7 +21,7 @@ export const CONTAINERS: Record<string, string[]> = {
   m4a: ['-c:a', 'aac', '-b:a', '32k', '-f', 'ipod'],
 };
 
-export const HEAP_CRASH_M4A = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../fixtures/hostile/m4a-heap-crash.m4a');
+export const HEAP_CRASH_M4A = repoPath('test', 'fixtures', 'hostile', 'm4a-heap-crash.m4a');
 
 /** Mulberry32: a small seeded generator (the same copies on every run). */
 function rng(seed: number): () => number {

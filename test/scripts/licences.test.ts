@@ -7,12 +7,14 @@ import { execFile } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { fileURLToPath } from 'node:url';
-// @ts-expect-error: a plain ES module script without type declarations
-import { disallowed, licenceAllowed, productionTree } from '../../scripts/licences.mjs';
+import { pathToFileURL } from 'node:url';
 import { tempDir } from '../helpers/env.js';
+import { repoPath, ROOT } from '../helpers/root.js';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+// A plain ES module script without type declarations, imported by its place in the repository so
+// that the compiled copy of this file (dist/test/) finds it too.
+const { disallowed, licenceAllowed, productionTree } = await import(pathToFileURL(repoPath('scripts', 'licences.mjs')).href);
+
 const PERMISSIVE = new Set(['MIT', 'ISC', 'Apache-2.0', 'BSD-3-Clause']);
 
 test('SPDX expressions: OR needs one allowed side, AND needs both, WITH follows its licence', () => {

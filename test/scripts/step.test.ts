@@ -5,8 +5,9 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { ROOT } from '../helpers/root.js';
 
-const root = path.resolve(import.meta.dirname, '../..');
+const root = ROOT;
 
 function bash(script: string) {
   const res = spawnSync('bash', ['-c', `set -euo pipefail; . scripts/lib/step.sh; ${script}`], { cwd: root, encoding: 'utf8' });

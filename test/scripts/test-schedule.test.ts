@@ -3,8 +3,14 @@
 // a busy one, the quiet files beside it within their CPU budget, every file exactly once.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-// @ts-expect-error: a plain ES module script without type declarations
-import { classify, LONG_WAITER_SHARE, QUIET_RATE, schedule } from '../../scripts/lib/test-schedule.mjs';
+import { pathToFileURL } from 'node:url';
+import { repoPath } from '../helpers/root.js';
+
+// A plain ES module script without type declarations, imported by its place in the repository so
+// that the compiled copy of this file (dist/test/) finds it too.
+const { classify, LONG_WAITER_SHARE, QUIET_RATE, schedule } = await import(
+  pathToFileURL(repoPath('scripts', 'lib', 'test-schedule.mjs')).href
+);
 
 interface File {
   file: string;

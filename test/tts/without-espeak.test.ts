@@ -5,13 +5,12 @@ import { afterEach, test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { EspeakEngine } from '../../src/engines/espeak/espeak-engine.js';
 import { startServer, type RunningServer } from '../../src/server.js';
 import { createTestAccount } from '../helpers/app.js';
 import { testConfig } from '../helpers/env.js';
+import { ROOT } from '../helpers/root.js';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const WITHOUT_ESPEAK = path.join(ROOT, 'config', 'without-espeak.json');
 
 let server: RunningServer | undefined;
