@@ -2,19 +2,21 @@
 // machine where it cannot be measured (docs/development.md, "Tests"). Each file is a task with the
 // wall time and CPU seconds (test process + programs) of one whole run on an idle 2-core machine;
 // alone it would progress at 1/wall per second and keep CPU/wall cores busy; when the files running
-// at once ask for more cores than there are, all slow down in proportion (processor sharing). The
-// tasks go through the runner's own scheduler (scripts/lib/test-schedule.mjs) in virtual time.
+// at once ask for more cores than there are, the measuring files are served first (they run at
+// normal priority, the others at nice 10: decision #103) and the others slow down in proportion
+// (processor sharing). The tasks go through the runner's own scheduler
+// (scripts/lib/test-schedule.mjs) in virtual time.
 //
 //   node --import tsx bench/suite-time.ts [figures] [--cores=2] [--scale=path-fragment=factor ...]
 //
 // `figures`: scripts/test-durations.json (the default) or a saved output of `npm test` (its time
 // table). --scale multiplies the wall and CPU of matching files (what a file would cost after a
-// change measured side by side). Checked against a real run: the CI run of 2026-11-28 took 938 s
-// (2 at a time, alphabetical order, the old exclusive files alone); this model of it gives 943 s.
+// change measured side by side). Checked against a real run: the whole run of 2026-11-29 14:00 UTC
+// (4 at a time, idle machine) took 487 s; this model of its own table gives 469 s.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 // @ts-expect-error: a plain ES module script without type declarations
-import { classify, isMeasuring, QUIET_BESIDE, QUIET_RATE, schedule } from '../scripts/lib/test-schedule.mjs';
+import { classify, schedule } from '../scripts/lib/test-schedule.mjs';
 
 interface Figures {
   wall: number;
@@ -26,16 +28,6 @@ interface Task {
   quiet: boolean;
   longWaiter?: boolean;
   file: string;
-}
-interface Policy {
-  name: string;
-  jobs: number;
-  measuring: (rel: string) => boolean;
-  quietRate: number;
-  quietBeside: number;
-  order: 'alphabetical' | 'longest-first';
-  /** The runner's own kinds (classify in scripts/lib/test-schedule.mjs), long waiters included. */
-  runner?: boolean;
 }
 
 const root = path.resolve(import.meta.dirname, '..');
@@ -72,49 +64,40 @@ for (const a of args.filter((x) => x.startsWith('--set='))) {
   for (const rel of matching.length ? matching : [fragment!]) figures.set(rel, { wall: wall!, cpu: cpu! });
 }
 
-const OLD_EXCLUSIVE = [
-  'test/scale/overload.test.ts',
-  'test/scale/memory-burst.test.ts',
-  'test/tts/hostile-text-time.test.ts',
-  'test/fairness/',
-  'test/hostile/hostile-',
-];
 const rateOf = (rel: string) => figures.get(rel)!.cpu / Math.max(figures.get(rel)!.wall, 0.1);
 
-async function model(policy: Policy): Promise<number> {
+/**
+ * The run through the runner's own scheduler, `jobs` files at a time. The measuring files run at
+ * the normal priority and the others below it (decision #103): a measuring file gets the cores it
+ * asks for, the others share what is left, in proportion to what they ask.
+ */
+async function model(jobs: number): Promise<number> {
   const rels = [...figures.keys()];
-  const tasks: Task[] = policy.runner
-    ? (classify(rels, (rel: string) => [figures.get(rel)!.wall, figures.get(rel)!.cpu]) as Task[]).map((t) => ({ ...t, file: t.rel }))
-    : rels.map((rel) => {
-        const measuring = policy.measuring(rel);
-        return { rel, file: rel, measuring, quiet: !measuring && rateOf(rel) < policy.quietRate };
-      });
-  const rank = (t: Task) => (t.measuring ? 1 : t.quiet && !t.longWaiter ? 2 : 0);
-  tasks.sort(
-    (a, b) =>
-      rank(a) - rank(b) ||
-      (policy.order === 'longest-first' ? figures.get(b.rel)!.wall - figures.get(a.rel)!.wall : 0) ||
-      a.rel.localeCompare(b.rel),
-  );
+  const tasks = (classify(rels, (rel: string) => [figures.get(rel)!.wall, figures.get(rel)!.cpu]) as Task[])
+    .map((t) => ({ ...t, file: t.rel }))
+    .sort((a, b) => figures.get(b.rel)!.wall - figures.get(a.rel)!.wall || a.rel.localeCompare(b.rel));
+  const measuring = new Set(tasks.filter((t) => t.measuring).map((t) => t.rel));
   const active = new Map<string, { progress: number; end: () => void }>();
   let ended = false;
-  const done = schedule(
-    tasks,
-    { jobs: policy.jobs, quietRate: rateOf, quietBeside: policy.quietBeside },
-    (rel: string) => new Promise<void>((end) => active.set(rel, { progress: 0, end })),
-  ).then(() => {
+  const done = schedule(tasks, { jobs }, (rel: string) => new Promise<void>((end) => active.set(rel, { progress: 0, end }))).then(() => {
     ended = true;
   });
   let t = 0;
   for (;;) {
     await new Promise((r) => setImmediate(r));
     if (ended) break;
-    const demand = [...active.keys()].reduce((sum, rel) => sum + rateOf(rel), 0);
-    const speed = demand > cores ? cores / demand : 1;
-    const dt = Math.min(...[...active].map(([rel, a]) => ((1 - a.progress) * figures.get(rel)!.wall) / speed));
+    const demand = (first: boolean) =>
+      [...active.keys()].filter((rel) => measuring.has(rel) === first).reduce((sum, rel) => sum + rateOf(rel), 0);
+    const firstDemand = demand(true);
+    const firstSpeed = firstDemand > cores ? cores / firstDemand : 1;
+    const left = cores - firstDemand * firstSpeed;
+    const restDemand = demand(false);
+    const restSpeed = restDemand > left ? left / restDemand : 1;
+    const speedOf = (rel: string) => (measuring.has(rel) ? firstSpeed : restSpeed);
+    const dt = Math.min(...[...active].map(([rel, a]) => ((1 - a.progress) * figures.get(rel)!.wall) / speedOf(rel)));
     t += dt;
     for (const [rel, a] of active) {
-      a.progress += (dt * speed) / figures.get(rel)!.wall;
+      a.progress += (dt * speedOf(rel)) / figures.get(rel)!.wall;
       if (a.progress >= 1 - 1e-9) {
         active.delete(rel);
         a.end();
@@ -130,33 +113,4 @@ const cpu = all.reduce((s, f) => s + f.cpu, 0);
 console.log(
   `${figures.size} files from ${path.relative(process.cwd(), source)}: ${cpu.toFixed(0)} CPU s in all (${(cpu / cores).toFixed(0)} s of ${cores} cores at the least)`,
 );
-const isIn = (list: string[]) => (rel: string) => list.some((e) => rel.startsWith(e));
-const policies: Policy[] = [
-  {
-    name: 'before: 2 at a time, by name, the hostile files alone at the end',
-    jobs: 2,
-    measuring: isIn(OLD_EXCLUSIVE),
-    quietRate: 0,
-    quietBeside: 0,
-    order: 'alphabetical',
-  },
-  { name: 'before, longest first', jobs: 2, measuring: isIn(OLD_EXCLUSIVE), quietRate: 0, quietBeside: 0, order: 'longest-first' },
-  ...[2, 3, 4].map((jobs) => ({
-    name: `before the long waiters (decision #77): ${jobs} at a time`,
-    jobs,
-    measuring: isMeasuring as (rel: string) => boolean,
-    quietRate: QUIET_RATE as number,
-    quietBeside: QUIET_BESIDE as number,
-    order: 'longest-first' as const,
-  })),
-  ...[2, 3, 4].map((jobs) => ({
-    runner: true,
-    name: `now: ${jobs} at a time, longest first, measuring files beside quiet ones, long waiters in no slot`,
-    jobs,
-    measuring: isMeasuring as (rel: string) => boolean,
-    quietRate: QUIET_RATE as number,
-    quietBeside: QUIET_BESIDE as number,
-    order: 'longest-first' as const,
-  })),
-];
-for (const p of policies) console.log(`${(await model(p)).toFixed(0).padStart(6)} s  ${p.name}`);
+for (const jobs of [2, 3, 4, 5]) console.log(`${(await model(jobs)).toFixed(0).padStart(6)} s  ${jobs} files at a time`);

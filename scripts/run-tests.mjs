@@ -4,13 +4,13 @@
 //   node scripts/run-tests.mjs [fragment ...] [--jobs=N] [--save-durations] [--test-name-pattern=...]
 //
 // Fragments narrow the run to files whose path contains one of them: `npm test -- storage`.
-// --jobs (or PARLA_TEST_JOBS) sets how many files run at once; the default is the machine's
-// available parallelism plus one, as most files wait on sockets, programs and timers part of the
-// time. Test files are independent (port 0, a temp dir and a PostgreSQL schema each, random Redis
-// keys): the few that measure the machine itself run one at a time, with only quiet files beside
-// them (MEASURING in scripts/lib/test-schedule.mjs); long quiet files (long waiters, decision #77)
-// start first and take no slot. --save-durations writes this run's timings
-// to scripts/test-durations.json.
+// --jobs (or PARLA_TEST_JOBS) sets how many files run at once; the default is twice the machine's
+// available parallelism, as a file keeps about half a core busy on average: it waits on sockets,
+// programs and timers part of the time (decision #103). Test files are independent (port 0, a temp dir and a PostgreSQL schema each, random Redis
+// keys): the few that measure the machine itself run one at a time at normal priority, every other
+// file at a lower one (MEASURING and BACKGROUND_NICE in scripts/lib/test-schedule.mjs, decision
+// #103); long quiet files (long waiters, decision #77) take no slot. --save-durations writes this
+// run's timings to scripts/test-durations.json.
 //
 // Each file runs as one `node --test-reporter=spec dist/<file>.js` process (its compiled copy, when
 // `npm run build:tests` made every one current; else `node --import tsx ... <file>`), the same
@@ -23,7 +23,7 @@ import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { stripVTControlCharacters } from 'node:util';
-import { classify, QUIET_BESIDE, schedule } from './lib/test-schedule.mjs';
+import { BACKGROUND_NICE, classify, schedule } from './lib/test-schedule.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -46,7 +46,7 @@ const walk = (dir) => walkAll(dir).filter((p) => p.endsWith('.test.ts'));
 function parseArgs(argv) {
   const filters = [];
   const passThrough = [];
-  let jobs = Number(process.env.PARLA_TEST_JOBS) || availableParallelism() + 1;
+  let jobs = Number(process.env.PARLA_TEST_JOBS) || 2 * availableParallelism();
   let saveDurations = false;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
@@ -99,16 +99,20 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
   });
 }
 
-function runFile(file, passThrough, usageDir, sharedDir, compiled) {
+function runFile(file, measuring, passThrough, usageDir, sharedDir, compiled) {
   const rel = path.relative(root, file);
   // The compiled copy of the file when every test source is built (decision #102), else the source through tsx.
   const entry = compiled.tests ? ['--enable-source-maps', compiledPath(rel)] : ['--import', 'tsx', rel];
+  // A file that does not measure the machine runs, with every thread and program it starts, below
+  // the priority of the measuring ones (decision #103): `nice` sets it before node starts a thread.
+  const [command, ...prefix] = measuring ? [process.execPath] : ['nice', '-n', String(BACKGROUND_NICE), process.execPath];
   const usageFile = path.join(usageDir, `${rel.replace(/[\\/]/g, '_')}.json`);
   const started = performance.now();
   return new Promise((resolve) => {
     const child = spawn(
-      process.execPath,
+      command,
       [
+        ...prefix,
         '--import',
         pathToFileURL(path.join(root, 'scripts', 'lib', 'test-usage.mjs')).href,
         '--test-reporter=spec',
@@ -221,8 +225,6 @@ async function main() {
   const { filters, passThrough, jobs, saveDurations } = parseArgs(process.argv.slice(2));
   const idle = readJson(DURATIONS_FILE, { files: {} }).files;
   const local = readJson(TIMES_FILE, {});
-  // Cores a file kept busy on an idle machine (CPU over wall); unknown files are not quiet.
-  const quietRate = (rel) => (idle[rel] ? idle[rel][1] / Math.max(idle[rel][0], 0.1) : Infinity);
   const found = walk(path.join(root, 'test')).filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)));
   const files = classify(
     found.map((file) => path.relative(root, file)),
@@ -233,11 +235,10 @@ async function main() {
     process.exit(1);
   }
   // Longest first, by the idle figures (one scale for every file; this machine's last run for a
-  // file they do not have yet; unknown files first: they may be long), the measuring files after
-  // the others, then the quiet files kept for them (the long waiters are not kept: they come first).
+  // file they do not have yet; unknown files first: they may be long).
   const wallOf = (rel) => idle[rel]?.[0] ?? (typeof local[rel] === 'number' ? local[rel] : Infinity);
-  const rank = (f) => (f.measuring ? 1 : f.quiet && !f.longWaiter ? 2 : 0);
-  files.sort((a, b) => rank(a) - rank(b) || wallOf(b.rel) - wallOf(a.rel) || a.rel.localeCompare(b.rel));
+  files.sort((a, b) => wallOf(b.rel) - wallOf(a.rel) || a.rel.localeCompare(b.rel));
+  const measuring = new Set(files.filter((f) => f.measuring).map((f) => f.file));
 
   const usageDir = mkdtempSync(path.join(tmpdir(), 'parla-test-usage-'));
   // Read-only fixtures that are costly to make are made once per run here (test/helpers/sherpa-models.ts).
@@ -253,8 +254,8 @@ async function main() {
         ? `test: the test files run through tsx (${compiled.reason} is newer than dist/; \`npm run build:tests\` makes them cheaper), the Parla processes they start compiled\n`
         : `test: the test files and the Parla processes they start run through tsx (${compiled.reason} is newer than dist/; \`npm run build:tests\` makes them cheaper)\n`,
   );
-  const results = await schedule(files, { jobs, quietRate, quietBeside: QUIET_BESIDE }, async (file) => {
-    const r = await runFile(file, passThrough, usageDir, sharedDir, compiled);
+  const results = await schedule(files, { jobs }, async (file) => {
+    const r = await runFile(file, measuring.has(file), passThrough, usageDir, sharedDir, compiled);
     process.stdout.write(`▶ ${r.rel} (${r.seconds.toFixed(1)} s)\n${r.output.trimEnd()}\n\n`);
     return r;
   });
@@ -286,7 +287,7 @@ async function main() {
     const cpuText = cpu === null ? '      ?' : fmt(cpu);
     const childText = children === null ? '' : ` +${fmt(children).trim()}`;
     const kind = byRel.get(r.rel);
-    const note = kind.measuring ? ' (measuring)' : kind.longWaiter ? ' (quiet, long: no slot)' : kind.quiet ? ' (quiet)' : '';
+    const note = `${kind.measuring ? ' (measuring)' : ''}${kind.longWaiter ? ' (quiet, long: no slot)' : ''}`;
     console.log(`${fmt(r.seconds)} ${cpuText}${childText.padEnd(8)} ${r.rel}${note}${failed.includes(r) ? '  ✖' : ''}`);
   }
   console.log(

@@ -8,10 +8,13 @@
 // longer runs and of two nodes are in docs/benchmarks.md ("Fairness"), from bench/fairness.ts.
 // Three cycles of a shorter attack than the benchmark's (4 s run-in, 9 jobs a phase, drip sources
 // cut after 4 s: test/fairness/env.ts), every kind of it kept: about 2 minutes on a quiet machine.
-// Survival, memory's return and the ledger are ordinary tests. The time and /health bounds are absolute
-// timings that a loaded machine breaks (the suite runs 3 files at once on 2 cores, beside other
-// work): they run and print their figures as node:test TODOs (a failing TODO does not fail the
-// suite); docs/benchmarks.md has the figures.
+// Survival, /health's bound, memory's return and the ledger are ordinary tests: the file is a
+// measuring one (scripts/lib/test-schedule.mjs), so the files beside it run below its priority
+// (decision #103), and the attacker runs below the node's (scenario.ts), as clients on other
+// machines would. The victim's time bound stays a node:test TODO (it runs and prints its figures,
+// a failing TODO does not fail the suite): the short TTS takes 16-31 ms idle and 35-43 ms under
+// attack, 1.1x to 2.7x in three runs, too near the 3x bound to hold in every run; docs/benchmarks.md
+// has the figures.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
@@ -65,7 +68,7 @@ test('the node survives the attack and the victim gets every answer', () => {
 });
 
 test("the victim's requests under attack take at most 3x their idle time (medians, per kind)", {
-  todo: 'issue 30: a timing bound a loaded machine breaks (docs/benchmarks.md "Fairness"); reported, not failing the run',
+  todo: 'issue 30: the short requests come within 3x in most runs, not all (docs/benchmarks.md "Fairness"); reported, not failing the run',
 }, () => {
   for (const k of KINDS) {
     const ratio = report.loadedMedian[k] / report.idleMedian[k];
@@ -80,9 +83,7 @@ test('/health answers every probe under attack', () => {
   assert.equal(report.health.failures, 0);
 });
 
-test('/health answers every probe within 100 ms under attack', {
-  todo: 'issue 30: a timing bound a loaded machine breaks (docs/benchmarks.md "Fairness"); reported, not failing the run',
-}, () => {
+test('/health answers every probe within 100 ms under attack', () => {
   assert.ok(
     report.health.loadedWorst <= 100,
     `worst /health under attack ${report.health.loadedWorst.toFixed(0)} ms (p99 ${report.health.loadedP99.toFixed(0)} ms; idle worst ${report.health.idleWorst.toFixed(0)} ms)`,
