@@ -14,6 +14,9 @@ import { pitchShift } from '../src/audio/dsp/time-pitch.js';
 import { whisperize } from '../src/tts/dsp/whisper.js';
 import { wavStream } from '../src/audio/wav.js';
 import { synthesizeEspeak } from '../src/engines/espeak/espeak-worker.js';
+import { level } from '../src/audio/dsp/level.js';
+import { integratedLoudness } from '../src/engines/studio/finishing.js';
+import { TARGET_LUFS } from '../src/tts/levels.js';
 import { median, table, timeIt } from './lib.js';
 
 const RUNS = Math.max(5, Number(process.env.RUNS ?? 5));
@@ -48,6 +51,22 @@ try {
     ms: single,
     note: `${seconds.toFixed(1)} s of audio`,
   });
+  // The output stage on the synthesis as it comes (the limiter alone at gain 0 leaves eSpeak's quiet
+  // voice as it is), at the gain that brings it to the loudness target as the calibrated gains do:
+  // every sample's true peak interpolated, then only near loud samples (decision #104).
+  const raw = await synthesizeEspeak({ text: TEXT, voice: 'en-us+f3', wpm: 175, basePitch: 55, semitones: 0, emphasis: false, gainDb: 0 });
+  const gainDb =
+    TARGET_LUFS -
+    integratedLoudness(
+      Float32Array.from(raw.samples, (v) => v / 32768),
+      raw.sampleRate,
+    );
+  for (const exhaustive of [true, false])
+    rows.push({
+      stage: `output stage (DC high-pass, gain ${gainDb.toFixed(1)} dB, true-peak limiter), whole text, ${exhaustive ? 'every sample interpolated' : 'only near loud samples'}`,
+      ms: await medianMs(async () => level(raw.samples, raw.sampleRate, { gainDb, dc: true, exhaustive })),
+      note: '(main thread here; a worker in the service)',
+    });
   rows.push({
     stage: `synthesis in sentence chunks on ${THREADS} workers (renderItems: pool, PCM moved back, joined)`,
     ms: await medianMs(() => renderItems(pool, voice, items)),

@@ -61,6 +61,31 @@ test('pieces of any size give the same samples as the whole', () => {
   }
 });
 
+test('skipping the stretches with no loud sample near gives the samples of interpolating every one (decision #104)', () => {
+  // Loud bursts (limited), quiet speech (gain only), silence, single spikes next to silence, and
+  // a level that sits just around the skip threshold, whole and in pieces, with and without DC.
+  const spikes = new Float32Array(RATE);
+  for (let i = 500; i < spikes.length; i += 997) spikes[i] = i % 2 ? 1.7 : -0.6;
+  const signals: Array<[string, Float32Array]> = [
+    ['loud', loudSpeechLike(1, 3)],
+    ['quiet', loudSpeechLike(1, 0.2)],
+    ['near the threshold', loudSpeechLike(1, 0.75)],
+    ['spikes in silence', spikes],
+    ['bursts and silence', Float32Array.from([...loudSpeechLike(0.4, 2.5), ...new Float32Array(3000), ...loudSpeechLike(0.4, 0.4)])],
+  ];
+  let limited = 0;
+  for (const [name, x] of signals)
+    for (const opts of [{ gainDb: 0 }, { gainDb: 9, dc: true }, { gainDb: -6 }]) {
+      const reference = level(x, RATE, { ...opts, exhaustive: true });
+      assert.deepEqual(level(x, RATE, opts), reference, `${name} ${JSON.stringify(opts)}`);
+      const l = new Leveler(RATE, opts);
+      const parts = [l.push(x.subarray(0, 333)), l.push(x.subarray(333, 5000)), l.push(x.subarray(5000)), l.end()];
+      assert.deepEqual(Int16Array.from(parts.flatMap((p) => [...p])), reference, `${name} ${JSON.stringify(opts)} in pieces`);
+      if (reference.some((v, i) => v !== Math.round(x[i]! * 10 ** (opts.gainDb / 20) * 32768))) limited++;
+    }
+  assert.ok(limited > 0, 'some signals were limited: the comparison covers the limiter, not only the gain');
+});
+
 test('a peak at the very first sample is held too', () => {
   const x = new Float32Array(1000);
   x[0] = 1.9;

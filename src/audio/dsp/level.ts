@@ -90,6 +90,11 @@ export interface LevelOptions {
   gainDb: number;
   /** Run the DC high-pass first (engines whose output has an offset). */
   dc?: boolean;
+  /**
+   * Interpolate every sample's true peak, also where no sample near it is loud enough to need it
+   * (false: the reference the tests compare the fast path with; the samples out are the same).
+   */
+  exhaustive?: boolean;
 }
 
 /**
@@ -104,6 +109,15 @@ export class Leveler {
   private readonly release: number;
   private readonly dcR: number;
   private readonly dc: boolean;
+  /**
+   * Above this |sample| (the limit over the interpolator's largest gain) a sample could put an
+   * interpolated point near it over the limit; a position with none such within HALF samples
+   * either side needs no gain and no interpolation (decision #104). Infinity when exhaustive.
+   */
+  private readonly loud: number;
+  /** The last position (of the whole stream) scanned for loud samples, and the last loud one. */
+  private scanned = -1;
+  private lastLoud = Number.NEGATIVE_INFINITY;
   private dcIn = 0;
   private dcOut = 0;
   private dcOut2 = 0;
@@ -135,6 +149,7 @@ export class Leveler {
     this.look = Math.max(1, Math.round(LOOKAHEAD_S * sampleRate));
     this.release = 1 - Math.exp(-1 / (RELEASE_S * sampleRate));
     this.dc = opts.dc ?? false;
+    this.loud = opts.exhaustive ? -1 : this.limit / TAP_GAIN;
     this.dcR = Math.exp((-2 * Math.PI * DC_CUTOFF_HZ) / sampleRate);
     this.box = new Float64Array(this.look + 1).fill(1);
     let size = 1;
@@ -198,6 +213,18 @@ export class Leveler {
 
   /** The gain sample k needs: the ceiling over its true peak (it and the points either side). */
   private needed(k: number): number {
+    // Every sample the points either side of k weigh is in [k - HALF, k + HALF]; when none of them
+    // is loud, no point can pass the limit and the gain is 1. The interval carried to k + 1 is then
+    // left at 0: a value under the limit never changes the gain (it only counts when it is the
+    // largest and over the limit), so the samples out are those of the exhaustive path.
+    for (const until = k + HALF; this.scanned < until; ) {
+      this.scanned++;
+      if (Math.abs(this.at(this.scanned)) > this.loud) this.lastLoud = this.scanned;
+    }
+    if (this.lastLoud < k - HALF) {
+      this.lastInterval = 0;
+      return 1;
+    }
     const base = k - HALF + 1 - this.xStart;
     const x = this.x;
     let a1 = 0;
