@@ -257,32 +257,42 @@ export class Leveler {
     // advance in lockstep, so the minimum for n never sees past n + look, however the input was cut.
     const rUntil = final ? total + this.look : total - HALF;
     const y = new Int16Array(Math.max(0, Math.min(total, rUntil - this.look) - this.out));
+    // The state in locals for the loop (a sample's few steps run millions of times a request),
+    // written back after it.
+    const { r, mask: m, dq, box, look, release } = this;
+    const boxLength = box.length;
+    let { dqHead, dqTail, held, boxSum, boxAt } = this;
     let o = 0;
-    for (; this.rNext < rUntil; this.rNext++) {
-      const k = this.rNext;
+    let k = this.rNext;
+    for (; k < rUntil; k++) {
       const v = k < total ? this.needed(k) : 1;
-      const r = this.r;
-      const m = this.mask;
       r[k & m] = v;
-      while (this.dqTail > this.dqHead && r[this.dq[(this.dqTail - 1) & m]! & m]! >= v) this.dqTail--;
-      this.dq[this.dqTail++ & m] = k;
+      while (dqTail > dqHead && r[dq[(dqTail - 1) & m]! & m]! >= v) dqTail--;
+      dq[dqTail++ & m] = k;
       // n: the position whose forward window [n, n + look] is now complete (negative at the start:
       // those held gains fill the box before the first sample, so a peak at the very start is held too).
-      const n = k - this.look;
-      while (this.dq[this.dqHead & m]! < n) this.dqHead++;
-      const h = r[this.dq[this.dqHead & m]! & m]!;
-      this.held = Math.min(h, this.held + (1 - this.held) * this.release);
-      this.boxSum += this.held - this.box[this.boxAt]!;
-      this.box[this.boxAt] = this.held;
-      this.boxAt = (this.boxAt + 1) % this.box.length;
+      const n = k - look;
+      while (dq[dqHead & m]! < n) dqHead++;
+      const h = r[dq[dqHead & m]! & m]!;
+      const released = held + (1 - held) * release;
+      held = h < released ? h : released;
+      boxSum += held - box[boxAt]!;
+      box[boxAt] = held;
+      if (++boxAt === boxLength) boxAt = 0;
       if (n < 0) continue;
       // Each held gain in the box (those of [n - look, n]) looked at a window that holds n, so
       // their mean is at most what n needs: the ramp down starts look samples before a peak.
-      const g = Math.min(this.boxSum / this.box.length, 1);
-      const s = Math.round(this.at(n) * g * 32768);
+      const mean = boxSum / boxLength;
+      const s = Math.round(this.x[n - this.xStart]! * (mean < 1 ? mean : 1) * 32768);
       y[o++] = s > 32767 ? 32767 : s < -32768 ? -32768 : s;
-      this.out = n + 1;
     }
+    this.rNext = k;
+    this.dqHead = dqHead;
+    this.dqTail = dqTail;
+    this.held = held;
+    this.boxSum = boxSum;
+    this.boxAt = boxAt;
+    this.out += o;
     return o === y.length ? y : y.subarray(0, o);
   }
 }
