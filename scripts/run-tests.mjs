@@ -159,6 +159,11 @@ function runFile(file, measuring, passThrough, usageDir, sharedDir, compiled) {
       resolve({ rel, code, signal, output, seconds: (performance.now() - started) / 1000, usage });
     };
     child.on('close', end);
+    // `nice` or node could not be started: the file fails, the run goes on.
+    child.on('error', (err) => {
+      output += `\n✖ ${rel} could not be started: ${err.message}\n`;
+      end(null, null);
+    });
     // A program the test left running may hold the output pipes open after the file's process
     // ended: give the output a moment to drain, then go on without waiting for that program.
     child.on('exit', (code, signal) => {
