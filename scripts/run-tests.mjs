@@ -10,7 +10,8 @@
 // keys): the few that measure the machine itself run one at a time at normal priority, every other
 // file at a lower one (MEASURING and BACKGROUND_NICE in scripts/lib/test-schedule.mjs, decision
 // #103); long quiet files (long waiters, decision #77) take no slot. --save-durations writes this
-// run's timings to scripts/test-durations.json.
+// run's timings to scripts/test-durations.json: run it with --jobs=3 at most, on an idle machine
+// (more at once stretch the walls, and too many files then look quiet: docs/development.md).
 //
 // Each file runs as one `node --test-reporter=spec dist/<file>.js` process (its compiled copy, when
 // `npm run build:tests` made every one current; else `node --import tsx ... <file>`), the same
