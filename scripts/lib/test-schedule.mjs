@@ -55,9 +55,11 @@ export function classify(rels, figures) {
 }
 
 /**
- * Runs `files` ({ file, rel, measuring, longWaiter? }), `jobs` at a time besides the long waiters,
- * in the queue's order, first fit, at most one measuring file at a time (two would compete at the
- * same priority), and resolves with what `run(file)` resolved with, in the order they ended.
+ * Runs `files` ({ file, rel, measuring, longWaiter? }), `jobs` at a time besides the long waiters
+ * (themselves at most `jobs` at a time: figures taken on a loaded machine can make many files look
+ * quiet, and all of them at once beside the slots would overload it), in the queue's order, first
+ * fit, at most one measuring file at a time (two would compete at the same priority), and resolves
+ * with what `run(file)` resolved with, in the order they ended.
  */
 export async function schedule(files, { jobs }, run) {
   const queue = [...files];
@@ -65,7 +67,7 @@ export async function schedule(files, { jobs }, run) {
   const running = new Map(); // promise -> file
   const canStart = (f) => {
     const now = [...running.values()];
-    if (!f.longWaiter && now.filter((x) => !x.longWaiter).length >= jobs) return false;
+    if (now.filter((x) => x.longWaiter === Boolean(f.longWaiter)).length >= jobs) return false;
     return !(f.measuring && now.some((x) => x.measuring));
   };
   await new Promise((done) => {

@@ -48,7 +48,7 @@ async function trace(files: File[], jobs: number, seed: number) {
 
 const kind = (files: File[], rel: string) => files.find((f) => f.rel === rel)!;
 
-test('every file runs once, never more than jobs at a time besides the long waiters, never two measuring files at once', async () => {
+test('every file runs once, never more than jobs at a time besides the long waiters (and never more than jobs long waiters), never two measuring files at once', async () => {
   const files = [
     file('w1', 'long waiter'),
     file('mw', 'measuring long waiter'),
@@ -70,6 +70,11 @@ test('every file runs once, never more than jobs at a time besides the long wait
         const inSlots = beside.filter((r) => !kind(files, r).longWaiter);
         if (!kind(files, rel).longWaiter)
           assert.ok(inSlots.length < jobs, `${rel} started beside ${inSlots.length} files in slots with ${jobs} jobs`);
+        else
+          assert.ok(
+            beside.length - inSlots.length < jobs,
+            `${rel} started beside ${beside.length - inSlots.length} long waiters with ${jobs} jobs`,
+          );
         const together = [rel, ...beside].map((r) => kind(files, r));
         assert.ok(together.filter((f) => f.measuring).length <= 1, `${together.map((f) => f.rel)} ran together`);
         if (together.some((f) => f.measuring) && together.some((f) => !f.measuring && !f.quiet)) besideBusy++;
@@ -97,7 +102,7 @@ test('the files start in the queue order, first fit: a measuring file waits only
 
 test('the long waiters start in the queue order and take no slot; a measuring long waiter still keeps the other measuring files out', async () => {
   const files = [file('mw', 'measuring long waiter'), file('w1', 'long waiter'), file('a'), file('m1', 'measuring'), file('b')];
-  const { starts } = await trace(files, 1, 5);
+  const { starts } = await trace(files, 2, 5);
   assert.deepEqual(
     starts.slice(0, 3).map((x) => [x.rel, x.beside.length]),
     [
