@@ -1,4 +1,4 @@
-// Runs every test/**/*.test.ts file with Node's test runner (TypeScript through tsx), several files
+// Runs every test/**/*.test.ts file with Node's test runner (compiled, or through tsx), several files
 // at once, and prints the time of each file at the end, slowest first (docs/development.md).
 //
 //   node scripts/run-tests.mjs [fragment ...] [--jobs=N] [--save-durations] [--test-name-pattern=...]
@@ -6,18 +6,19 @@
 // Fragments narrow the run to files whose path contains one of them: `npm test -- storage`.
 // --jobs (or PARLA_TEST_JOBS) sets how many files run at once; the default is twice the machine's
 // available parallelism, as a file keeps about half a core busy on average: it waits on sockets,
-// programs and timers part of the time (decision #103). Test files are independent (port 0, a temp dir and a PostgreSQL schema each, random Redis
-// keys): the few that measure the machine itself run one at a time at normal priority, every other
-// file at a lower one (MEASURING and BACKGROUND_NICE in scripts/lib/test-schedule.mjs, decision
-// #103); long quiet files (long waiters, decision #77) take no slot. --save-durations writes this
-// run's timings to scripts/test-durations.json: run it with --jobs=3 at most, on an idle machine
-// (more at once stretch the walls, and too many files then look quiet: docs/development.md).
+// programs and timers part of the time (decision #103). Test files are independent (port 0, a temp
+// dir and a PostgreSQL schema each, random Redis keys): the few that measure the machine itself run
+// one at a time at normal priority, every other file at a lower one (MEASURING and BACKGROUND_NICE
+// in scripts/lib/test-schedule.mjs, decision #103); long quiet files (long waiters, decision #77)
+// take no slot. --save-durations writes this run's timings to scripts/test-durations.json: run it
+// with --jobs=3 at most, on an idle machine (more at once stretch the walls, and too many files
+// then look quiet: docs/development.md).
 //
 // Each file runs as one `node --test-reporter=spec dist/<file>.js` process (its compiled copy, when
 // `npm run build:tests` made every one current; else `node --import tsx ... <file>`), the same
-// process `node --test` would start for it, minus the parent. Its output is printed whole when it ends, so
-// files never interleave. The closing summary keeps node's format (`ℹ tests N`, `ℹ pass N`,
-// `ℹ fail N`, ...), summed over the files, and the exit status is 1 when anything failed.
+// process `node --test` would start for it, minus the parent. Its output is printed whole when it
+// ends, so files never interleave. The closing summary keeps node's format (`ℹ tests N`, `ℹ pass
+// N`, `ℹ fail N`, ...), summed over the files, and the exit status is 1 when anything failed.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';

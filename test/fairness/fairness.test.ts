@@ -13,7 +13,7 @@
 // (decision #103), and the attacker runs below the node's (scenario.ts), as clients on other
 // machines would. The victim's time bound stays a node:test TODO (it runs and prints its figures,
 // a failing TODO does not fail the suite): the short TTS takes 16-31 ms idle and 35-43 ms under
-// attack, 1.1x to 2.7x in three runs, too near the 3x bound to hold in every run; docs/benchmarks.md
+// attack, 0.5x to 2.7x in four runs, too near the 3x bound to hold in every run; docs/benchmarks.md
 // has the figures.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';

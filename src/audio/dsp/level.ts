@@ -92,7 +92,7 @@ export interface LevelOptions {
   dc?: boolean;
   /**
    * Interpolate every sample's true peak, also where no sample near it is loud enough to need it
-   * (false: the reference the tests compare the fast path with; the samples out are the same).
+   * (true: the reference the tests compare the default path with; the samples out are the same).
    */
   exhaustive?: boolean;
 }
@@ -112,7 +112,8 @@ export class Leveler {
   /**
    * Above this |sample| (the limit over the interpolator's largest gain) a sample could put an
    * interpolated point near it over the limit; a position with none such within HALF samples
-   * either side needs no gain and no interpolation (decision #104). Infinity when exhaustive.
+   * either side needs no gain and no interpolation (decision #104). -1 when exhaustive: every
+   * sample counts as loud.
    */
   private readonly loud: number;
   /** The last position (of the whole stream) scanned for loud samples, and the last loud one. */
