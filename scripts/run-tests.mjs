@@ -127,11 +127,12 @@ function runFile(file, measuring, passThrough, usageDir, sharedDir, compiled) {
         env: {
           ...process.env,
           NODE_ENV: 'test',
-          // The recordings tests make with sox are the same on every run: by default sox dithers
-          // whenever it cuts the bit depth or an effect (rate, gain, ...) raised it, with fresh
-          // random noise each time, so a recognition test heard a slightly different recording on
-          // each run (the mu-law test's "quarterly" was "orderly" on some). Parla itself never runs sox.
-          SOX_OPTS: process.env.SOX_OPTS ?? '--no-dither',
+          // The recordings tests make with sox are the same on every run: sox dithers whenever it
+          // cuts the bit depth or an effect (rate, gain, ...) raised it, with fresh random noise
+          // each time, so a recognition test heard a slightly different recording on each run (the
+          // mu-law test's "quarterly" was "orderly" on some). -R keeps the dither, repeatable.
+          // Parla itself never runs sox.
+          SOX_OPTS: process.env.SOX_OPTS ?? '-R',
           PARLA_TEST_USAGE_FILE: usageFile,
           PARLA_TEST_SHARED_DIR: sharedDir,
           ...(compiled.src ? { PARLA_TEST_COMPILED: '1' } : {}),
