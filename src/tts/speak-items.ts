@@ -33,6 +33,20 @@ export function chunkText(text: string, size: number): string[] {
   return chunks;
 }
 
+/**
+ * The chunks a text is synthesized in on `lanes` parallel lanes (decision #105): sentence-aligned
+ * chunks of about `size` characters, the last `lanes` of them cut into single sentences when there
+ * are more than twice as many chunks as lanes. The lanes take chunks in order, so a request ended
+ * with one lane on the last whole chunk while the others had nothing left; smaller last pieces end
+ * the lanes closer together.
+ */
+export function chunkPlan(text: string, size: number, lanes: number): string[] {
+  const chunks = chunkText(text, size);
+  if (lanes < 2 || chunks.length <= lanes * 2) return chunks;
+  const tail = chunks.splice(chunks.length - lanes);
+  return [...chunks, ...tail.flatMap((c) => chunkText(c, 1))];
+}
+
 export interface VoiceParams {
   engine: TtsEngine;
   engineVoice: string;
@@ -229,12 +243,13 @@ export async function renderItems(
   // Thunks, run at most `threads` at a time: one long request uses every worker without flooding
   // the shared queue (which would answer other requests 503).
   const jobs: Array<() => Promise<PcmAudio>> = [];
+  const lanes = Math.max(1, pool.stats().threads);
   for (const item of items) {
     if (item.type === 'break') continue;
     if (item.type === 'text') {
       if (!/[\p{L}\p{N}]/u.test(item.text)) continue;
       const style: SpeechStyle = item.whisper ? 'whisper' : item.emphasis ? 'emphasis' : 'normal';
-      for (const chunk of chunkText(item.text, voice.engine.chunkChars ?? CHUNK_CHARS)) {
+      for (const chunk of chunkPlan(item.text, voice.engine.chunkChars ?? CHUNK_CHARS, lanes)) {
         if (/[\p{L}\p{N}]/u.test(chunk)) jobs.push(() => renderRun(pool, voice, chunk, style, voice.speed, voice.pitch, 1, signal));
       }
     } else {
@@ -252,7 +267,7 @@ export async function renderItems(
         return pcm;
       })
     : jobs;
-  const parts = await runLimited(counted, Math.max(1, pool.stats().threads));
+  const parts = await runLimited(counted, lanes);
   return concatPcm(parts, parts[0]!.sampleRate);
 }
 
