@@ -44,7 +44,7 @@ export function chunkPlan(text: string, size: number, lanes: number): string[] {
   const chunks = chunkText(text, size);
   if (lanes < 2 || chunks.length <= lanes * 2) return chunks;
   const tail = chunks.splice(chunks.length - lanes);
-  return [...chunks, ...tail.flatMap((c) => chunkText(c, 1))];
+  return [...chunks, ...tail.flatMap((c) => splitSentences(c))];
 }
 
 export interface VoiceParams {

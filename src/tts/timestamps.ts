@@ -18,7 +18,7 @@ import type { TtsJob } from './prepare.js';
 import { asWritten, cleanWord, spokenPlan, type TextWord } from './spoken-words.js';
 
 export { cleanWord, spokenWords, textWords, type TextWord } from './spoken-words.js';
-import { chunkText, CHUNK_CHARS, concatPcm, renderRun, runLimited, type VoiceParams } from './speak-items.js';
+import { chunkPlan, CHUNK_CHARS, concatPcm, renderRun, runLimited, type VoiceParams } from './speak-items.js';
 import { VOCAL_REALIZATIONS } from './vocalizations.js';
 
 export interface TimedSpeech {
@@ -120,11 +120,12 @@ async function renderTimed(
   aligner: ForcedAligner,
 ): Promise<TimedPcm | null> {
   const jobs: Array<() => Promise<TimedPcm>> = [];
+  const lanes = Math.max(1, pool.stats().threads);
   for (const item of items) {
     if (item.type === 'break') continue;
     if (item.type === 'text') {
       const style: SpeechStyle = item.whisper ? 'whisper' : item.emphasis ? 'emphasis' : 'normal';
-      for (const chunk of chunkText(item.text, voice.engine.chunkChars ?? CHUNK_CHARS)) {
+      for (const chunk of chunkPlan(item.text, voice.engine.chunkChars ?? CHUNK_CHARS, lanes)) {
         if (SPEAKABLE.test(chunk)) jobs.push(() => renderChunk(pool, voice, chunk, style, signal, aligner));
       }
     } else {
@@ -144,7 +145,7 @@ async function renderTimed(
     budget.take(part.samples.length / part.sampleRate);
     return part;
   });
-  const parts = await runLimited(counted, Math.max(1, pool.stats().threads));
+  const parts = await runLimited(counted, lanes);
   const rate = parts[0]!.sampleRate;
   const words: WordTiming[] = [];
   let offset = 0;

@@ -1,17 +1,10 @@
-// The repository's root, for a test running from its source (test/...) or from its compiled copy
-// (dist/test/..., which scripts/run-tests.mjs runs when the build is current, decision #102): the
-// nearest folder up that holds package.json (dist/ holds none).
-import { existsSync } from 'node:fs';
+// The repository's root for tests, whether they run from their source (test/...) or from their
+// compiled copy (dist/test/..., which scripts/run-tests.mjs runs when the build is current, decision
+// #102): the service's own PROJECT_ROOT, which knows both places.
 import path from 'node:path';
+import { PROJECT_ROOT } from '../../src/config.js';
 
-function findRoot(from: string): string {
-  for (let dir = from; ; dir = path.dirname(dir)) {
-    if (existsSync(path.join(dir, 'package.json'))) return dir;
-    if (path.dirname(dir) === dir) throw new Error(`no package.json above ${from}`);
-  }
-}
-
-export const ROOT = findRoot(import.meta.dirname);
+export const ROOT = PROJECT_ROOT;
 
 /** A path inside the repository, from the root: `repoPath('test', 'fixtures', 'x.wav')`. */
 export const repoPath = (...parts: string[]) => path.join(ROOT, ...parts);

@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Leveler, LIMIT_DBTP, level, truePeak, truePeakInt16Db } from '../../src/audio/dsp/level.js';
+import { Leveler, LIMIT_DBTP, level, truePeak, truePeakInt16Db, type LevelOptions } from '../../src/audio/dsp/level.js';
 import { encodeWav } from '../../src/audio/wav.js';
 
 const RATE = 22_050;
@@ -43,22 +43,25 @@ test('a whole signal: no sample past the limit, true peak under it, quiet parts 
   assert.ok(maxErr < 2 / 32768, `max error ${maxErr}`);
 });
 
+/** The output stage fed `x` in pieces of `size` samples: everything it gave back, joined. */
+function levelInPieces(x: Float32Array, opts: LevelOptions, size: number): Int16Array {
+  const l = new Leveler(RATE, opts);
+  const parts: Int16Array[] = [];
+  for (let at = 0; at < x.length; at += size) parts.push(l.push(x.subarray(at, at + size)));
+  parts.push(l.end());
+  const joined = new Int16Array(parts.reduce((n, p) => n + p.length, 0));
+  let o = 0;
+  for (const p of parts) {
+    joined.set(p, o);
+    o += p.length;
+  }
+  return joined;
+}
+
 test('pieces of any size give the same samples as the whole', () => {
   const x = loudSpeechLike(1.5, 2.5);
   const whole = level(x, RATE, { gainDb: 3, dc: true });
-  for (const size of [1, 7, 100, 2205, 5000]) {
-    const l = new Leveler(RATE, { gainDb: 3, dc: true });
-    const parts: Int16Array[] = [];
-    for (let at = 0; at < x.length; at += size) parts.push(l.push(x.subarray(at, at + size)));
-    parts.push(l.end());
-    const joined = new Int16Array(parts.reduce((n, p) => n + p.length, 0));
-    let o = 0;
-    for (const p of parts) {
-      joined.set(p, o);
-      o += p.length;
-    }
-    assert.deepEqual(joined, whole, `pieces of ${size}`);
-  }
+  for (const size of [1, 7, 100, 2205, 5000]) assert.deepEqual(levelInPieces(x, { gainDb: 3, dc: true }, size), whole, `pieces of ${size}`);
 });
 
 test('skipping the stretches with no loud sample near gives the samples of interpolating every one (decision #104)', () => {
@@ -78,12 +81,11 @@ test('skipping the stretches with no loud sample near gives the samples of inter
     for (const opts of [{ gainDb: 0 }, { gainDb: 9, dc: true }, { gainDb: -6 }]) {
       const reference = level(x, RATE, { ...opts, exhaustive: true });
       assert.deepEqual(level(x, RATE, opts), reference, `${name} ${JSON.stringify(opts)}`);
-      const l = new Leveler(RATE, opts);
-      const parts = [l.push(x.subarray(0, 333)), l.push(x.subarray(333, 5000)), l.push(x.subarray(5000)), l.end()];
-      assert.deepEqual(Int16Array.from(parts.flatMap((p) => [...p])), reference, `${name} ${JSON.stringify(opts)} in pieces`);
-      if (reference.some((v, i) => v !== Math.round(x[i]! * 10 ** (opts.gainDb / 20) * 32768))) limited++;
+      assert.deepEqual(levelInPieces(x, opts, 333), reference, `${name} ${JSON.stringify(opts)} in pieces`);
+      // Without the DC filter, anything but the plain gain is the limiter's work.
+      if (!('dc' in opts) && reference.some((v, i) => v !== Math.round(x[i]! * 10 ** (opts.gainDb / 20) * 32768))) limited++;
     }
-  assert.ok(limited > 0, 'some signals were limited: the comparison covers the limiter, not only the gain');
+  assert.ok(limited >= 3, `${limited} signals limited: the comparison covers the limiter, not only the gain`);
 });
 
 test('a peak at the very first sample is held too', () => {
