@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Leveler, LIMIT_DBTP, level, truePeak, truePeakInt16Db, type LevelOptions } from '../../src/audio/dsp/level.js';
 import { encodeWav } from '../../src/audio/wav.js';
+import { concatInt16 } from '../../src/audio/pcm.js';
 
 const RATE = 22_050;
 
@@ -49,13 +50,7 @@ function levelInPieces(x: Float32Array, opts: LevelOptions, size: number): Int16
   const parts: Int16Array[] = [];
   for (let at = 0; at < x.length; at += size) parts.push(l.push(x.subarray(at, at + size)));
   parts.push(l.end());
-  const joined = new Int16Array(parts.reduce((n, p) => n + p.length, 0));
-  let o = 0;
-  for (const p of parts) {
-    joined.set(p, o);
-    o += p.length;
-  }
-  return joined;
+  return concatInt16(parts);
 }
 
 test('pieces of any size give the same samples as the whole', () => {

@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { AudioIntake } from '../../../src/stt/live/audio-intake.js';
 import { opusSupported } from '../../../src/stt/live/opus-decoder.js';
 import { decodeWav } from '../../../src/audio/wav.js';
+import { concatInt16 } from '../../../src/audio/pcm.js';
 import { ffmpegConvert, flite } from '../../helpers/speech.js';
 
 function collector(params: { encoding: 'linear16' | 'opus'; sampleRate: number }) {
@@ -19,16 +20,7 @@ function collector(params: { encoding: 'linear16' | 'opus'; sampleRate: number }
     },
     invalid: (m) => invalid.push(m),
   });
-  const samples = async () => {
-    const all = await Promise.all(pieces);
-    const out = new Int16Array(all.reduce((n, p) => n + p.length, 0));
-    let at = 0;
-    for (const p of all) {
-      out.set(p, at);
-      at += p.length;
-    }
-    return out;
-  };
+  const samples = async () => concatInt16(await Promise.all(pieces));
   return { intake, samples, seconds: () => seconds, invalid };
 }
 
