@@ -20,6 +20,7 @@ import {
 } from './harness.js';
 import { fork } from 'node:child_process';
 import { loadavg } from 'node:os';
+import { fileURLToPath } from 'node:url';
 import type { NodeProcess } from '../helpers/node-process.js';
 import { repoPath } from '../helpers/root.js';
 
@@ -180,8 +181,10 @@ export async function runFairness(
       },
     ];
     const finite = probes.filter(Number.isFinite);
+    // Every sample of every round of a side: the rounds alternate with the attack, so the machine's
+    // own drift weighs on both sides alike.
     const stat = (rs: Round[], f: (xs: number[]) => number) =>
-      Object.fromEntries(KINDS.map((k) => [k, f(rs.map((r) => r.ms[k]))])) as Record<Kind, number>;
+      Object.fromEntries(KINDS.map((k) => [k, f(rs.flatMap((r) => r.samples[k]))])) as Record<Kind, number>;
     return {
       idle,
       loaded,
@@ -207,6 +210,12 @@ export async function runFairness(
   }
 }
 
+// The attack process as this file runs: its compiled copy beside it under dist/ (decision #102), else
+// the source through tsx (bench/fairness.ts, or a test run from source).
+const ATTACK_PROCESS = import.meta.url.endsWith('.js')
+  ? { file: fileURLToPath(new URL('./attack-process.js', import.meta.url)), loader: [] as string[] }
+  : { file: repoPath('test', 'fairness', 'attack-process.ts'), loader: ['--import', 'tsx'] };
+
 /**
  * The attack in a process of its own (attack-process.ts): its inputs made once, then phases started
  * and stopped. The attacker stands for clients on other machines: here it shares the node's two
@@ -215,9 +224,9 @@ export async function runFairness(
  * (making and sending 24 MB bodies) takes from the node (docs/benchmarks.md "Fairness").
  */
 class Attacker {
-  private readonly child = fork(repoPath('test', 'fairness', 'attack-process.ts'), {
+  private readonly child = fork(ATTACK_PROCESS.file, {
     execPath: 'nice',
-    execArgv: ['-n', '10', process.execPath, '--import', 'tsx'],
+    execArgv: ['-n', '10', process.execPath, ...ATTACK_PROCESS.loader],
     stdio: 'inherit',
   });
   private readonly waiters: Array<(m: any) => boolean> = [];
