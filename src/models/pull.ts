@@ -204,19 +204,25 @@ async function installArchive(
 /**
  * Removes this pull's staging folder on every path out. An unpacker stopped half-way may still have
  * file operations in flight that create entries after a removal has listed the folder (then rmdir
- * fails with ENOTEMPTY); rmSync's own retries only repeat the rmdir, and block the event loop those
- * operations finish on. So the whole removal is retried here, waiting between tries, for a few
- * seconds; what still cannot be removed is said plainly rather than as a raw system error.
+ * fails with ENOTEMPTY); node-tar says nothing when its last pending write of an aborted archive
+ * has settled, and rmSync's own retries only repeat the rmdir, and block the event loop those
+ * operations finish on. So the whole removal is retried here, waiting longer between tries, until
+ * it succeeds or STAGING_REMOVAL_MS has passed: a refused 20,000-entry archive still had writes in
+ * flight 3 s after the refusal on a slow machine. What still cannot be removed then is said
+ * plainly rather than as a raw system error.
  */
+const STAGING_REMOVAL_MS = 60_000;
+
 async function removeStaging(staging: string): Promise<void> {
+  const deadline = Date.now() + STAGING_REMOVAL_MS;
   for (let attempt = 1; ; attempt++) {
     try {
       await rm(staging, { recursive: true, force: true });
       return;
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
-      if (attempt < 30 && (code === 'ENOTEMPTY' || code === 'EBUSY')) {
-        await new Promise((r) => setTimeout(r, 100));
+      if ((code === 'ENOTEMPTY' || code === 'EBUSY') && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, Math.min(1000, 100 * attempt)));
         continue;
       }
       process.stderr.write(`could not remove the staging folder ${staging} (${code ?? (err as Error).message}); delete it by hand\n`);
