@@ -8,12 +8,12 @@
 // longer runs and of two nodes are in docs/benchmarks.md ("Fairness"), from bench/fairness.ts.
 // Three cycles of a shorter attack than the benchmark's (4 s run-in, 9 jobs a phase, drip sources
 // cut after 4 s: test/fairness/env.ts), every kind of it kept: about 2 minutes on a quiet machine.
-// Every bound is an ordinary test (decision #106): the file is a measuring one (scripts/lib/test-schedule.mjs), so the files beside it run below its priority
-// (decision #103), and the attacker runs below the node's (scenario.ts), as clients on other
-// machines would. Each round times several of each short request (harness.ts REPEATS) and the
-// bound is on the median of all of a side's samples: with one sample a round, the short TTS (20-50
-// ms) swung between 0.5x and 2.7x from run to run on one scheduling hiccup (docs/benchmarks.md
-// "Fairness").
+// Every bound is an ordinary test (decision #106): the file is a measuring one
+// (scripts/lib/test-schedule.mjs), so the files beside it run below its priority (decision #103),
+// and the attacker runs below the node's (scenario.ts), as clients on other machines would. Each
+// round times several of each short request (harness.ts REPEATS) and the bound is on the median of
+// all of a side's samples: with one sample a round, the short TTS (20-50 ms) swung between 0.5x
+// and 2.7x from run to run on one scheduling hiccup (docs/benchmarks.md "Fairness").
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
