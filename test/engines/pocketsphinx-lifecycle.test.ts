@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { ModelLifecycle } from '../../src/engines/model-lifecycle.js';
 import { PocketSphinxEngine } from '../../src/engines/pocketsphinx/pocketsphinx-engine.js';
+import { UNLOAD_WAIT_MS } from '../helpers/env.js';
 
 const GOFORWARD = '/usr/share/pocketsphinx/test/data/goforward.raw';
 const lc = new ModelLifecycle({ ttlMs: 300, memoryBudgetMB: 100_000, loadWaitMs: 30_000 });
@@ -40,7 +41,7 @@ test('decoders per profile load on first use, unload after the idle TTL and load
   await stream.write(pcm);
   assert.equal(text({ utterances: [(await stream.finalizeUtterance())!], duration: 0 }), 'go forward ten meters');
   await stream.close();
-  const deadline = Date.now() + 5000;
+  const deadline = Date.now() + UNLOAD_WAIT_MS;
   while (lc.resident().length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
   assert.deepEqual(lc.resident(), [], 'unloaded after the TTL');
   const again = await engine.recognize(pcm, { language: 'en', profile: 'fast' });
@@ -61,7 +62,7 @@ test('a keyword decoder idle for the TTL is freed, and the next keyword request 
   // Used again within the TTL: the same decoder (still one).
   await engine.recognize(pcm, boosted);
   assert.equal(engine.boostDecodersResident, 1);
-  const deadline = Date.now() + 5000;
+  const deadline = Date.now() + UNLOAD_WAIT_MS;
   while (engine.boostDecodersResident > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
   assert.equal(engine.boostDecodersResident, 0, 'freed after the TTL');
   const again = await engine.recognize(pcm, boosted);

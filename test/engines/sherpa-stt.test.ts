@@ -15,7 +15,7 @@ import { EngineError, type RecognizedUtterance, type RecognitionResult } from '.
 import { ModelLifecycle } from '../../src/engines/model-lifecycle.js';
 import { createSherpaSttEngines, SherpaSttEngine, type SherpaSttOptions } from '../../src/engines/sherpa/sherpa-stt-engine.js';
 import { verifiedModels } from '../../src/models/store.js';
-import { tempDir } from '../helpers/env.js';
+import { tempDir, UNLOAD_WAIT_MS } from '../helpers/env.js';
 import { generateSherpaModels, installVerifiedSttModels } from '../helpers/sherpa-models.js';
 import { flite, soxConcat } from '../helpers/speech.js';
 
@@ -271,7 +271,7 @@ describe('model lifecycle with sherpa-onnx models', () => {
     await new Promise((r) => setTimeout(r, 600));
     assert.equal(lc.resident().length, 1, 'an open stream keeps its model');
     await stream.close();
-    const deadline = Date.now() + 5000;
+    const deadline = Date.now() + UNLOAD_WAIT_MS;
     while (lc.resident().length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     assert.deepEqual(lc.resident(), []);
     const again = await e.recognize(speech, { language: 'en', profile: 'default' });

@@ -10,7 +10,7 @@ import { EngineError } from '../../src/engines/engine.js';
 import { EngineOverloadedError } from '../../src/domain/overload.js';
 import { ModelLifecycle } from '../../src/engines/model-lifecycle.js';
 import { SherpaTtsEngine } from '../../src/engines/sherpa/sherpa-tts-engine.js';
-import { tempDir } from '../helpers/env.js';
+import { tempDir, UNLOAD_WAIT_MS } from '../helpers/env.js';
 import { generateSherpaModels } from '../helpers/sherpa-models.js';
 
 const tmp = tempDir('parla-sherpa-tts-');
@@ -52,7 +52,7 @@ test('a voice loads on first use, is shared, unloads after the idle TTL and load
   assert.equal(a.sampleRate, b.sampleRate);
   assert.equal(a.samples.length, b.samples.length, 'the same voice, the same length (VITS adds noise to the rest)');
   assert.equal(lc.loadCount('tts:piper-gen'), 1);
-  const deadline = Date.now() + 5000;
+  const deadline = Date.now() + UNLOAD_WAIT_MS;
   while (lc.resident().length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
   assert.deepEqual(lc.resident(), []);
   const again = await engine.synthesize(req('Hello there.'));

@@ -10,6 +10,13 @@ import { loadConfig, type Config } from '../../src/config.js';
 
 export const PG_BASE_URL = 'postgres://postgres@127.0.0.1:5432/test';
 export const REDIS_URL = 'redis://127.0.0.1:6379';
+/**
+ * How long a test waits for an idle model to be unloaded after its TTL (a few hundred ms in those
+ * tests) before it fails: the wait ends as soon as it is unloaded, so the bound only has to cover a
+ * starved run (the suite runs such files at nice 10 beside a busy measuring file; 5 s was too short
+ * once on a slow machine).
+ */
+export const UNLOAD_WAIT_MS = 30_000;
 
 export function tempDir(prefix = 'parla-test-'): { dir: string; cleanup(): void } {
   const dir = mkdtempSync(path.join(tmpdir(), prefix));
