@@ -70,12 +70,16 @@ export function sendRaw(
     };
     const timer = setTimeout(() => finish({ kind: 'stall', ms: performance.now() - started }), timeoutMs);
     let received = 0;
+    let capped = maxBytes < Infinity;
     socket.on('data', (d: Buffer) => {
       chunks.push(d);
       received += d.length;
-      if (received < maxBytes) return;
+      if (!capped || received < maxBytes) return;
       const res = parseResponse(Buffer.concat(chunks), req.method === 'HEAD');
-      if (res) finish({ kind: 'answer', res, ms: performance.now() - started });
+      if (!res) return;
+      // A JSON answer is read whole (its checks parse it); only media is cut at maxBytes.
+      if (/json/i.test(res.headers['content-type'] ?? '')) capped = false;
+      else finish({ kind: 'answer', res, ms: performance.now() - started });
     });
     // A server that answers early and closes may reset our unfinished upload: the answer counts.
     socket.on('error', (e) => (error = e.message));
