@@ -22,3 +22,53 @@ export const SENTENCES = [
   'Would you like to join us for lunch on Friday?',
   'The doctor said I should drink more water every day.',
 ];
+
+// Twenty more, written for this project like the first (185 words): with the third set below,
+// what bench/premium-tier.ts reads, because twenty sentences are too few to tell two voices of
+// about the same clarity apart (issue 29 item 5, decision #107).
+export const HELD_OUT_SENTENCES = [
+  'The bus stops outside the bakery on the corner.',
+  'I left my umbrella in the back of the taxi.',
+  'Her sister moved to a small town near the coast.',
+  'Please write your name at the top of the page.',
+  'The kitchen smells of onions and fresh garlic.',
+  'We walked along the river until the sun went down.',
+  'The printer on the second floor is out of paper again.',
+  'Do you know where I can buy a warm winter coat?',
+  'The team celebrated their victory with a large dinner.',
+  'Water the plants twice a week during the summer.',
+  'The library will be closed on Monday for cleaning.',
+  'My grandfather told us stories about his childhood.',
+  'The store downtown sells shoes, hats and gloves.',
+  'They painted the fence white before the party.',
+  'The nurse asked him to wait in the next room.',
+  'Our neighbors adopted a puppy from the shelter.',
+  'Check the oil and the tires before the long drive.',
+  'The students listened quietly while the teacher spoke.',
+  'It started raining just as we reached the station.',
+  'Could you pass me the salt and the pepper, please?',
+];
+
+// A third twenty, also written for this project (183 words; decision #107).
+export const THIRD_SENTENCES = [
+  'The baby finally fell asleep after a long bath.',
+  'Leave the keys on the table by the front door.',
+  'The farmer sold apples and pears at the fair.',
+  'We watched a funny movie on the plane home.',
+  'The office will send your new card in the mail.',
+  'He fixed the broken chair with glue and two nails.',
+  'Snow covered the mountain road early this morning.',
+  'Please bring a pencil and a notebook to class.',
+  'The dentist can see you at half past three.',
+  'Our cat likes to sleep in the sun by the window.',
+  'The hotel room had a view of the harbor.',
+  'She ran five miles before breakfast on Sunday.',
+  'The price of milk went up again this month.',
+  'I will meet you in front of the theater at eight.',
+  'The wind blew the leaves across the empty yard.',
+  'My phone battery dies quickly in the cold.',
+  'The waiter brought us soup, salad and warm bread.',
+  'They moved into a bigger house across the street.',
+  'Please turn off the lights when you leave the room.',
+  'The band played old songs until midnight.',
+];

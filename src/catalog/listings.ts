@@ -20,7 +20,7 @@ const MODEL_INFO: Record<string, { name: string; description: string }> = {
   'aura-max': {
     name: 'Aura Max',
     description:
-      "Premium rendering of the Aura voices; what the premium buys: in English every woman speaks with Festival's HTS voice (32 kHz synthesis, real content up to 16 kHz against 8 kHz on the other models; her pitch set by the HTS engine itself), heard more clearly than on aura-prime overall (word errors through Parla's recognizer, docs/benchmarks.md issue 29 item 5; one voice, Emma, 2 points worse), and every file is delivered at 48 kHz. The men in English (Flite) and every other language (eSpeak NG) are aura-prime's voices upsampled to 48 kHz: no content above their engine's band. Loudness -16 LUFS and peaks at most -1 dBFS, as on every model. Expression and break tags.",
+      "Premium rendering of the Aura voices; what the premium buys: in English every woman speaks with Festival's HTS voice (32 kHz synthesis, real content up to 16 kHz against 8 kHz on the other models; her pitch set by the HTS engine itself), heard more clearly than on aura-prime (word errors through Parla's recognizer on 60 sentences: every woman 1.3-7.9 points fewer, 13.9% against 18.4%; docs/benchmarks.md issue 29 item 5), and every file is delivered at 48 kHz. The men in English (Flite) and every other language (eSpeak NG) are aura-prime's voices upsampled to 48 kHz: no content above their engine's band. Loudness -16 LUFS and peaks at most -1 dBFS, as on every model. Expression and break tags.",
   },
   'rapid-flash': {
     name: 'Rapid Flash',
