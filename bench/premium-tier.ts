@@ -104,16 +104,12 @@ try {
       }
     }),
   );
-  const pct = (j: Job) => {
-    const r = results.get(id(j))!;
-    return (100 * r.errors) / r.words;
-  };
   const rows = [...new Map(jobs.map((j) => [`${j.voice}|${j.pitch}`, j])).values()].map((j) => {
-    const prime = pct({ ...j, model: 'aura-prime' });
-    const max = pct({ ...j, model: 'aura-max' });
-    const gender = listed.find((v) => v.name === j.voice)?.gender ?? '';
     const p = results.get(id({ ...j, model: 'aura-prime' }))!;
     const m = results.get(id({ ...j, model: 'aura-max' }))!;
+    const prime = (100 * p.errors) / p.words;
+    const max = (100 * m.errors) / m.words;
+    const gender = listed.find((v) => v.name === j.voice)?.gender ?? '';
     // Each set's difference, to show how far one set of twenty moves it.
     const perSet = Object.fromEntries(
       SET_NAMES.length > 1

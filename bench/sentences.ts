@@ -1,5 +1,6 @@
-// The twenty English sentences of the intelligibility benchmarks (bench/intelligibility.ts,
-// bench/native-voices.ts): everyday words, 192 in all, read by every voice.
+// English sentences for the intelligibility benchmarks: the first twenty (192 words) are what
+// bench/intelligibility.ts and bench/native-voices.ts read; bench/premium-tier.ts reads all three
+// sets of twenty (560 words).
 export const SENTENCES = [
   'The quick brown fox jumps over the lazy dog.',
   'Please send the quarterly report to the finance team before noon.',

@@ -5,8 +5,8 @@
 // profile) at 16 kHz: over all their words aura-max may be at most 1 point worse, and no voice
 // more than a few points (the shift after synthesis this replaced cost 12-16 points). This guards
 // against a loss that large; the goal itself is judged on sixty sentences, where one set of twenty
-// moves a voice by up to 22 points (bench/premium-tier.ts, decision #107). Synthesis and recognition are deterministic here:
-// no timing and no chance is involved.
+// moves a voice by up to 22 points (bench/premium-tier.ts, decision #107). Synthesis and
+// recognition are deterministic here: no timing and no chance is involved.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createTestAccount, createTestApp, type TestApp } from '../helpers/app.js';
